@@ -1,0 +1,57 @@
+# Top-level Makefile: only delegates (see README.md).
+#   make        set up, build everything, run the main demo in a VM
+#   make test   every test: unit, library, VM, QEMU's nvme qtests
+#   make check  the fast subset: no root, no QEMU, no VM
+BUILD ?= $(CURDIR)/build
+ISP_CACHE ?= /var/cache/isp-ssd
+export BUILD ISP_CACHE
+
+.PHONY: all deps hwmodel hostlib examples qemu guest demo check test \
+	vmtest qtest bench clean
+
+all: demo
+
+deps:
+	@scripts/setup-deps.sh
+
+hwmodel: deps
+	$(MAKE) -C hw-model
+
+hostlib: hwmodel
+	$(MAKE) -C host-lib
+
+examples: hostlib
+	$(MAKE) -C examples
+
+qemu: hwmodel
+	scripts/qemu-build.sh
+
+guest: hostlib examples
+	$(MAKE) -C tests guest-bins
+	scripts/guest-image.sh
+
+demo: qemu guest
+	scripts/demo.sh
+
+check: hostlib examples
+	$(MAKE) -C tests check
+
+vmtest: qemu guest
+	$(MAKE) -C tests vmtest
+
+qtest: qemu
+	$(MAKE) -C tests qtest
+
+# Runs every suite even when one fails; the summary decides the exit code.
+test: deps
+	@rm -f $(BUILD)/results/*.counts
+	-@$(MAKE) --no-print-directory check
+	-@$(MAKE) --no-print-directory vmtest
+	-@$(MAKE) --no-print-directory qtest
+	@tests/summary.sh $(BUILD)/results
+
+bench: hostlib examples
+	$(MAKE) -C examples bench
+
+clean:
+	rm -rf $(BUILD)

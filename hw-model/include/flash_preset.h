@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flash_preset.h - the parameters of a modeled drive: geometry, cell-mode
+ * partitions, timing, energy, controller resources; the papers' presets and
+ * key=value overrides.
+ *
+ * Every field a paper gives cites its table in flash_preset.c; everything
+ * else is an assumption listed in docs/timing-model.md. Times are in
+ * picoseconds so the papers' sub-nanosecond figures stay exact; energies in
+ * picojoules.
+ */
+#ifndef FLASH_PRESET_H
+#define FLASH_PRESET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "isp_wire.h"
+
+#define FP_NAME_LEN ISP_PRESET_NAME_LEN
+
+struct fp_params {
+	char name[FP_NAME_LEN];
+
+	/* Geometry. */
+	uint32_t channels;
+	uint32_t dies_per_channel;
+	uint32_t planes_per_die;
+	uint32_t blocks_per_plane;	/* usable capacity: a device option */
+	uint32_t pages_per_block;	/* in the native (densest) cell mode */
+	uint32_t page_bytes;
+	uint32_t oob_bytes;
+	uint32_t subpage_bytes;		/* REIS 4.1.1: 4 KiB sub-pages */
+	uint32_t native_mode;		/* enum isp_cell_mode of non-SLC blocks */
+	uint32_t slc_blocks;		/* first blocks of every plane in ESP-SLC */
+
+	/* Controller. */
+	uint64_t dram_bytes;		/* controller DRAM budget */
+	uint64_t cache_bytes;		/* RecFlash page-wise cache (SRAM) */
+	uint32_t cores;			/* embedded cores */
+	uint32_t isp_cores;		/* cores REIS/RecFlash may use */
+	uint32_t core_mhz;
+	uint32_t link_mbps;		/* host link, MB/s */
+	uint32_t channel_mbps;		/* flash channel, MB/s */
+	uint32_t dram_mbps;		/* controller DRAM, MB/s */
+
+	/* NAND interface timing, RecFlash Table I (ps). */
+	uint64_t t_alh;
+	uint64_t t_als;
+	uint64_t t_ds;
+	uint64_t t_wc;
+	uint64_t t_rr;
+	uint32_t addr_cycles;		/* C/A stage write cycles (Eq. 1: 5) */
+
+	/* Array operations (ps), indexed by enum isp_cell_mode; [0] unused. */
+	uint64_t t_read[5];
+	uint64_t t_prog[5];
+	uint64_t t_erase;
+	uint64_t t_cache_busy;		/* tDCBSYR: cache-read switch overhead */
+
+	/* In-die ISP operations (ps), REIS 4.3.2 / Table 2. */
+	uint64_t t_xor;			/* XOR between latches, whole page */
+	uint64_t t_fbc;			/* fail-bit count of one mini-page */
+	uint64_t t_cmp;			/* threshold compare of one count */
+
+	/* Controller work (cycles per element). */
+	uint32_t cyc_select;		/* quickselect, per candidate */
+	uint32_t cyc_sort;		/* quicksort, per element per log2(n) */
+	uint32_t cyc_rerank_dim;	/* INT8 MAC per dimension */
+	uint32_t cyc_sls_elem;		/* SLS accumulate per element */
+	uint64_t ctrl_cmd;		/* per-command controller overhead (ps) */
+
+	/* Energy (pJ). */
+	uint64_t e_read[5];		/* per page read, by cell mode */
+	uint64_t e_prog[5];
+	uint64_t e_erase;
+	uint64_t e_channel_byte;
+	uint64_t e_xor;			/* per page */
+	uint64_t e_fbc;			/* per mini-page */
+	uint64_t e_core_cycle;
+	uint64_t e_dram_byte;
+	uint64_t e_link_byte;
+};
+
+/**
+ * fp_preset() - load a named preset.
+ * @name: "reis-ssd1", "reis-ssd2", "recflash-slc", "recflash-tlc",
+ *        "recflash-qlc" (see fp_preset_names()).
+ * @out: filled on success.
+ *
+ * Return: 0, or -ENOENT for an unknown name.
+ */
+int fp_preset(const char *name, struct fp_params *out);
+
+/**
+ * fp_preset_names() - NULL-terminated list of preset names.
+ */
+const char *const *fp_preset_names(void);
+
+/**
+ * fp_set() - override one field: @key as in struct fp_params, @value a
+ * decimal integer; times also accept a unit suffix (ps, ns, us, ms) and
+ * energies (pj, nj, uj), sizes (k, m, g; binary).
+ *
+ * Return: 0, -ENOENT for an unknown key, -EINVAL for a bad value.
+ */
+int fp_set(struct fp_params *p, const char *key, const char *value);
+
+/**
+ * fp_apply() - apply a list "k=v;k=v" (',' or ';' separated) of overrides.
+ * @err: on failure, a message naming the offending item.
+ *
+ * Return: 0 or -errno (as fp_set(), then fp_validate()).
+ */
+int fp_apply(struct fp_params *p, const char *list, char *err, size_t errlen);
+
+/**
+ * fp_validate() - check ranges and consistency.
+ * @err: on failure, says what was wrong and the allowed range.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int fp_validate(const struct fp_params *p, char *err, size_t errlen);
+
+/**
+ * fp_pages_per_block() - usable pages per block in @mode (SLC mode stores one
+ * bit per cell, so a TLC block in SLC mode has a third of its pages).
+ */
+uint32_t fp_pages_per_block(const struct fp_params *p, uint32_t mode);
+
+/**
+ * fp_block_mode() - cell mode of block @block (same in every plane).
+ */
+static inline uint32_t fp_block_mode(const struct fp_params *p, uint32_t block)
+{
+	return block < p->slc_blocks ? (uint32_t)ISP_CELL_SLC : p->native_mode;
+}
+
+/**
+ * fp_key_names() - NULL-terminated list of keys accepted by fp_set().
+ */
+const char *const *fp_key_names(void);
+
+/**
+ * fp_get() - format field @key of @p into @buf as a decimal integer.
+ * Return: 0, -ENOENT for an unknown key.
+ */
+int fp_get(const struct fp_params *p, const char *key, char *buf, size_t len);
+
+#endif /* FLASH_PRESET_H */

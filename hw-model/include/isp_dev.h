@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isp_dev.h - the emulated in-storage-processing drive.
+ *
+ * One struct isp_dev per NVMe controller. It owns the flash array (backing
+ * file, timing engine, metadata) and the REIS and RecFlash engines, and
+ * executes the vendor commands of docs/command-set.md. It knows nothing of
+ * QEMU: the glue in hw/nvme/isp.c and libreis' in-process transport call the
+ * same functions.
+ *
+ * Threading: every function may be called from any thread, concurrently,
+ * except isp_dev_close(), which the caller calls once no call is in flight.
+ * See docs/architecture.md for the locks behind this.
+ */
+#ifndef ISP_DEV_H
+#define ISP_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "isp_wire.h"
+
+struct isp_dev;
+
+struct isp_dev_config {
+	/* Flash backing file; created (sparse) when missing. NULL: in memory. */
+	const char *backing;
+	/* Timing/geometry preset name (ft_preset_names()); NULL: "reis-ssd1". */
+	const char *preset;
+	/* Overrides "key=value;key=value" (',' also separates); may be NULL. */
+	const char *params;
+	/* Largest data transfer the transport allows per command, bytes. */
+	uint32_t max_xfer;
+	/* Directory for Perfetto timeline exports; NULL: disabled. */
+	const char *trace_dir;
+	/* Non-zero when the transport delays completions by the model time
+	 * (reported as ISP_CAP_TIMING_DELAY; the device itself never sleeps). */
+	int timing_delay;
+};
+
+/* The parts of an NVMe submission queue entry the device looks at. */
+struct isp_cmd {
+	uint8_t opcode;
+	uint8_t rsvd[3];
+	uint32_t nsid;
+	uint32_t cdw10, cdw11, cdw12, cdw13, cdw14, cdw15;
+	uint64_t submit_ns;	/* device clock at submission */
+};
+
+struct isp_cpl {
+	uint16_t status;	/* NVMe status: enum isp_status | DNR */
+	uint64_t result;	/* completion DW0 | DW1 << 32 */
+	uint64_t model_ns;	/* modeled latency (also packed in result) */
+	uint64_t energy_pj;
+	uint32_t xfer_len;	/* C2H bytes produced (<= data_len) */
+	const char *err;	/* static reason string for trace events, or NULL */
+};
+
+/**
+ * isp_dev_open() - create a device.
+ * @cfg: configuration; strings are copied.
+ * @out: the new device.
+ * @err: buffer for a human-readable reason on failure (may be NULL).
+ * @errlen: size of @err.
+ *
+ * Opens or creates the backing file. A backing file made with another
+ * geometry, truncated or corrupt is refused (-EINVAL / -EIO), never
+ * reformatted.
+ *
+ * Return: 0 or -errno.
+ */
+int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
+		 char *err, size_t errlen);
+
+/**
+ * isp_dev_close() - flush metadata and free @dev. NULL is a no-op.
+ */
+void isp_dev_close(struct isp_dev *dev);
+
+/**
+ * isp_cmd_data_len() - bytes the command transfers (NDT * 4).
+ */
+static inline uint64_t isp_cmd_data_len(const struct isp_cmd *cmd)
+{
+	return (uint64_t)cmd->cdw10 * 4u;
+}
+
+/**
+ * isp_dev_check() - validate a command before any data moves.
+ * @dev: device.
+ * @cmd: the command.
+ * @cpl: on error, status, result and reason are filled in.
+ *
+ * Checks the opcode, direction, NDT/NDM and cheap parameter fields. The glue
+ * calls it on the main loop so malformed commands never reach a worker or
+ * map guest memory. isp_dev_exec() repeats these checks.
+ *
+ * Return: NVMe status (0 on success).
+ */
+uint16_t isp_dev_check(struct isp_dev *dev, const struct isp_cmd *cmd,
+		       struct isp_cpl *cpl);
+
+/**
+ * isp_dev_exec() - execute a command.
+ * @dev: device.
+ * @cmd: the command.
+ * @data: H2C: the isp_cmd_data_len() bytes received; C2H: a buffer of that
+ *        many bytes to fill; no-data commands: NULL.
+ * @data_len: size of @data; must equal isp_cmd_data_len(@cmd).
+ * @cpl: completion, always fully written.
+ *
+ * May take long (a search); the glue runs it on a worker thread.
+ *
+ * Return: NVMe status, also in @cpl->status.
+ */
+uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
+		      void *data, size_t data_len, struct isp_cpl *cpl);
+
+/**
+ * isp_dev_log_page() - vendor log pages C0h (stats) and C1h (identify).
+ * @lid: log identifier.
+ * @buf: destination.
+ * @len: bytes wanted.
+ * @off: byte offset into the page.
+ *
+ * Return: bytes copied, or -EINVAL for an unknown @lid or @off past the page.
+ */
+int isp_dev_log_page(struct isp_dev *dev, uint8_t lid, void *buf, size_t len,
+		     uint64_t off);
+
+#define ISP_LID_STATS 0xc0
+#define ISP_LID_IDENTIFY 0xc1
+#define ISP_ID_CTRL_VS_LEN 64
+
+/**
+ * isp_dev_id_ctrl_vs() - the first ISP_ID_CTRL_VS_LEN bytes of the identify
+ * structure, for the vendor-specific area of Identify Controller.
+ */
+void isp_dev_id_ctrl_vs(struct isp_dev *dev, uint8_t vs[ISP_ID_CTRL_VS_LEN]);
+
+/**
+ * isp_dev_opcode_supported() - whether @opcode is an ISP command, for the
+ * Commands Supported and Effects log.
+ * @effects: set to the effects bits (bit 0 CSUPP, bit 1 LBCC, ...).
+ */
+int isp_dev_opcode_supported(uint8_t opcode, uint32_t *effects);
+
+/**
+ * isp_opcode_name() - static name of an ISP opcode ("ISP_NOOP"), or NULL.
+ */
+const char *isp_opcode_name(uint8_t opcode);
+
+/**
+ * isp_status_name() - static name of a status code, ignoring DNR/More.
+ */
+const char *isp_status_name(uint16_t status);
+
+#endif /* ISP_DEV_H */

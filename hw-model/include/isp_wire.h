@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isp_wire.h - the ISP vendor command set on the wire.
+ *
+ * The one header shared by the QEMU glue, hw-model and libreis. It follows
+ * docs/command-set.md; change both together. All fields are little-endian
+ * (hosts and guests here are x86_64, so no byte swapping is done).
+ */
+#ifndef ISP_WIRE_H
+#define ISP_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ISP_WIRE_VERSION_MAJOR 1
+#define ISP_WIRE_VERSION_MINOR 0
+
+/* Data direction, opcode bits 1:0 (NVMe base spec, Linux nvme_is_write()). */
+enum isp_dir {
+	ISP_DIR_NONE = 0,
+	ISP_DIR_H2C = 1,
+	ISP_DIR_C2H = 2,
+	ISP_DIR_BIDI = 3,
+};
+
+static inline enum isp_dir isp_wire_dir(uint8_t opcode)
+{
+	return (enum isp_dir)(opcode & 3u);
+}
+
+enum isp_opcode {
+	/* Device commands, docs/command-set.md section 3. */
+	ISP_OP_NOOP = 0x80,
+	ISP_OP_ECHO_H2C = 0x81,
+	ISP_OP_IDENTIFY = 0x82,
+	ISP_OP_ECHO_C2H = 0x86,
+	ISP_OP_STATS = 0x8a,
+};
+
+/* NVMe status field values (SC | SCT << 8 | DNR). */
+enum isp_status {
+	ISP_SC_SUCCESS = 0x0000,
+	ISP_SC_INVALID_OPCODE = 0x0001,
+	ISP_SC_INVALID_FIELD = 0x0002,
+	ISP_SC_DATA_XFER_ERROR = 0x0004,
+	ISP_SC_INTERNAL = 0x0006,
+	ISP_SC_INVALID_NSID = 0x000b,
+	ISP_SC_CAP_EXCEEDED = 0x0081,
+	ISP_SC_UNKNOWN_ID = 0x07c0,
+	ISP_SC_ID_EXISTS = 0x07c1,
+	ISP_SC_BUSY = 0x07c2,
+	ISP_SC_DIM_MISMATCH = 0x07c3,
+	ISP_SC_BAD_OFFSET = 0x07c4,
+	ISP_SC_INCOMPLETE = 0x07c5,
+	ISP_SC_BAD_PAYLOAD = 0x07c6,
+	ISP_SC_MISCOMPARE = 0x07c7,
+	ISP_SC_RESOURCE = 0x07c8,
+};
+
+#define ISP_STATUS_DNR 0x4000u
+#define ISP_STATUS_MORE 0x2000u
+#define ISP_STATUS_CODE_MASK 0x07ffu
+
+/* Upper bound on max_xfer whatever the controller's MDTS says. */
+#define ISP_MAX_XFER_CAP (2u << 20)
+
+/* Completion DW0|DW1: modeled time (bits 39:0) and energy (bits 63:40). */
+#define ISP_RESULT_TIME_BITS 40
+#define ISP_RESULT_TIME_MAX ((UINT64_C(1) << ISP_RESULT_TIME_BITS) - 1)
+#define ISP_RESULT_EMANT_BITS 19
+
+static inline uint64_t isp_wire_result_pack(uint64_t time_ns, uint64_t energy_nj)
+{
+	uint64_t exp = 0;
+
+	if (time_ns > ISP_RESULT_TIME_MAX)
+		time_ns = ISP_RESULT_TIME_MAX;
+	while (energy_nj >> ISP_RESULT_EMANT_BITS) {
+		energy_nj >>= 1;
+		exp++;
+	}
+	return time_ns | (energy_nj << ISP_RESULT_TIME_BITS) |
+	       (exp << (ISP_RESULT_TIME_BITS + ISP_RESULT_EMANT_BITS));
+}
+
+static inline uint64_t isp_wire_result_time_ns(uint64_t result)
+{
+	return result & ISP_RESULT_TIME_MAX;
+}
+
+static inline uint64_t isp_wire_result_energy_nj(uint64_t result)
+{
+	uint64_t mant = (result >> ISP_RESULT_TIME_BITS) &
+			((UINT64_C(1) << ISP_RESULT_EMANT_BITS) - 1);
+	unsigned exp = (unsigned)(result >> (ISP_RESULT_TIME_BITS + ISP_RESULT_EMANT_BITS));
+
+	return mant << exp;
+}
+
+/*
+ * isp_wire_pattern() - fill @buf with the ECHO pattern for @seed.
+ * xorshift32 seeded with seed | 1; each state word is stored little-endian.
+ */
+static inline void isp_wire_pattern(uint32_t seed, void *buf, size_t len)
+{
+	uint8_t *p = (uint8_t *)buf;
+	uint32_t x = seed | 1u;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if ((i & 3u) == 0) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+		}
+		p[i] = (uint8_t)(x >> (8u * (i & 3u)));
+	}
+}
+
+/* Capability bits in isp_wire_identify.caps. */
+enum isp_cap {
+	ISP_CAP_ECHO = 1u << 0,
+	ISP_CAP_STATS = 1u << 1,
+	ISP_CAP_TIMING_DELAY = 1u << 2,	/* glue holds completions for model time */
+	ISP_CAP_REIS = 1u << 8,		/* brute-force Search */
+	ISP_CAP_REIS_IVF = 1u << 9,
+	ISP_CAP_REIS_DF = 1u << 10,	/* distance filtering */
+	ISP_CAP_REIS_PL = 1u << 11,	/* pipelining */
+	ISP_CAP_REIS_MPIBC = 1u << 12,
+	ISP_CAP_REIS_TAGS = 1u << 13,	/* metadata filtering */
+	ISP_CAP_RECFLASH = 1u << 16,
+	ISP_CAP_RECFLASH_REMAP = 1u << 17,
+	ISP_CAP_RECFLASH_CACHE = 1u << 18,
+};
+
+/* Cell modes of a flash partition. */
+enum isp_cell_mode {
+	ISP_CELL_SLC = 1,	/* ESP-programmed SLC, REIS 4.1.2 */
+	ISP_CELL_MLC = 2,
+	ISP_CELL_TLC = 3,
+	ISP_CELL_QLC = 4,
+};
+
+#define ISP_PRESET_NAME_LEN 32
+#define ISP_WIRE_MAX_PARTS 4
+
+struct isp_wire_partition {
+	uint32_t first_block;	/* block index within every plane */
+	uint32_t nblocks;
+	uint32_t cell_mode;	/* enum isp_cell_mode */
+	uint32_t pages_per_block;	/* usable pages in this mode */
+};
+_Static_assert(sizeof(struct isp_wire_partition) == 16, "wire size");
+
+/* ISP_IDENTIFY CNS 0 and Get Log Page C1h. */
+struct isp_wire_identify {
+	char magic[4];			/* "ISP1" */
+	uint16_t ver_major;
+	uint16_t ver_minor;
+	uint64_t caps;			/* enum isp_cap */
+	uint32_t max_xfer;		/* bytes per command */
+	uint32_t max_tickets;
+	uint64_t max_result_bytes;
+	/* 32 */
+	uint32_t channels;
+	uint32_t dies_per_channel;
+	uint32_t planes_per_die;
+	uint32_t blocks_per_plane;
+	uint32_t pages_per_block;	/* native (densest) mode */
+	uint32_t page_bytes;
+	uint32_t oob_bytes;
+	uint32_t subpage_bytes;
+	/* 64 */
+	uint64_t raw_capacity_bytes;	/* all partitions, in their modes */
+	uint64_t dram_bytes;		/* controller DRAM budget */
+	uint64_t dram_used;
+	uint32_t nparts;
+	uint32_t cores;
+	struct isp_wire_partition parts[ISP_WIRE_MAX_PARTS];
+	/* 160 */
+	char preset[ISP_PRESET_NAME_LEN];
+	/* 192: key timings of the preset, ns (informative) */
+	uint32_t t_read_ns[5];		/* indexed by enum isp_cell_mode, [0] unused */
+	uint32_t t_prog_ns[5];
+	uint32_t t_erase_ns;
+	uint32_t channel_mbps;		/* MB/s per channel */
+	uint32_t core_mhz;
+	uint32_t link_mbps;		/* host link MB/s */
+	uint32_t ctrl_cmd_ns;		/* per-command controller overhead */
+	uint32_t rsvd0;
+	/* 256 */
+	uint32_t max_dbs;
+	uint32_t max_tables;
+	uint64_t free_bytes;		/* unallocated flash, in native mode */
+	uint8_t rsvd[4096 - 272];
+};
+_Static_assert(sizeof(struct isp_wire_identify) == 4096, "wire size");
+
+/* Resource classes of the timing model, for statistics. */
+enum isp_res_class {
+	ISP_RES_PLANE,
+	ISP_RES_DIE,
+	ISP_RES_CHANNEL,
+	ISP_RES_CORE,
+	ISP_RES_DRAM,
+	ISP_RES_LINK,
+	ISP_RES_NCLASSES,
+};
+
+/* Command classes for per-class counters. */
+enum isp_cmd_class {
+	ISP_CLS_DEVICE,
+	ISP_CLS_REIS_DEPLOY,
+	ISP_CLS_REIS_SEARCH,
+	ISP_CLS_RESULT,
+	ISP_CLS_RECFLASH_DEPLOY,
+	ISP_CLS_RECFLASH_SLS,
+	ISP_CLS_RECFLASH_REMAP,
+	ISP_CLS_OTHER,
+	ISP_CLS_N,
+};
+
+#define ISP_STATS_RESET 1u
+
+/* ISP_STATS and Get Log Page C0h. Counters since power-on or last reset. */
+struct isp_wire_stats {
+	uint64_t cmds[ISP_CLS_N];
+	uint64_t errors[ISP_CLS_N];
+	/* 128 */
+	uint64_t page_reads[5];		/* by enum isp_cell_mode */
+	uint64_t page_programs[5];
+	uint64_t block_erases;
+	uint64_t channel_bytes;		/* flash dies <-> controller */
+	uint64_t link_bytes_h2c;	/* host link */
+	uint64_t link_bytes_c2h;
+	/* 240 */
+	uint64_t busy_ns[ISP_RES_NCLASSES];	/* summed over resources of a class */
+	uint64_t nres[ISP_RES_NCLASSES];	/* how many resources in each class */
+	/* 336 */
+	uint64_t model_ns;		/* sum of per-command modeled latency */
+	uint64_t emul_ns;		/* host CPU wall time spent executing */
+	uint64_t energy_pj;
+	uint64_t filtered_entries;	/* REIS DF: entries dropped in the die */
+	uint64_t ttl_entries;		/* entries that crossed the channel */
+	uint64_t cache_hits;		/* RecFlash page cache */
+	uint64_t cache_misses;
+	uint64_t searches;		/* queries answered */
+	uint64_t sls_bags;
+	uint64_t remaps;
+	/* 416 */
+	uint8_t rsvd[4096 - 416];
+};
+_Static_assert(sizeof(struct isp_wire_stats) == 4096, "wire size");
+
+#endif /* ISP_WIRE_H */

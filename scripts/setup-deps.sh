@@ -1,0 +1,65 @@
+#!/bin/sh
+# Installs every Debian package the build, the guest image and the tests need.
+# Idempotent: does nothing when all packages are present. Needs root only when
+# something is missing.
+set -eu
+
+PKGS="build-essential pkg-config git ca-certificates xz-utils zstd cpio dpkg-dev
+ python3 meson ninja-build flex bison
+ libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev
+ seabios qemu-system-data ipxe-qemu
+ liburing-dev libnvme-dev
+ busybox-static kmod
+ wordnet-base nodejs npm"
+
+stamp_dir=${ISP_CACHE:-/var/cache/isp-ssd}
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+        missing="$missing $p"
+    fi
+done
+# `node` may come from outside Debian on some machines; accept any working one.
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+    missing=$(echo "$missing" | tr ' ' '\n' | grep -v -x -e nodejs -e npm | tr '\n' ' ')
+fi
+
+need_src=0
+if ! apt-cache showsrc qemu 2>/dev/null | grep -q '^Package: qemu'; then
+    need_src=1
+fi
+
+if [ -z "$(echo "$missing" | tr -d ' ')" ] && [ "$need_src" = 0 ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" != 0 ]; then
+    echo "setup-deps: missing packages:$missing (need root to install)" >&2
+    [ "$need_src" = 1 ] && echo "setup-deps: no deb-src entry for qemu" >&2
+    exit 1
+fi
+
+if [ "$need_src" = 1 ]; then
+    # Source packages are needed for `apt-get source qemu`.
+    cat > /etc/apt/sources.list.d/isp-ssd-deb-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+
+echo "setup-deps: apt-get update" >&2
+apt-get update -qq
+if [ -n "$(echo "$missing" | tr -d ' ')" ]; then
+    echo "setup-deps: installing$missing" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
+fi
+mkdir -p "$stamp_dir"
