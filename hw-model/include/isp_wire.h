@@ -35,6 +35,9 @@ enum isp_opcode {
 	ISP_OP_IDENTIFY = 0x82,
 	ISP_OP_ECHO_C2H = 0x86,
 	ISP_OP_STATS = 0x8a,
+	/* Tickets and result transfer, section 6. */
+	ISP_OP_RESULT_READ = 0xa2,
+	ISP_OP_RESULT_RELEASE = 0xa4,
 };
 
 /* NVMe status field values (SC | SCT << 8 | DNR). */
@@ -251,5 +254,29 @@ struct isp_wire_stats {
 	uint8_t rsvd[4096 - 416];
 };
 _Static_assert(sizeof(struct isp_wire_stats) == 4096, "wire size");
+
+/* RESULT_READ CDW13 flags. */
+#define ISP_RESULT_F_RELEASE 1u
+
+enum isp_result_kind {
+	ISP_RESULT_SEARCH = 1,
+	ISP_RESULT_SLS = 2,
+};
+
+/*
+ * Every result blob starts with this header; the host reads the first chunk,
+ * learns total_bytes, then reads the rest at increasing offsets.
+ */
+struct isp_wire_result_hdr {
+	char magic[4];			/* "RSLT" */
+	uint32_t kind;			/* enum isp_result_kind */
+	uint64_t total_bytes;		/* whole blob, this header included */
+	uint32_t ticket;
+	uint32_t hdr_bytes;		/* kind-specific header follows */
+	uint64_t model_ns;		/* modeled time of the producing command */
+	uint64_t energy_pj;
+	uint8_t rsvd[24];
+};
+_Static_assert(sizeof(struct isp_wire_result_hdr) == 64, "wire size");
 
 #endif /* ISP_WIRE_H */

@@ -15,6 +15,7 @@
 
 #include "flash_preset.h"
 #include "isp_dev.h"
+#include "isp_internal.h"
 
 struct isp_dev {
 	struct fp_params params;
@@ -26,44 +27,29 @@ struct isp_dev {
 	pthread_mutex_t lock;		/* protects stats and link_free_ps */
 	struct isp_wire_stats stats;
 	uint64_t link_free_ps;		/* host link timeline */
+	struct isp_results results;
 };
 
-/* Per-command cost accumulated by handlers. */
-struct isp_cost {
-	uint64_t start_ps;
-	uint64_t end_ps;
-	uint64_t energy_pj;
-};
+/* Result table bounds (docs/command-set.md section 6). */
+#define ISP_MAX_TICKETS 1024
+#define ISP_MAX_RESULT_BYTES (256ull << 20)
 
-typedef uint16_t (*isp_handler)(struct isp_dev *dev, const struct isp_cmd *cmd,
-				void *data, size_t len, struct isp_cpl *cpl,
-				struct isp_cost *cost);
+static uint16_t isp_noop(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl);
+static uint16_t isp_echo_h2c(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl);
+static uint16_t isp_echo_c2h(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl);
+static uint16_t isp_identify(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl);
+static uint16_t isp_stats_cmd(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl);
+static uint16_t isp_result_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl);
+static uint16_t isp_result_release(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl);
 
-struct isp_op {
-	uint8_t opcode;
-	uint8_t cls;		/* enum isp_cmd_class */
-	uint32_t fixed_len;	/* required data length, 0: any 1..max_xfer */
-	const char *name;
-	isp_handler fn;
-};
-
-static uint16_t isp_noop(struct isp_dev *dev, const struct isp_cmd *cmd,
-			 void *data, size_t len, struct isp_cpl *cpl,
-			 struct isp_cost *cost);
-static uint16_t isp_echo_h2c(struct isp_dev *dev, const struct isp_cmd *cmd,
-			     void *data, size_t len, struct isp_cpl *cpl,
-			     struct isp_cost *cost);
-static uint16_t isp_echo_c2h(struct isp_dev *dev, const struct isp_cmd *cmd,
-			     void *data, size_t len, struct isp_cpl *cpl,
-			     struct isp_cost *cost);
-static uint16_t isp_identify(struct isp_dev *dev, const struct isp_cmd *cmd,
-			     void *data, size_t len, struct isp_cpl *cpl,
-			     struct isp_cost *cost);
-static uint16_t isp_stats_cmd(struct isp_dev *dev, const struct isp_cmd *cmd,
-			      void *data, size_t len, struct isp_cpl *cpl,
-			      struct isp_cost *cost);
-
-static const struct isp_op isp_ops[] = {
+static const struct isp_op isp_dev_ops[] = {
 	{ ISP_OP_NOOP, ISP_CLS_DEVICE, 0, "ISP_NOOP", isp_noop },
 	{ ISP_OP_ECHO_H2C, ISP_CLS_DEVICE, 0, "ISP_ECHO_H2C", isp_echo_h2c },
 	{ ISP_OP_IDENTIFY, ISP_CLS_DEVICE, sizeof(struct isp_wire_identify),
@@ -71,17 +57,24 @@ static const struct isp_op isp_ops[] = {
 	{ ISP_OP_ECHO_C2H, ISP_CLS_DEVICE, 0, "ISP_ECHO_C2H", isp_echo_c2h },
 	{ ISP_OP_STATS, ISP_CLS_DEVICE, sizeof(struct isp_wire_stats),
 	  "ISP_STATS", isp_stats_cmd },
+	{ ISP_OP_RESULT_READ, ISP_CLS_RESULT, 0, "ISP_RESULT_READ", isp_result_read },
+	{ ISP_OP_RESULT_RELEASE, ISP_CLS_RESULT, 0, "ISP_RESULT_RELEASE",
+	  isp_result_release },
 };
 
-#define ISP_NOPS (sizeof(isp_ops) / sizeof(isp_ops[0]))
+/* Every opcode table; the engines add theirs here. */
+static const struct isp_op_table isp_op_tables[] = {
+	{ isp_dev_ops, sizeof(isp_dev_ops) / sizeof(isp_dev_ops[0]) },
+};
 
 static const struct isp_op *isp_find_op(uint8_t opcode)
 {
-	size_t i;
+	size_t t, i;
 
-	for (i = 0; i < ISP_NOPS; i++)
-		if (isp_ops[i].opcode == opcode)
-			return &isp_ops[i];
+	for (t = 0; t < sizeof(isp_op_tables) / sizeof(isp_op_tables[0]); t++)
+		for (i = 0; i < isp_op_tables[t].n; i++)
+			if (isp_op_tables[t].ops[i].opcode == opcode)
+				return &isp_op_tables[t].ops[i];
 	return NULL;
 }
 
@@ -200,6 +193,7 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 		goto fail;
 	}
 	pthread_mutex_init(&dev->lock, NULL);
+	isp_results_init(&dev->results, ISP_MAX_TICKETS, ISP_MAX_RESULT_BYTES);
 	dev->stats.nres[ISP_RES_LINK] = 1;
 	*out = dev;
 	return 0;
@@ -215,20 +209,12 @@ void isp_dev_close(struct isp_dev *dev)
 {
 	if (!dev)
 		return;
+	isp_results_destroy(&dev->results);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev->backing);
 	free(dev->trace_dir);
 	free(dev);
 }
-
-static uint16_t isp_fail(struct isp_cpl *cpl, uint16_t status, const char *why)
-{
-	cpl->status = status;
-	cpl->err = why;
-	return status;
-}
-
-#define ISP_BAD_FIELD (ISP_SC_INVALID_FIELD | ISP_STATUS_DNR)
 
 /* Field checks shared by isp_dev_check() and isp_dev_exec(). */
 static uint16_t isp_check_cmd(const struct isp_dev *dev, const struct isp_cmd *cmd,
@@ -313,25 +299,26 @@ uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
 {
 	uint64_t t0 = isp_now_ns();
 	const struct isp_op *op;
-	struct isp_cost cost;
+	struct isp_ctx ctx;
 	uint16_t status;
 
 	memset(cpl, 0, sizeof(*cpl));
-	cost.start_ps = cmd->submit_ns * 1000;
-	cost.end_ps = cost.start_ps + dev->params.ctrl_cmd;
-	cost.energy_pj = 0;
+	ctx.dev = dev;
+	ctx.cost.start_ps = cmd->submit_ns * 1000;
+	ctx.cost.end_ps = ctx.cost.start_ps + dev->params.ctrl_cmd;
+	ctx.cost.energy_pj = 0;
 	status = isp_check_cmd(dev, cmd, &op, cpl);
 	if (!status && data_len != isp_cmd_data_len(cmd))
 		status = isp_fail(cpl, ISP_BAD_FIELD, "buffer size differs from NDT");
 	if (!status && data_len && !data)
 		status = isp_fail(cpl, ISP_BAD_FIELD, "no data buffer");
 	if (!status) {
-		status = op->fn(dev, cmd, data, data_len, cpl, &cost);
+		status = op->fn(&ctx, cmd, data, data_len, cpl);
 		cpl->status = status;
 		if (status && !cpl->err)
 			cpl->err = isp_status_name(status);
 	}
-	isp_finish(cpl, &cost);
+	isp_finish(cpl, &ctx.cost);
 	isp_count(dev, op, status, cpl->model_ns, cpl->energy_pj, isp_now_ns() - t0);
 	return status;
 }
@@ -340,9 +327,10 @@ uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
  * Host-link DMA of @bytes after the command overhead, serialized with other
  * commands' transfers on the one link.
  */
-static void isp_link_xfer(struct isp_dev *dev, struct isp_cost *cost,
-			  uint64_t bytes, int c2h)
+void isp_link_xfer(struct isp_ctx *ctx, uint64_t bytes, int c2h)
 {
+	struct isp_dev *dev = ctx->dev;
+	struct isp_cost *cost = &ctx->cost;
 	uint64_t dur = bytes * 1000000u / dev->params.link_mbps;	/* ps */
 	uint64_t start;
 
@@ -359,19 +347,17 @@ static void isp_link_xfer(struct isp_dev *dev, struct isp_cost *cost,
 	cost->energy_pj += bytes * dev->params.e_link_byte;
 }
 
-static uint16_t isp_noop(struct isp_dev *dev, const struct isp_cmd *cmd,
-			 void *data, size_t len, struct isp_cpl *cpl,
-			 struct isp_cost *cost)
+static uint16_t isp_noop(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl)
 {
-	(void)dev; (void)data; (void)len; (void)cost;
+	(void)ctx; (void)data; (void)len;
 	if (cmd->cdw12 || cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	return 0;
 }
 
-static uint16_t isp_echo_h2c(struct isp_dev *dev, const struct isp_cmd *cmd,
-			     void *data, size_t len, struct isp_cpl *cpl,
-			     struct isp_cost *cost)
+static uint16_t isp_echo_h2c(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl)
 {
 	uint8_t chunk[4096];
 	const uint8_t *p = data;
@@ -380,7 +366,7 @@ static uint16_t isp_echo_h2c(struct isp_dev *dev, const struct isp_cmd *cmd,
 
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
-	isp_link_xfer(dev, cost, len, 0);
+	isp_link_xfer(ctx, len, 0);
 	/* Regenerate the pattern piecewise; continue the generator state. */
 	for (off = 0; off < len; off += sizeof(chunk)) {
 		size_t n = len - off < sizeof(chunk) ? len - off : sizeof(chunk);
@@ -401,14 +387,13 @@ static uint16_t isp_echo_h2c(struct isp_dev *dev, const struct isp_cmd *cmd,
 	return 0;
 }
 
-static uint16_t isp_echo_c2h(struct isp_dev *dev, const struct isp_cmd *cmd,
-			     void *data, size_t len, struct isp_cpl *cpl,
-			     struct isp_cost *cost)
+static uint16_t isp_echo_c2h(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl)
 {
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	isp_wire_pattern(cmd->cdw12, data, len);
-	isp_link_xfer(dev, cost, len, 1);
+	isp_link_xfer(ctx, len, 1);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
 }
@@ -436,6 +421,8 @@ static void isp_fill_identify(struct isp_dev *dev, struct isp_wire_identify *id)
 	if (dev->timing_delay)
 		id->caps |= ISP_CAP_TIMING_DELAY;
 	id->max_xfer = dev->max_xfer;
+	id->max_tickets = ISP_MAX_TICKETS;
+	id->max_result_bytes = ISP_MAX_RESULT_BYTES;
 	id->channels = p->channels;
 	id->dies_per_channel = p->dies_per_channel;
 	id->planes_per_die = p->planes_per_die;
@@ -475,16 +462,15 @@ static void isp_fill_identify(struct isp_dev *dev, struct isp_wire_identify *id)
 	id->ctrl_cmd_ns = (uint32_t)(p->ctrl_cmd / 1000);
 }
 
-static uint16_t isp_identify(struct isp_dev *dev, const struct isp_cmd *cmd,
-			     void *data, size_t len, struct isp_cpl *cpl,
-			     struct isp_cost *cost)
+static uint16_t isp_identify(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl)
 {
 	if (cmd->cdw12)
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown identify CNS");
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
-	isp_fill_identify(dev, data);
-	isp_link_xfer(dev, cost, len, 1);
+	isp_fill_identify(ctx->dev, data);
+	isp_link_xfer(ctx, len, 1);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
 }
@@ -503,18 +489,72 @@ static void isp_fill_stats(struct isp_dev *dev, struct isp_wire_stats *st, int r
 	pthread_mutex_unlock(&dev->lock);
 }
 
-static uint16_t isp_stats_cmd(struct isp_dev *dev, const struct isp_cmd *cmd,
-			      void *data, size_t len, struct isp_cpl *cpl,
-			      struct isp_cost *cost)
+static uint16_t isp_stats_cmd(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl)
 {
 	if (cmd->cdw12 & ~ISP_STATS_RESET)
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown stats flags");
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
-	isp_fill_stats(dev, data, cmd->cdw12 & ISP_STATS_RESET);
-	isp_link_xfer(dev, cost, len, 1);
+	isp_fill_stats(ctx->dev, data, cmd->cdw12 & ISP_STATS_RESET);
+	isp_link_xfer(ctx, len, 1);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
+}
+
+static uint16_t isp_result_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl)
+{
+	uint64_t off = (uint64_t)cmd->cdw15 << 32 | cmd->cdw14;
+	int64_t n;
+
+	if (!cmd->cdw12)
+		return isp_fail(cpl, ISP_BAD_FIELD, "ticket 0");
+	if (cmd->cdw13 & ~ISP_RESULT_F_RELEASE)
+		return isp_fail(cpl, ISP_BAD_FIELD, "unknown result flags");
+	n = isp_results_read(&ctx->dev->results, cmd->cdw12, off, data, len,
+			     cmd->cdw13 & ISP_RESULT_F_RELEASE, &ctx->cost);
+	if (n == -ENOENT)
+		return isp_fail(cpl, ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR, "unknown ticket");
+	if (n == -EBUSY)
+		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "result not ready");
+	if (n < 0)
+		return isp_fail(cpl, ISP_SC_BAD_OFFSET | ISP_STATUS_DNR,
+				"offset past the end of the result");
+	isp_link_xfer(ctx, len, 1);
+	cpl->xfer_len = (uint32_t)len;
+	return 0;
+}
+
+static uint16_t isp_result_release(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			void *data, size_t len, struct isp_cpl *cpl)
+{
+	int64_t n;
+	uint8_t b;
+
+	(void)data; (void)len;
+	if (!cmd->cdw12)
+		return isp_fail(cpl, ISP_BAD_FIELD, "ticket 0");
+	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
+		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
+	/* A zero-length read tells unknown from not-yet-published apart. */
+	n = isp_results_read(&ctx->dev->results, cmd->cdw12, 0, &b, 0, 0, NULL);
+	if (n == -ENOENT)
+		return isp_fail(cpl, ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR, "unknown ticket");
+	if (n == -EBUSY)
+		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "result not ready");
+	isp_results_cancel(&ctx->dev->results, cmd->cdw12);
+	return 0;
+}
+
+const struct fp_params *isp_dev_params(const struct isp_dev *dev)
+{
+	return &dev->params;
+}
+
+struct isp_results *isp_dev_results(struct isp_dev *dev)
+{
+	return &dev->results;
 }
 
 int isp_dev_log_page(struct isp_dev *dev, uint8_t lid, void *buf, size_t len,

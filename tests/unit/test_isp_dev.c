@@ -183,6 +183,17 @@ static void test_bad_input(struct isp_dev *dev)
 	/* exec() with a buffer that disagrees with NDT. */
 	c = mk(ISP_OP_ECHO_C2H, 4096);
 	CHECK_EQ_U64(isp_dev_exec(dev, &c, buf, 4092, &cpl), bad);
+	c = mk(ISP_OP_RESULT_READ, 4096);		/* no such ticket */
+	c.cdw12 = 42;
+	CHECK_EQ_U64(run(dev, &c, buf, &cpl), ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR);
+	c.cdw12 = 0;
+	CHECK_EQ_U64(run(dev, &c, buf, &cpl), bad);
+	c.cdw12 = 42;
+	c.cdw13 = 4;				/* unknown flag */
+	CHECK_EQ_U64(run(dev, &c, buf, &cpl), bad);
+	c = mk(ISP_OP_RESULT_RELEASE, 0);
+	c.cdw12 = 42;
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR);
 	c = mk(ISP_OP_NOOP, 0);
 	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), 0);	/* still alive */
 	free(buf);
