@@ -77,6 +77,7 @@ struct fp_params {
 	uint64_t e_channel_byte;
 	uint64_t e_xor;			/* per page */
 	uint64_t e_fbc;			/* per mini-page */
+	uint64_t e_cmp;			/* per threshold compare */
 	uint64_t e_core_cycle;
 	uint64_t e_dram_byte;
 	uint64_t e_link_byte;
@@ -98,11 +99,19 @@ int fp_preset(const char *name, struct fp_params *out);
 const char *const *fp_preset_names(void);
 
 /**
- * fp_set() - override one field: @key as in struct fp_params, @value a
- * decimal integer; times also accept a unit suffix (ps, ns, us, ms) and
- * energies (pj, nj, uj), sizes (k, m, g; binary).
+ * fp_set() - override one field.
+ * @key: a field of struct fp_params; array fields are named by cell mode:
+ *       t_read_slc, t_prog_tlc, e_read_qlc, ... (see fp_key_names()).
+ * @value: a non-negative decimal number. Times accept a unit suffix (ps, ns,
+ *         us, ms; no suffix = ps), energies (pj, nj, uj, mj; no suffix = pJ),
+ *         sizes a binary multiplier (k, m, g). Fractions need a suffix and
+ *         are rounded to the nearest ps/pJ/byte ("0.115us" = 115000 ps).
  *
- * Return: 0, -ENOENT for an unknown key, -EINVAL for a bad value.
+ * Does not check consistency between fields: call fp_validate() after the
+ * last override (fp_apply() does).
+ *
+ * Return: 0, -ENOENT for an unknown key, -EINVAL for a malformed value or
+ * one that does not fit the field.
  */
 int fp_set(struct fp_params *p, const char *key, const char *value);
 

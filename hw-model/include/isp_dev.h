@@ -25,7 +25,7 @@ struct isp_dev;
 struct isp_dev_config {
 	/* Flash backing file; created (sparse) when missing. NULL: in memory. */
 	const char *backing;
-	/* Timing/geometry preset name (ft_preset_names()); NULL: "reis-ssd1". */
+	/* Timing/geometry preset name (fp_preset_names()); NULL: "reis-ssd1". */
 	const char *preset;
 	/* Overrides "key=value;key=value" (',' also separates); may be NULL. */
 	const char *params;

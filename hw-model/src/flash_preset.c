@@ -3,8 +3,8 @@
  * flash_preset.c - the papers' drive presets and key=value overrides.
  *
  * Sources: REIS Table 3 and Sec. 2.3, 4.1, 4.3 (paper 000), RecFlash Table I
- * and Table III (paper 002). "Assumption" marks values no paper gives; each is
- * listed with its reasoning in docs/timing-model.md.
+ * and Table III (paper 002). "A<n>" marks values no paper gives: assumption
+ * n of docs/timing-model.md section 6, with its reasoning.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,14 +25,14 @@ static void fp_defaults(struct fp_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->subpage_bytes = 4 * KIB;		/* REIS 4.1.1: 4 KB sub-page */
-	p->blocks_per_plane = 64;		/* device option: test capacity */
-	p->dram_bytes = 1024ull * MIB;		/* assumption: REIS 2.3, 1 GB per TB */
+	p->blocks_per_plane = 64;		/* A2: device option, test capacity */
+	p->dram_bytes = 1024ull * MIB;		/* A5: REIS 2.3 ratio, 1 GB per TB */
 	p->cache_bytes = 128 * KIB;		/* RecFlash III-C2: 128 KB SRAM */
 	p->cores = 4;				/* REIS Table 3: 4 cores */
 	p->isp_cores = 1;			/* REIS 4.3.4: one core for REIS */
-	p->core_mhz = 1500;			/* assumption: Cortex-R8 top clock */
-	p->link_mbps = 7000;			/* assumption: PCIe 4.0 x4 drive */
-	p->dram_mbps = 8000;			/* assumption: LPDDR4 x32 */
+	p->core_mhz = 1500;			/* A6: Cortex-R8 top clock */
+	p->link_mbps = 7000;			/* A7: PCIe 4.0 x4 drive */
+	p->dram_mbps = 8000;			/* A8: LPDDR4 x32 */
 
 	/* RecFlash Table I (Macronix 8Gb SLC [1]). */
 	p->t_alh = PS(5);			/* tALH 0.005 us */
@@ -43,41 +43,42 @@ static void fp_defaults(struct fp_params *p)
 	p->addr_cycles = 5;			/* Eq. 1: 5 x tWC */
 
 	p->t_read[ISP_CELL_SLC] = PS(25000);	/* RecFlash Table I/III: 25 us */
-	p->t_read[ISP_CELL_MLC] = PS(40000);	/* assumption */
+	p->t_read[ISP_CELL_MLC] = PS(40000);	/* A9 */
 	p->t_read[ISP_CELL_TLC] = PS(60000);	/* RecFlash Table III: 60 us */
 	p->t_read[ISP_CELL_QLC] = PS(140000);	/* RecFlash Table III: 140 us */
-	p->t_prog[ISP_CELL_SLC] = PS(200000);	/* assumption */
-	p->t_prog[ISP_CELL_MLC] = PS(500000);	/* assumption */
-	p->t_prog[ISP_CELL_TLC] = PS(700000);	/* assumption */
-	p->t_prog[ISP_CELL_QLC] = PS(2000000);	/* assumption */
-	p->t_erase = PS(3500000);		/* assumption: 3.5 ms */
-	p->t_cache_busy = PS(3000);		/* assumption: tDCBSYR 3 us */
+	p->t_prog[ISP_CELL_SLC] = PS(200000);	/* A10 */
+	p->t_prog[ISP_CELL_MLC] = PS(500000);	/* A10 */
+	p->t_prog[ISP_CELL_TLC] = PS(700000);	/* A10 */
+	p->t_prog[ISP_CELL_QLC] = PS(2000000);	/* A10 */
+	p->t_erase = PS(3500000);		/* A10: 3.5 ms */
+	p->t_cache_busy = PS(3000);		/* A11: tDCBSYR 3 us */
 
-	p->t_xor = PS(30);			/* assumption: latch-to-latch op */
-	p->t_fbc = PS(20);			/* assumption: per mini-page count */
-	p->t_cmp = PS(5);			/* assumption: pass/fail compare */
+	p->t_xor = PS(30);			/* A12: latch-to-latch op */
+	p->t_fbc = PS(20);			/* A12: per mini-page count */
+	p->t_cmp = PS(5);			/* A12: pass/fail compare */
 
-	p->cyc_select = 8;			/* assumption */
-	p->cyc_sort = 6;			/* assumption */
-	p->cyc_rerank_dim = 1;			/* assumption: SIMD MAC */
-	p->cyc_sls_elem = 2;			/* assumption */
-	p->ctrl_cmd = PS(1000);			/* assumption: 1 us firmware path */
+	p->cyc_select = 8;			/* A13 */
+	p->cyc_sort = 6;			/* A13 */
+	p->cyc_rerank_dim = 1;			/* A13: SIMD MAC */
+	p->cyc_sls_elem = 2;			/* A13 */
+	p->ctrl_cmd = PS(1000);			/* A14: 1 us firmware path */
 
 	p->e_read[ISP_CELL_SLC] = PJ_UJ(7.39);	/* RecFlash Table III: 4 KB SLC */
-	p->e_read[ISP_CELL_MLC] = PJ_UJ(40.0);	/* assumption */
+	p->e_read[ISP_CELL_MLC] = PJ_UJ(40.0);	/* A15 */
 	p->e_read[ISP_CELL_TLC] = PJ_UJ(69.06);	/* RecFlash Table III */
 	p->e_read[ISP_CELL_QLC] = PJ_UJ(110.99);	/* RecFlash Table III */
-	p->e_prog[ISP_CELL_SLC] = PJ_UJ(30.0);	/* assumption */
-	p->e_prog[ISP_CELL_MLC] = PJ_UJ(150.0);	/* assumption */
-	p->e_prog[ISP_CELL_TLC] = PJ_UJ(300.0);	/* assumption */
-	p->e_prog[ISP_CELL_QLC] = PJ_UJ(500.0);	/* assumption */
-	p->e_erase = PJ_UJ(200.0);		/* assumption */
-	p->e_channel_byte = 32;			/* assumption: ~4 pJ/bit NAND I/O */
-	p->e_xor = 10000;			/* assumption: 10 nJ per page */
-	p->e_fbc = 1000;			/* assumption: 1 nJ per mini-page */
-	p->e_core_cycle = 50;			/* assumption: Cortex-R8 ~50 uW/MHz */
-	p->e_dram_byte = 40;			/* assumption: ~5 pJ/bit */
-	p->e_link_byte = 40;			/* assumption: ~5 pJ/bit PCIe */
+	p->e_prog[ISP_CELL_SLC] = PJ_UJ(30.0);	/* A16 */
+	p->e_prog[ISP_CELL_MLC] = PJ_UJ(150.0);	/* A16 */
+	p->e_prog[ISP_CELL_TLC] = PJ_UJ(300.0);	/* A16 */
+	p->e_prog[ISP_CELL_QLC] = PJ_UJ(500.0);	/* A16 */
+	p->e_erase = PJ_UJ(200.0);		/* A16 */
+	p->e_channel_byte = 32;			/* A17: ~4 pJ/bit NAND I/O */
+	p->e_xor = 10000;			/* A12: 10 nJ per page */
+	p->e_fbc = 1000;			/* A12: 1 nJ per mini-page */
+	p->e_cmp = 100;				/* A12: 0.1 nJ per compare */
+	p->e_core_cycle = 50;			/* A6: Cortex-R8 ~50 uW/MHz */
+	p->e_dram_byte = 40;			/* A8: ~5 pJ/bit */
+	p->e_link_byte = 40;			/* A7: ~5 pJ/bit PCIe */
 }
 
 /* REIS Table 3: PM9A3-based cost-oriented SSD. */
@@ -86,11 +87,11 @@ static void fp_reis_common(struct fp_params *p)
 	fp_defaults(p);
 	p->page_bytes = 16 * KIB;		/* REIS 2.3: 16 KB page */
 	p->oob_bytes = 2208;			/* REIS 4.1.3: 2208 spare bytes */
-	p->pages_per_block = 384;		/* assumption: 128 WL x 3 (TLC) */
+	p->pages_per_block = 384;		/* A3: 128 WL x 3 (TLC) */
 	p->native_mode = ISP_CELL_TLC;		/* REIS 4.1.2: TLC partition */
-	p->slc_blocks = 16;			/* device option: ESP-SLC share */
+	p->slc_blocks = 16;			/* A2: device option, ESP-SLC share */
 	p->t_read[ISP_CELL_SLC] = PS_US(22.5);	/* REIS Table 3: ESP-SLC tR */
-	/* assumption: 16 KB SLC page costs 4x RecFlash's 4 KB SLC read */
+	/* A15: 16 KB SLC page costs 4x RecFlash's 4 KB SLC read */
 	p->e_read[ISP_CELL_SLC] = PJ_UJ(4 * 7.39);
 }
 
@@ -117,8 +118,8 @@ static void fp_reis_ssd2(struct fp_params *p)
 static void fp_recflash_common(struct fp_params *p)
 {
 	fp_defaults(p);
-	p->channels = 8;			/* assumption: MQSim-like 8 channels */
-	p->dies_per_channel = 4;		/* assumption */
+	p->channels = 8;			/* A1: MQSim-like 8 channels */
+	p->dies_per_channel = 4;		/* A1 */
 	p->planes_per_die = 2;			/* RecFlash Table III: 2 planes */
 	p->channel_mbps = 50;			/* Table I: tRC 0.02 us per byte */
 	p->slc_blocks = 0;
@@ -129,8 +130,8 @@ static void fp_recflash_slc(struct fp_params *p)
 	fp_recflash_common(p);
 	snprintf(p->name, sizeof(p->name), "recflash-slc");
 	p->page_bytes = 4 * KIB;		/* RecFlash Table III */
-	p->oob_bytes = 256;			/* assumption: Macronix [1] 4096+256 */
-	p->pages_per_block = 64;		/* assumption: Macronix [1] */
+	p->oob_bytes = 256;			/* A4: Macronix [1] 4096+256 */
+	p->pages_per_block = 64;		/* A3: Macronix [1] */
 	p->native_mode = ISP_CELL_SLC;
 }
 
@@ -139,8 +140,8 @@ static void fp_recflash_tlc(struct fp_params *p)
 	fp_recflash_common(p);
 	snprintf(p->name, sizeof(p->name), "recflash-tlc");
 	p->page_bytes = 16 * KIB;		/* RecFlash Table III */
-	p->oob_bytes = 2208;			/* assumption: as REIS 4.1.3 */
-	p->pages_per_block = 384;		/* assumption */
+	p->oob_bytes = 2208;			/* A4: as REIS 4.1.3 */
+	p->pages_per_block = 384;		/* A3 */
 	p->native_mode = ISP_CELL_TLC;
 }
 
@@ -149,8 +150,8 @@ static void fp_recflash_qlc(struct fp_params *p)
 	fp_recflash_common(p);
 	snprintf(p->name, sizeof(p->name), "recflash-qlc");
 	p->page_bytes = 16 * KIB;		/* RecFlash Table III */
-	p->oob_bytes = 2208;			/* assumption */
-	p->pages_per_block = 512;		/* assumption: 128 WL x 4 */
+	p->oob_bytes = 2208;			/* A4 */
+	p->pages_per_block = 512;		/* A3: 128 WL x 4 */
 	p->native_mode = ISP_CELL_QLC;
 }
 
@@ -197,109 +198,142 @@ struct fp_field {
 	enum fp_unit unit;
 };
 
-#define F32(k, u) { #k, offsetof(struct fp_params, k), 4, u }
-#define F64(k, u) { #k, offsetof(struct fp_params, k), 8, u }
-#define FARR(k, i, n, u) { #k "_" n, offsetof(struct fp_params, k) + (i) * 8, 8, u }
+/*
+ * Every overridable field once; expanded into the field table and the key
+ * list so both stay read-only (hw-model keeps no mutable globals).
+ */
+#define FP_FIELDS(F32, F64, FARR)					\
+	F32(channels, FP_COUNT) F32(dies_per_channel, FP_COUNT)		\
+	F32(planes_per_die, FP_COUNT) F32(blocks_per_plane, FP_COUNT)	\
+	F32(pages_per_block, FP_COUNT) F32(page_bytes, FP_SIZE)		\
+	F32(oob_bytes, FP_SIZE) F32(subpage_bytes, FP_SIZE)		\
+	F32(native_mode, FP_COUNT) F32(slc_blocks, FP_COUNT)		\
+	F64(dram_bytes, FP_SIZE) F64(cache_bytes, FP_SIZE)		\
+	F32(cores, FP_COUNT) F32(isp_cores, FP_COUNT)			\
+	F32(core_mhz, FP_COUNT) F32(link_mbps, FP_COUNT)		\
+	F32(channel_mbps, FP_COUNT) F32(dram_mbps, FP_COUNT)		\
+	F64(t_alh, FP_TIME) F64(t_als, FP_TIME) F64(t_ds, FP_TIME)	\
+	F64(t_wc, FP_TIME) F64(t_rr, FP_TIME) F32(addr_cycles, FP_COUNT) \
+	FARR(t_read, 1, slc, FP_TIME) FARR(t_read, 2, mlc, FP_TIME)	\
+	FARR(t_read, 3, tlc, FP_TIME) FARR(t_read, 4, qlc, FP_TIME)	\
+	FARR(t_prog, 1, slc, FP_TIME) FARR(t_prog, 2, mlc, FP_TIME)	\
+	FARR(t_prog, 3, tlc, FP_TIME) FARR(t_prog, 4, qlc, FP_TIME)	\
+	F64(t_erase, FP_TIME) F64(t_cache_busy, FP_TIME)		\
+	F64(t_xor, FP_TIME) F64(t_fbc, FP_TIME) F64(t_cmp, FP_TIME)	\
+	F32(cyc_select, FP_COUNT) F32(cyc_sort, FP_COUNT)		\
+	F32(cyc_rerank_dim, FP_COUNT) F32(cyc_sls_elem, FP_COUNT)	\
+	F64(ctrl_cmd, FP_TIME)						\
+	FARR(e_read, 1, slc, FP_ENERGY) FARR(e_read, 2, mlc, FP_ENERGY)	\
+	FARR(e_read, 3, tlc, FP_ENERGY) FARR(e_read, 4, qlc, FP_ENERGY)	\
+	FARR(e_prog, 1, slc, FP_ENERGY) FARR(e_prog, 2, mlc, FP_ENERGY)	\
+	FARR(e_prog, 3, tlc, FP_ENERGY) FARR(e_prog, 4, qlc, FP_ENERGY)	\
+	F64(e_erase, FP_ENERGY) F64(e_channel_byte, FP_ENERGY)		\
+	F64(e_xor, FP_ENERGY) F64(e_fbc, FP_ENERGY) F64(e_cmp, FP_ENERGY) \
+	F64(e_core_cycle, FP_ENERGY) F64(e_dram_byte, FP_ENERGY)	\
+	F64(e_link_byte, FP_ENERGY)
+
+#define FP_F32(k, u) { #k, offsetof(struct fp_params, k), 4, u },
+#define FP_F64(k, u) { #k, offsetof(struct fp_params, k), 8, u },
+#define FP_FARR(k, i, n, u) { #k "_" #n, offsetof(struct fp_params, k) + (i) * 8, 8, u },
 
 static const struct fp_field fp_fields[] = {
-	F32(channels, FP_COUNT), F32(dies_per_channel, FP_COUNT),
-	F32(planes_per_die, FP_COUNT), F32(blocks_per_plane, FP_COUNT),
-	F32(pages_per_block, FP_COUNT), F32(page_bytes, FP_SIZE),
-	F32(oob_bytes, FP_SIZE), F32(subpage_bytes, FP_SIZE),
-	F32(native_mode, FP_COUNT), F32(slc_blocks, FP_COUNT),
-	F64(dram_bytes, FP_SIZE), F64(cache_bytes, FP_SIZE),
-	F32(cores, FP_COUNT), F32(isp_cores, FP_COUNT), F32(core_mhz, FP_COUNT),
-	F32(link_mbps, FP_COUNT), F32(channel_mbps, FP_COUNT),
-	F32(dram_mbps, FP_COUNT),
-	F64(t_alh, FP_TIME), F64(t_als, FP_TIME), F64(t_ds, FP_TIME),
-	F64(t_wc, FP_TIME), F64(t_rr, FP_TIME), F32(addr_cycles, FP_COUNT),
-	FARR(t_read, 1, "slc", FP_TIME), FARR(t_read, 2, "mlc", FP_TIME),
-	FARR(t_read, 3, "tlc", FP_TIME), FARR(t_read, 4, "qlc", FP_TIME),
-	FARR(t_prog, 1, "slc", FP_TIME), FARR(t_prog, 2, "mlc", FP_TIME),
-	FARR(t_prog, 3, "tlc", FP_TIME), FARR(t_prog, 4, "qlc", FP_TIME),
-	F64(t_erase, FP_TIME), F64(t_cache_busy, FP_TIME),
-	F64(t_xor, FP_TIME), F64(t_fbc, FP_TIME), F64(t_cmp, FP_TIME),
-	F32(cyc_select, FP_COUNT), F32(cyc_sort, FP_COUNT),
-	F32(cyc_rerank_dim, FP_COUNT), F32(cyc_sls_elem, FP_COUNT),
-	F64(ctrl_cmd, FP_TIME),
-	FARR(e_read, 1, "slc", FP_ENERGY), FARR(e_read, 2, "mlc", FP_ENERGY),
-	FARR(e_read, 3, "tlc", FP_ENERGY), FARR(e_read, 4, "qlc", FP_ENERGY),
-	FARR(e_prog, 1, "slc", FP_ENERGY), FARR(e_prog, 2, "mlc", FP_ENERGY),
-	FARR(e_prog, 3, "tlc", FP_ENERGY), FARR(e_prog, 4, "qlc", FP_ENERGY),
-	F64(e_erase, FP_ENERGY), F64(e_channel_byte, FP_ENERGY),
-	F64(e_xor, FP_ENERGY), F64(e_fbc, FP_ENERGY),
-	F64(e_core_cycle, FP_ENERGY), F64(e_dram_byte, FP_ENERGY),
-	F64(e_link_byte, FP_ENERGY),
+	FP_FIELDS(FP_F32, FP_F64, FP_FARR)
+};
+
+#define FP_K32(k, u) #k,
+#define FP_K64(k, u) #k,
+#define FP_KARR(k, i, n, u) #k "_" #n,
+
+static const char *const fp_key_list[] = {
+	FP_FIELDS(FP_K32, FP_K64, FP_KARR)
+	NULL,
 };
 
 #define FP_NFIELDS (sizeof(fp_fields) / sizeof(fp_fields[0]))
 
-static const char *fp_key_list[FP_NFIELDS + 1];
+_Static_assert(sizeof(fp_key_list) / sizeof(fp_key_list[0]) == FP_NFIELDS + 1,
+	       "key list and field table disagree");
 
 const char *const *fp_key_names(void)
 {
-	size_t i;
-
-	/* Idempotent fill; racing writers store identical pointers. */
-	for (i = 0; i < FP_NFIELDS; i++)
-		fp_key_list[i] = fp_fields[i].key;
-	fp_key_list[FP_NFIELDS] = NULL;
 	return fp_key_list;
 }
 
-static const struct fp_field *fp_find(const char *key, size_t keylen)
+static const struct fp_field *fp_find(const char *key)
 {
 	size_t i;
 
 	for (i = 0; i < FP_NFIELDS; i++)
-		if (strlen(fp_fields[i].key) == keylen &&
-		    strncmp(fp_fields[i].key, key, keylen) == 0)
+		if (strcmp(fp_fields[i].key, key) == 0)
 			return &fp_fields[i];
 	return NULL;
 }
 
-/* Parse "123", "1.5us", "16k": scale to ps, pJ or bytes. */
+/*
+ * Parse "123", "1.5us", "16k" exactly (no floating point): digits, an
+ * optional fraction, an optional unit suffix allowed for @unit. The result is
+ * scaled to ps, pJ or bytes and rounded to the nearest integer.
+ */
 static int fp_parse(const char *s, enum fp_unit unit, uint64_t *out)
 {
-	static const struct { const char *sfx; enum fp_unit unit; double mul; } sfx[] = {
-		{ "ps", FP_TIME, 1 }, { "ns", FP_TIME, 1e3 },
-		{ "us", FP_TIME, 1e6 }, { "ms", FP_TIME, 1e9 },
-		{ "pj", FP_ENERGY, 1 }, { "nj", FP_ENERGY, 1e3 },
-		{ "uj", FP_ENERGY, 1e6 }, { "mj", FP_ENERGY, 1e9 },
-		{ "k", FP_SIZE, 1024.0 }, { "m", FP_SIZE, 1048576.0 },
-		{ "g", FP_SIZE, 1073741824.0 },
+	static const struct { const char *sfx; enum fp_unit unit; uint64_t mul; } sfx[] = {
+		{ "ps", FP_TIME, 1 }, { "ns", FP_TIME, 1000 },
+		{ "us", FP_TIME, 1000000 }, { "ms", FP_TIME, 1000000000 },
+		{ "pj", FP_ENERGY, 1 }, { "nj", FP_ENERGY, 1000 },
+		{ "uj", FP_ENERGY, 1000000 }, { "mj", FP_ENERGY, 1000000000 },
+		{ "k", FP_SIZE, 1ull << 10 }, { "m", FP_SIZE, 1ull << 20 },
+		{ "g", FP_SIZE, 1ull << 30 },
 	};
-	char *end;
-	double v;
+	uint64_t ip = 0, fp = 0, fscale = 1, mul = 1, v, frac;
+	int ndig = 0, nfrac = 0;
 	size_t i;
 
-	if (*s == '\0' || *s == '-' || *s == '+')
+	for (; *s >= '0' && *s <= '9'; s++, ndig++) {
+		if (__builtin_mul_overflow(ip, 10, &ip) ||
+		    __builtin_add_overflow(ip, (uint64_t)(*s - '0'), &ip))
+			return -EINVAL;
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, nfrac++) {
+			if (nfrac >= 12)
+				return -EINVAL;	/* finer than any unit needs */
+			fp = fp * 10 + (uint64_t)(*s - '0');
+			fscale *= 10;
+		}
+		if (nfrac == 0)
+			return -EINVAL;
+	}
+	if (ndig == 0)
 		return -EINVAL;
-	v = strtod(s, &end);
-	if (end == s || v < 0)
-		return -EINVAL;
-	if (*end != '\0') {
+	if (*s != '\0') {
 		for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
-			if (sfx[i].unit == unit && strcmp(end, sfx[i].sfx) == 0)
+			if (sfx[i].unit == unit && strcmp(s, sfx[i].sfx) == 0)
 				break;
 		if (i == sizeof(sfx) / sizeof(sfx[0]))
 			return -EINVAL;
-		v *= sfx[i].mul;
-	} else if (v != (double)(uint64_t)v) {
+		mul = sfx[i].mul;
+	} else if (nfrac) {
 		return -EINVAL;	/* fractions need a unit */
 	}
-	if (v >= 18446744073709551615.0)
+	if (__builtin_mul_overflow(ip, mul, &v))
 		return -EINVAL;
-	*out = (uint64_t)(v + 0.5);
+	/* fp < fscale <= 1e12 and mul <= 2^30: the product fits in 64 bits. */
+	frac = (fp * mul + fscale / 2) / fscale;
+	if (__builtin_add_overflow(v, frac, &v))
+		return -EINVAL;
+	*out = v;
 	return 0;
 }
 
 int fp_set(struct fp_params *p, const char *key, const char *value)
 {
-	const struct fp_field *f = fp_find(key, strlen(key));
+	const struct fp_field *f;
 	uint64_t v;
 	int ret;
 
+	if (!p || !key || !value)
+		return -EINVAL;
+	f = fp_find(key);
 	if (!f)
 		return -ENOENT;
 	ret = fp_parse(value, f->unit, &v);
@@ -320,7 +354,7 @@ int fp_set(struct fp_params *p, const char *key, const char *value)
 
 int fp_get(const struct fp_params *p, const char *key, char *buf, size_t len)
 {
-	const struct fp_field *f = fp_find(key, strlen(key));
+	const struct fp_field *f = fp_find(key);
 	uint64_t v = 0;
 
 	if (!f)
@@ -333,18 +367,38 @@ int fp_get(const struct fp_params *p, const char *key, char *buf, size_t len)
 	} else {
 		memcpy(&v, (const char *)p + f->off, 8);
 	}
-	snprintf(buf, len, "%" PRIu64, v);
+	if (buf && len)
+		snprintf(buf, len, "%" PRIu64, v);
 	return 0;
+}
+
+/* Trim blanks at both ends of @s in place. */
+static char *fp_trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
 }
 
 int fp_apply(struct fp_params *p, const char *list, char *err, size_t errlen)
 {
 	const char *s = list;
+	char dummy[8];
 	char item[128];
 
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = '\0';
 	while (s && *s) {
 		size_t n = strcspn(s, ";,");
-		char *eq;
+		char *eq, *key, *val;
 		int ret;
 
 		if (n == 0) {
@@ -360,18 +414,23 @@ int fp_apply(struct fp_params *p, const char *list, char *err, size_t errlen)
 		s += n;
 		eq = strchr(item, '=');
 		if (!eq) {
-			snprintf(err, errlen, "parameter '%s' is not key=value", item);
+			snprintf(err, errlen, "parameter '%s' is not key=value", fp_trim(item));
 			return -EINVAL;
 		}
 		*eq = '\0';
-		ret = fp_set(p, item, eq + 1);
+		key = fp_trim(item);
+		val = fp_trim(eq + 1);
+		ret = fp_set(p, key, val);
 		if (ret == -ENOENT) {
-			snprintf(err, errlen, "unknown parameter '%s'", item);
+			snprintf(err, errlen, "unknown parameter '%s'", key);
 			return ret;
 		}
 		if (ret) {
-			snprintf(err, errlen, "bad value '%s' for parameter '%s'",
-				 eq + 1, item);
+			snprintf(err, errlen, "bad value '%s' for parameter '%s' "
+				 "(a non-negative number%s)", val, key,
+				 fp_find(key)->unit == FP_TIME ? ", unit ps/ns/us/ms" :
+				 fp_find(key)->unit == FP_ENERGY ? ", unit pj/nj/uj/mj" :
+				 fp_find(key)->unit == FP_SIZE ? ", suffix k/m/g" : "");
 			return ret;
 		}
 	}
@@ -396,13 +455,20 @@ static int fp_pow2(char *err, size_t errlen, const char *key, uint64_t v)
 	return -EINVAL;
 }
 
+/* Bounds that keep the timing engine's integer arithmetic far from overflow. */
+#define FP_MAX_TIME PS(1000000000)	/* 1 s per elementary operation */
+#define FP_MAX_ENERGY (1000000000000ull)	/* 1 J per elementary operation */
+#define FP_MAX_CYC 1000000u
+
 int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 {
+	static const char *const mname[5] = { "", "slc", "mlc", "tlc", "qlc" };
 	char dummy[8];
+	char key[32];
 	int r = 0;
 	int m;
 
-	if (!err) {
+	if (!err || !errlen) {
 		err = dummy;
 		errlen = sizeof(dummy);
 	}
@@ -427,8 +493,39 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	r = r ? r : fp_range(err, errlen, "channel_mbps", p->channel_mbps, 1, 100000);
 	r = r ? r : fp_range(err, errlen, "dram_mbps", p->dram_mbps, 1, 1000000);
 	r = r ? r : fp_range(err, errlen, "addr_cycles", p->addr_cycles, 1, 16);
-	for (m = ISP_CELL_SLC; m <= ISP_CELL_QLC && !r; m++)
-		r = fp_range(err, errlen, "t_read", p->t_read[m], 1, PS(100000000));
+	r = r ? r : fp_range(err, errlen, "t_alh", p->t_alh, 0, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "t_als", p->t_als, 0, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "t_ds", p->t_ds, 0, p->t_alh + p->t_als);
+	r = r ? r : fp_range(err, errlen, "t_wc", p->t_wc, 0, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "t_rr", p->t_rr, 0, FP_MAX_TIME);
+	for (m = ISP_CELL_SLC; m <= ISP_CELL_QLC && !r; m++) {
+		snprintf(key, sizeof(key), "t_read_%s", mname[m]);
+		r = fp_range(err, errlen, key, p->t_read[m], 1, FP_MAX_TIME);
+		snprintf(key, sizeof(key), "t_prog_%s", mname[m]);
+		r = r ? r : fp_range(err, errlen, key, p->t_prog[m], 1, FP_MAX_TIME);
+		snprintf(key, sizeof(key), "e_read_%s", mname[m]);
+		r = r ? r : fp_range(err, errlen, key, p->e_read[m], 0, FP_MAX_ENERGY);
+		snprintf(key, sizeof(key), "e_prog_%s", mname[m]);
+		r = r ? r : fp_range(err, errlen, key, p->e_prog[m], 0, FP_MAX_ENERGY);
+	}
+	r = r ? r : fp_range(err, errlen, "t_erase", p->t_erase, 1, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "t_cache_busy", p->t_cache_busy, 0, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "t_xor", p->t_xor, 0, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "t_fbc", p->t_fbc, 0, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "t_cmp", p->t_cmp, 0, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "ctrl_cmd", p->ctrl_cmd, 0, FP_MAX_TIME);
+	r = r ? r : fp_range(err, errlen, "cyc_select", p->cyc_select, 0, FP_MAX_CYC);
+	r = r ? r : fp_range(err, errlen, "cyc_sort", p->cyc_sort, 0, FP_MAX_CYC);
+	r = r ? r : fp_range(err, errlen, "cyc_rerank_dim", p->cyc_rerank_dim, 0, FP_MAX_CYC);
+	r = r ? r : fp_range(err, errlen, "cyc_sls_elem", p->cyc_sls_elem, 0, FP_MAX_CYC);
+	r = r ? r : fp_range(err, errlen, "e_erase", p->e_erase, 0, FP_MAX_ENERGY);
+	r = r ? r : fp_range(err, errlen, "e_channel_byte", p->e_channel_byte, 0, FP_MAX_ENERGY);
+	r = r ? r : fp_range(err, errlen, "e_xor", p->e_xor, 0, FP_MAX_ENERGY);
+	r = r ? r : fp_range(err, errlen, "e_fbc", p->e_fbc, 0, FP_MAX_ENERGY);
+	r = r ? r : fp_range(err, errlen, "e_cmp", p->e_cmp, 0, FP_MAX_ENERGY);
+	r = r ? r : fp_range(err, errlen, "e_core_cycle", p->e_core_cycle, 0, FP_MAX_ENERGY);
+	r = r ? r : fp_range(err, errlen, "e_dram_byte", p->e_dram_byte, 0, FP_MAX_ENERGY);
+	r = r ? r : fp_range(err, errlen, "e_link_byte", p->e_link_byte, 0, FP_MAX_ENERGY);
 	if (!r && p->native_mode != ISP_CELL_SLC && p->pages_per_block % p->native_mode) {
 		snprintf(err, errlen, "pages_per_block=%u must be a multiple of the "
 			 "native mode's bits per cell (%u)", p->pages_per_block,
@@ -438,6 +535,10 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	if (!r && p->oob_bytes > p->page_bytes) {
 		snprintf(err, errlen, "oob_bytes=%u larger than page_bytes=%u",
 			 p->oob_bytes, p->page_bytes);
+		r = -EINVAL;
+	}
+	if (!r && memchr(p->name, '\0', sizeof(p->name)) == NULL) {
+		snprintf(err, errlen, "preset name not terminated");
 		r = -EINVAL;
 	}
 	return r;

@@ -1,0 +1,860 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flash_timing.c - resource calendars, the flash operation cost functions,
+ * energy, statistics and the analytic batch path.
+ *
+ * The per-page path (ft_page_read()) and the batch path (ft_batch_read())
+ * call the same ft_read_locked(); the batch only saves the locking and call
+ * overhead, so the two are equal by construction.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flash_geom.h"
+#include "flash_timing_int.h"
+
+#define FT_CAL_MIN 256u
+
+static uint64_t ft_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t ft_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static uint64_t ft_sat_mul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* ---- pure cost functions ---- */
+
+uint64_t ft_t_ca(const struct fp_params *p)
+{
+	/* RecFlash Eq. 1; fp_validate() guarantees tALH + tALS >= tDS. */
+	return (p->t_alh + p->t_als - p->t_ds) + (uint64_t)p->addr_cycles * p->t_wc +
+	       p->t_ds;
+}
+
+uint64_t ft_t_xfer(uint64_t bytes, uint32_t mbps)
+{
+	/* 1 MB/s moves one byte per microsecond = 1e6 ps. */
+	if (!mbps)
+		return 0;
+	return (ft_sat_mul(bytes, 1000000u) + mbps - 1) / mbps;
+}
+
+uint64_t ft_t_dout(const struct fp_params *p, uint64_t bytes)
+{
+	return p->t_rr + ft_t_xfer(bytes, p->channel_mbps);
+}
+
+uint64_t ft_t_cycles(const struct fp_params *p, uint64_t cycles)
+{
+	return (ft_sat_mul(cycles, 1000000u) + p->core_mhz - 1) / p->core_mhz;
+}
+
+uint64_t ft_cycles_select(const struct fp_params *p, uint64_t n)
+{
+	return ft_sat_mul(n, p->cyc_select);
+}
+
+uint64_t ft_cycles_sort(const struct fp_params *p, uint64_t n)
+{
+	uint64_t lg = 0;
+
+	while (lg < 64 && (UINT64_C(1) << lg) < n)
+		lg++;
+	return ft_sat_mul(ft_sat_mul(n, lg ? lg : 1), p->cyc_sort);
+}
+
+uint64_t ft_cycles_rerank(const struct fp_params *p, uint64_t n, uint32_t dim)
+{
+	return ft_sat_mul(ft_sat_mul(n, dim), p->cyc_rerank_dim);
+}
+
+uint64_t ft_cycles_sls(const struct fp_params *p, uint64_t elems)
+{
+	return ft_sat_mul(elems, p->cyc_sls_elem);
+}
+
+/* ---- calendars ---- */
+
+static int ft_cal_init(struct ft_cal *c, uint32_t cap)
+{
+	c->iv = calloc(cap, sizeof(*c->iv));
+	c->n = 0;
+	c->cap = cap;
+	return c->iv ? 0 : -ENOMEM;
+}
+
+/* Index of the first interval ending after @t. */
+static uint32_t ft_cal_after(const struct ft_cal *c, uint64_t t)
+{
+	uint32_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (c->iv[mid].e <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Earliest start >= @t of a free gap of length @d. */
+static uint64_t ft_cal_find(const struct ft_cal *c, uint64_t t, uint64_t d)
+{
+	uint32_t i;
+	uint64_t s = t;
+
+	for (i = ft_cal_after(c, t); i < c->n; i++) {
+		if (ft_sat_add(s, d) <= c->iv[i].s)
+			return s;
+		if (c->iv[i].e > s)
+			s = c->iv[i].e;
+	}
+	return s;
+}
+
+/*
+ * Make room: drop history that ended before @floor (no command may start
+ * earlier), else merge the oldest quarter of the intervals into one (their
+ * gaps become busy: a conservative loss of old gaps, never a double
+ * booking). Merging a quarter at a time keeps the cost amortized O(1).
+ */
+static void ft_cal_compact(struct ft_cal *c, uint64_t floor)
+{
+	uint32_t k = ft_cal_after(c, floor), m;
+
+	if (k > 0) {
+		memmove(c->iv, c->iv + k, (c->n - k) * sizeof(*c->iv));
+		c->n -= k;
+		return;
+	}
+	m = c->n / 4 < 2 ? 2 : c->n / 4;
+	c->iv[0].e = c->iv[m - 1].e;
+	memmove(c->iv + 1, c->iv + m, (c->n - m) * sizeof(*c->iv));
+	c->n -= m - 1;
+}
+
+/* Mark [@s, @s + @d) busy, merging with touching or overlapping intervals. */
+static void ft_cal_add(struct ft_cal *c, uint64_t s, uint64_t d, uint64_t floor)
+{
+	uint64_t e = ft_sat_add(s, d);
+	uint32_t i, j;
+
+	if (!d)
+		return;
+	for (;;) {
+		/* First interval ending at or after s (touching counts). */
+		i = ft_cal_after(c, s ? s - 1 : 0);
+		while (i < c->n && c->iv[i].e < s)
+			i++;
+		j = i;
+		while (j < c->n && c->iv[j].s <= e) {
+			if (c->iv[j].s < s)
+				s = c->iv[j].s;
+			if (c->iv[j].e > e)
+				e = c->iv[j].e;
+			j++;
+		}
+		if (j > i) {
+			c->iv[i].s = s;
+			c->iv[i].e = e;
+			memmove(c->iv + i + 1, c->iv + j, (c->n - j) * sizeof(*c->iv));
+			c->n -= j - i - 1;
+			return;
+		}
+		if (c->n < c->cap)
+			break;
+		ft_cal_compact(c, floor);
+	}
+	memmove(c->iv + i + 1, c->iv + i, (c->n - i) * sizeof(*c->iv));
+	c->iv[i].s = s;
+	c->iv[i].e = e;
+	c->n++;
+}
+
+/* Reserve @d at the earliest gap >= @t; return the start. */
+static uint64_t ft_cal_take(struct ft *ft, struct ft_cal *c, uint64_t t, uint64_t d)
+{
+	uint64_t s = ft_cal_find(c, t, d);
+
+	ft_cal_add(c, s, d, ft->floor);
+	return s;
+}
+
+/* ---- open / close ---- */
+
+int ft_open(const struct fp_params *p, struct ft **out)
+{
+	struct ft *ft;
+	uint32_t i, chcap;
+	int ret = 0;
+
+	if (!p || !out || fp_validate(p, NULL, 0))
+		return -EINVAL;
+	ft = calloc(1, sizeof(*ft));
+	if (!ft)
+		return -ENOMEM;
+	ft->p = *p;
+	ft->C = p->channels;
+	ft->D = p->dies_per_channel;
+	ft->P = p->planes_per_die;
+	ft->ND = ft->C * ft->D;
+	ft->NP = ft->ND * ft->P;
+	ft->t_ca = ft_t_ca(p);
+	pthread_mutex_init(&ft->lock, NULL);
+	ft->plane = calloc(ft->NP, sizeof(*ft->plane));
+	ft->chan = calloc(ft->C, sizeof(*ft->chan));
+	ft->core = calloc(p->cores, sizeof(*ft->core));
+	if (!ft->plane || !ft->chan || !ft->core) {
+		ft_close(ft);
+		return -ENOMEM;
+	}
+	/* A channel keeps about two intervals per plane in flight. */
+	chcap = 8 * ft->D * ft->P;
+	if (chcap < FT_CAL_MIN)
+		chcap = FT_CAL_MIN;
+	for (i = 0; i < ft->C && !ret; i++)
+		ret = ft_cal_init(&ft->chan[i], chcap);
+	for (i = 0; i < p->cores && !ret; i++)
+		ret = ft_cal_init(&ft->core[i], FT_CAL_MIN);
+	if (!ret)
+		ret = ft_cal_init(&ft->dram, FT_CAL_MIN);
+	for (i = 0; i < 2 && !ret; i++)
+		ret = ft_cal_init(&ft->link[i], FT_CAL_MIN);
+	if (ret) {
+		ft_close(ft);
+		return ret;
+	}
+	ft->st.nres[ISP_RES_PLANE] = ft->NP;
+	ft->st.nres[ISP_RES_DIE] = ft->ND;
+	ft->st.nres[ISP_RES_CHANNEL] = ft->C;
+	ft->st.nres[ISP_RES_CORE] = p->cores;
+	ft->st.nres[ISP_RES_DRAM] = 1;
+	ft->st.nres[ISP_RES_LINK] = 2;
+	*out = ft;
+	return 0;
+}
+
+void ft_close(struct ft *ft)
+{
+	uint32_t i;
+
+	if (!ft)
+		return;
+	for (i = 0; ft->chan && i < ft->C; i++)
+		free(ft->chan[i].iv);
+	for (i = 0; ft->core && i < ft->p.cores; i++)
+		free(ft->core[i].iv);
+	free(ft->dram.iv);
+	free(ft->link[0].iv);
+	free(ft->link[1].iv);
+	free(ft->plane);
+	free(ft->chan);
+	free(ft->core);
+	free(ft->act);
+	pthread_mutex_destroy(&ft->lock);
+	free(ft);
+}
+
+const struct fp_params *ft_params(const struct ft *ft)
+{
+	return &ft->p;
+}
+
+/* ---- commands ---- */
+
+/* Earliest start among active commands: nothing older can be needed. */
+static void ft_raise_floor(struct ft *ft)
+{
+	uint64_t h = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < ft->nact; i++)
+		if (ft->act[i] < h)
+			h = ft->act[i];
+	if (h != UINT64_MAX && h > ft->floor)
+		ft->floor = h;
+}
+
+/* Slot for a new active command (1-based), 0 if out of memory. */
+static uint32_t ft_act_get(struct ft *ft, uint64_t start)
+{
+	uint32_t i;
+
+	for (i = 0; i < ft->nact; i++)
+		if (ft->act[i] == UINT64_MAX)
+			break;
+	if (i == ft->nact) {
+		if (ft->nact == ft->capact) {
+			uint32_t n = ft->capact ? ft->capact * 2 : 64;
+			uint64_t *a = realloc(ft->act, n * sizeof(*a));
+
+			if (!a)
+				return 0;	/* unregistered: floor just won't rise past it */
+			ft->act = a;
+			ft->capact = n;
+		}
+		ft->nact++;
+	}
+	ft->act[i] = start;
+	return i + 1;
+}
+
+void ft_cmd_begin(struct ft *ft, struct ft_cmd *cmd, uint64_t submit_ns,
+		  struct ft_trace *trace)
+{
+	uint64_t rel;
+	uint32_t i, others = 0;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->trace = trace;
+	pthread_mutex_lock(&ft->lock);
+	if (!ft->have_base) {
+		ft->base_ns = submit_ns;
+		ft->have_base = 1;
+	}
+	rel = submit_ns > ft->base_ns ? submit_ns - ft->base_ns : 0;
+	cmd->start = ft_max(ft_sat_mul(rel, FT_PS_PER_NS), ft->floor);
+	cmd->end = cmd->start;
+	for (i = 0; i < ft->nact; i++)
+		others += ft->act[i] != UINT64_MAX;
+	cmd->slot_ = ft_act_get(ft, cmd->start);
+	if (!others && cmd->slot_)
+		ft_raise_floor(ft);
+	pthread_mutex_unlock(&ft->lock);
+	if (trace && !trace->t0_set) {
+		trace->t0 = cmd->start;
+		trace->t0_set = 1;
+	}
+}
+
+int ft_cmd_end(struct ft *ft, struct ft_cmd *cmd, uint64_t *latency_ns)
+{
+	uint64_t lat = cmd->end - cmd->start;
+
+	pthread_mutex_lock(&ft->lock);
+	if (cmd->slot_ && cmd->slot_ <= ft->nact) {
+		ft->act[cmd->slot_ - 1] = UINT64_MAX;
+		while (ft->nact && ft->act[ft->nact - 1] == UINT64_MAX)
+			ft->nact--;
+	}
+	cmd->slot_ = 0;
+	ft->st.cmds++;
+	ft->st.model_ps = ft_sat_add(ft->st.model_ps, lat);
+	ft_raise_floor(ft);
+	pthread_mutex_unlock(&ft->lock);
+	if (latency_ns)
+		*latency_ns = (lat + FT_PS_PER_NS - 1) / FT_PS_PER_NS;
+	return cmd->err;
+}
+
+/* ---- accounting helpers (lock held) ---- */
+
+static void ft_busy(struct ft *ft, struct ft_cmd *cmd, int cls, uint64_t d)
+{
+	cmd->busy_ps[cls] = ft_sat_add(cmd->busy_ps[cls], d);
+	ft->st.busy_ps[cls] = ft_sat_add(ft->st.busy_ps[cls], d);
+}
+
+static void ft_energy(struct ft *ft, struct ft_cmd *cmd, uint64_t pj)
+{
+	cmd->energy_pj = ft_sat_add(cmd->energy_pj, pj);
+	ft->st.energy_pj = ft_sat_add(ft->st.energy_pj, pj);
+}
+
+static void ft_done(struct ft_cmd *cmd, uint64_t t)
+{
+	if (t > cmd->end)
+		cmd->end = t;
+}
+
+static uint64_t ft_fail(struct ft_cmd *cmd, uint64_t ready)
+{
+	if (!cmd->err)
+		cmd->err = -EINVAL;
+	return ready;
+}
+
+static void ft_ev(struct ft_cmd *cmd, int cls, uint32_t idx, const char *name,
+		  uint64_t ts, uint64_t dur)
+{
+	if (cmd->trace && dur)
+		ft_trace_add(cmd->trace, (uint16_t)cls, idx, name, ts, dur);
+}
+
+static uint64_t ft_ready(const struct ft_cmd *cmd, uint64_t ready)
+{
+	return ready > cmd->start ? ready : cmd->start;
+}
+
+/* ---- flash operations ---- */
+
+static int ft_op_ok(const struct ft_page_op *op)
+{
+	return op && op->mode >= ISP_CELL_SLC && op->mode <= ISP_CELL_QLC &&
+	       op->n_fbc <= FT_MAX_COUNT && op->n_cmp <= FT_MAX_COUNT &&
+	       op->n_dout <= FT_MAX_COUNT && op->dout_bytes <= (1u << 24);
+}
+
+static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
+			       const struct ft_page_op *op, uint64_t ready)
+{
+	const struct fp_params *p = &ft->p;
+	struct ft_plane *pl = &ft->plane[plane];
+	uint32_t die = plane / ft->P, ch = die / ft->D;
+	struct ft_cal *chan = &ft->chan[ch];
+	int cache = (op->flags & FT_OP_CACHE) != 0;
+	uint64_t comp, d_do, a, s_ca, r0, c1, end, new_arr, s_do = 0, m0 = 0;
+	uint64_t t_xor = (op->flags & FT_OP_XOR) ? p->t_xor : 0;
+	uint64_t bytes = (uint64_t)op->n_dout * op->dout_bytes;
+
+	comp = t_xor + (uint64_t)op->n_fbc * p->t_fbc + (uint64_t)op->n_cmp * p->t_cmp;
+	d_do = op->n_dout ? (uint64_t)op->n_dout * p->t_rr +
+			    ft_t_xfer(bytes, p->channel_mbps) : 0;
+
+	a = ft_max(ready, pl->ca_ready);
+	if (!cache)
+		a = ft_max(a, ft_max(pl->arr_free, pl->out_free));
+	/*
+	 * C/A cycles are charged to the plane and counted as channel busy
+	 * time, but do not queue on the channel: the controller slips them in
+	 * between other dies' data bursts (CE# switching), and the bursts it
+	 * has already scheduled here are commitments that cannot move.
+	 */
+	s_ca = a;
+	r0 = ft_max(s_ca + ft->t_ca, pl->arr_free);
+	c1 = r0 + p->t_read[op->mode] + comp;
+	if (cache && d_do) {
+		m0 = ft_max(c1, pl->out_free);
+		new_arr = m0 + p->t_cache_busy;
+		s_do = ft_cal_take(ft, chan, new_arr, d_do);
+		end = s_do + d_do;
+		pl->out_free = end;
+		pl->ca_ready = c1;
+	} else if (cache) {
+		end = new_arr = c1;
+		pl->ca_ready = c1;
+	} else {
+		if (d_do)
+			s_do = ft_cal_take(ft, chan, c1, d_do);
+		end = d_do ? s_do + d_do : c1;
+		new_arr = end;
+		pl->out_free = end;
+		pl->ca_ready = end;
+	}
+	/* Plane busy = array occupancy, counted once where reservations chain. */
+	a = ft_max(s_ca, pl->arr_free);
+	ft_busy(ft, cmd, ISP_RES_PLANE, new_arr > a ? new_arr - a : 0);
+	pl->arr_free = new_arr;
+	ft_busy(ft, cmd, ISP_RES_CHANNEL, ft->t_ca + d_do);
+	ft_busy(ft, cmd, ISP_RES_DIE, ft->t_ca + d_do);
+
+	ft_energy(ft, cmd, p->e_read[op->mode] + ((op->flags & FT_OP_XOR) ? p->e_xor : 0));
+	ft_energy(ft, cmd, ft_sat_mul(op->n_fbc, p->e_fbc));
+	ft_energy(ft, cmd, ft_sat_mul(op->n_cmp, p->e_cmp));
+	ft_energy(ft, cmd, ft_sat_mul(bytes, p->e_channel_byte));
+	cmd->page_reads[op->mode]++;
+	ft->st.page_reads[op->mode]++;
+	cmd->channel_bytes += bytes;
+	ft->st.channel_bytes += bytes;
+
+	if (cmd->trace) {
+		uint64_t t = r0 + p->t_read[op->mode];
+
+		if (!cache)	/* in cache mode it overlaps the previous page */
+			ft_ev(cmd, ISP_RES_PLANE, plane, "CA", s_ca, ft->t_ca);
+		ft_ev(cmd, ISP_RES_PLANE, plane, "tR", r0, p->t_read[op->mode]);
+		ft_ev(cmd, ISP_RES_PLANE, plane, "XOR", t, t_xor);
+		t += t_xor;
+		ft_ev(cmd, ISP_RES_PLANE, plane, "FBC", t, (uint64_t)op->n_fbc * p->t_fbc);
+		t += (uint64_t)op->n_fbc * p->t_fbc;
+		ft_ev(cmd, ISP_RES_PLANE, plane, "CMP", t, (uint64_t)op->n_cmp * p->t_cmp);
+		if (cache && d_do)
+			ft_ev(cmd, ISP_RES_PLANE, plane, "CACHE", m0, p->t_cache_busy);
+		if (d_do) {
+			ft_ev(cmd, ISP_RES_CHANNEL, ch, "DO", s_do, d_do);
+			ft_ev(cmd, ISP_RES_DIE, die, "DO", s_do, d_do);
+		}
+	}
+	ft_done(cmd, end);
+	return end;
+}
+
+uint64_t ft_page_read(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
+		      const struct ft_page_op *op, uint64_t ready)
+{
+	uint64_t end;
+
+	if (plane >= ft->NP || !ft_op_ok(op))
+		return ft_fail(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	end = ft_read_locked(ft, cmd, plane, op, ft_ready(cmd, ready));
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+/* Hold every stage of plane @pl until @t. */
+static void ft_plane_hold(struct ft_plane *pl, uint64_t t)
+{
+	pl->ca_ready = ft_max(pl->ca_ready, t);
+	pl->arr_free = ft_max(pl->arr_free, t);
+	pl->out_free = ft_max(pl->out_free, t);
+}
+
+static uint64_t ft_plane_idle(const struct ft_plane *pl)
+{
+	return ft_max(pl->ca_ready, ft_max(pl->arr_free, pl->out_free));
+}
+
+uint64_t ft_page_program(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
+			 uint32_t mode, uint32_t bytes, uint64_t ready)
+{
+	const struct fp_params *p = &ft->p;
+	uint32_t die = plane / ft->P, ch;
+	struct ft_plane *pl;
+	uint64_t d_in, s, end;
+
+	if (plane >= ft->NP || mode < ISP_CELL_SLC || mode > ISP_CELL_QLC ||
+	    bytes > (1u << 24))
+		return ft_fail(cmd, ready);
+	ch = die / ft->D;
+	pthread_mutex_lock(&ft->lock);
+	pl = &ft->plane[plane];
+	d_in = ft->t_ca + ft_t_xfer(bytes, p->channel_mbps);
+	s = ft_cal_take(ft, &ft->chan[ch], ft_max(ft_ready(cmd, ready), ft_plane_idle(pl)), d_in);
+	end = s + d_in + p->t_prog[mode];
+	ft_plane_hold(pl, end);
+	ft_busy(ft, cmd, ISP_RES_PLANE, end - s);
+	ft_busy(ft, cmd, ISP_RES_CHANNEL, d_in);
+	ft_busy(ft, cmd, ISP_RES_DIE, d_in);
+	ft_energy(ft, cmd, p->e_prog[mode] + ft_sat_mul(bytes, p->e_channel_byte));
+	cmd->page_programs[mode]++;
+	ft->st.page_programs[mode]++;
+	cmd->channel_bytes += bytes;
+	ft->st.channel_bytes += bytes;
+	ft_ev(cmd, ISP_RES_CHANNEL, ch, "DI", s, d_in);
+	ft_ev(cmd, ISP_RES_DIE, die, "DI", s, d_in);
+	ft_ev(cmd, ISP_RES_PLANE, plane, "PROG", s + d_in, p->t_prog[mode]);
+	ft_done(cmd, end);
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+uint64_t ft_block_erase(struct ft *ft, struct ft_cmd *cmd, uint32_t plane, uint64_t ready)
+{
+	const struct fp_params *p = &ft->p;
+	struct ft_plane *pl;
+	uint64_t s, end;
+
+	if (plane >= ft->NP)
+		return ft_fail(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	pl = &ft->plane[plane];
+	s = ft_max(ft_ready(cmd, ready), ft_plane_idle(pl));	/* C/A as in reads */
+	end = s + ft->t_ca + p->t_erase;
+	ft_plane_hold(pl, end);
+	ft_busy(ft, cmd, ISP_RES_PLANE, end - s);
+	ft_busy(ft, cmd, ISP_RES_CHANNEL, ft->t_ca);
+	ft_busy(ft, cmd, ISP_RES_DIE, ft->t_ca);
+	ft_energy(ft, cmd, p->e_erase);
+	cmd->erases++;
+	ft->st.erases++;
+	ft_ev(cmd, ISP_RES_PLANE, plane, "CA", s, ft->t_ca);
+	ft_ev(cmd, ISP_RES_PLANE, plane, "ERASE", s + ft->t_ca, p->t_erase);
+	ft_done(cmd, end);
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t die,
+			      uint32_t bytes, int mpibc, uint64_t ready)
+{
+	const struct fp_params *p = &ft->p;
+	uint32_t ch = die / ft->D, first = die * ft->P, i;
+	uint64_t dur = ft->t_ca + ft_t_xfer(bytes, p->channel_mbps);
+	uint64_t a, s, end = ready, pj;
+
+	if (mpibc) {
+		/* All planes of the die latch the same transfer (REIS 4.3.4). */
+		a = ready;
+		for (i = 0; i < ft->P; i++)
+			a = ft_max(a, ft_plane_idle(&ft->plane[first + i]));
+		s = ft_cal_take(ft, &ft->chan[ch], a, dur);
+		end = s + dur;
+		for (i = 0; i < ft->P; i++) {
+			ft_plane_hold(&ft->plane[first + i], end);
+			ft_ev(cmd, ISP_RES_PLANE, first + i, "IBC", s, dur);
+		}
+		ft_busy(ft, cmd, ISP_RES_PLANE, dur * ft->P);
+		ft_busy(ft, cmd, ISP_RES_CHANNEL, dur);
+		ft_busy(ft, cmd, ISP_RES_DIE, dur);
+		ft_ev(cmd, ISP_RES_CHANNEL, ch, "IBC", s, dur);
+		ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, dur);
+		pj = ft_sat_mul(bytes, p->e_channel_byte);
+		cmd->channel_bytes += bytes;
+		ft->st.channel_bytes += bytes;
+	} else {
+		for (i = 0; i < ft->P; i++) {
+			struct ft_plane *pl = &ft->plane[first + i];
+
+			s = ft_cal_take(ft, &ft->chan[ch], ft_max(ready, ft_plane_idle(pl)), dur);
+			ft_plane_hold(pl, s + dur);
+			end = ft_max(end, s + dur);
+			ft_ev(cmd, ISP_RES_PLANE, first + i, "IBC", s, dur);
+			ft_ev(cmd, ISP_RES_CHANNEL, ch, "IBC", s, dur);
+			ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, dur);
+		}
+		ft_busy(ft, cmd, ISP_RES_PLANE, dur * ft->P);
+		ft_busy(ft, cmd, ISP_RES_CHANNEL, dur * ft->P);
+		ft_busy(ft, cmd, ISP_RES_DIE, dur * ft->P);
+		pj = ft_sat_mul((uint64_t)bytes * ft->P, p->e_channel_byte);
+		cmd->channel_bytes += (uint64_t)bytes * ft->P;
+		ft->st.channel_bytes += (uint64_t)bytes * ft->P;
+	}
+	ft_energy(ft, cmd, pj);
+	ft_done(cmd, end);
+	return end;
+}
+
+uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t bytes,
+		int mpibc, uint64_t ready)
+{
+	uint64_t end;
+
+	if (die >= ft->ND || bytes > (1u << 24))
+		return ft_fail(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	end = ft_ibc_locked(ft, cmd, die, bytes, mpibc, ft_ready(cmd, ready));
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+uint64_t ft_ibc_all(struct ft *ft, struct ft_cmd *cmd, uint32_t bytes, int mpibc,
+		    uint64_t ready)
+{
+	uint64_t end, last;
+	uint32_t d;
+
+	if (bytes > (1u << 24))
+		return ft_fail(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	ready = ft_ready(cmd, ready);
+	last = ready;
+	for (d = 0; d < ft->ND; d++) {
+		end = ft_ibc_locked(ft, cmd, d, bytes, mpibc, ready);
+		last = ft_max(last, end);
+	}
+	pthread_mutex_unlock(&ft->lock);
+	return last;
+}
+
+static uint64_t ft_core_locked(struct ft *ft, struct ft_cmd *cmd, int core,
+			       uint64_t cycles, const char *label, uint64_t ready)
+{
+	const struct fp_params *p = &ft->p;
+	uint64_t dur = ft_t_cycles(p, cycles), s, best = UINT64_MAX;
+	uint32_t lo, hi, k, pick = 0;
+
+	if (core >= 0) {
+		lo = (uint32_t)core;
+		hi = lo + 1;
+	} else if (core == FT_CORE_ISP || p->isp_cores >= p->cores) {
+		lo = 0;
+		hi = core == FT_CORE_ISP ? p->isp_cores : p->cores;
+	} else {
+		lo = p->isp_cores;
+		hi = p->cores;
+	}
+	for (k = lo; k < hi; k++) {
+		s = ft_cal_find(&ft->core[k], ready, dur);
+		if (s < best) {
+			best = s;
+			pick = k;
+		}
+	}
+	ft_cal_add(&ft->core[pick], best, dur, ft->floor);
+	ft_busy(ft, cmd, ISP_RES_CORE, dur);
+	ft_energy(ft, cmd, ft_sat_mul(cycles, p->e_core_cycle));
+	cmd->core_cycles = ft_sat_add(cmd->core_cycles, cycles);
+	ft->st.core_cycles = ft_sat_add(ft->st.core_cycles, cycles);
+	ft_ev(cmd, ISP_RES_CORE, pick, label ? label : "work", best, dur);
+	ft_done(cmd, best + dur);
+	return best + dur;
+}
+
+uint64_t ft_core(struct ft *ft, struct ft_cmd *cmd, int core, uint64_t cycles,
+		 const char *label, uint64_t ready)
+{
+	uint64_t end;
+
+	if (cycles > FT_MAX_CYCLES || core < FT_CORE_FTL ||
+	    (core >= 0 && (uint32_t)core >= ft->p.cores))
+		return ft_fail(cmd, ready);
+	if (!cycles)
+		return ft_ready(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	end = ft_core_locked(ft, cmd, core, cycles, label, ft_ready(cmd, ready));
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+uint64_t ft_ctrl(struct ft *ft, struct ft_cmd *cmd, uint64_t ready)
+{
+	const struct fp_params *p = &ft->p;
+	uint64_t cycles, s, best = UINT64_MAX, end;
+	uint32_t lo, hi, k, pick = 0;
+
+	if (!p->ctrl_cmd)
+		return ft_ready(cmd, ready);
+	cycles = p->ctrl_cmd * p->core_mhz / 1000000u;
+	pthread_mutex_lock(&ft->lock);
+	ready = ft_ready(cmd, ready);
+	lo = p->isp_cores < p->cores ? p->isp_cores : 0;
+	hi = p->cores;
+	for (k = lo; k < hi; k++) {
+		s = ft_cal_find(&ft->core[k], ready, p->ctrl_cmd);
+		if (s < best) {
+			best = s;
+			pick = k;
+		}
+	}
+	ft_cal_add(&ft->core[pick], best, p->ctrl_cmd, ft->floor);
+	end = best + p->ctrl_cmd;
+	ft_busy(ft, cmd, ISP_RES_CORE, p->ctrl_cmd);
+	ft_energy(ft, cmd, ft_sat_mul(cycles, p->e_core_cycle));
+	cmd->core_cycles += cycles;
+	ft->st.core_cycles += cycles;
+	ft_ev(cmd, ISP_RES_CORE, pick, "ctrl", best, p->ctrl_cmd);
+	ft_done(cmd, end);
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+static uint64_t ft_dram_locked(struct ft *ft, struct ft_cmd *cmd, uint64_t bytes,
+			       uint64_t ready)
+{
+	uint64_t dur = ft_t_xfer(bytes, ft->p.dram_mbps);
+	uint64_t s = ft_cal_take(ft, &ft->dram, ready, dur);
+
+	ft_busy(ft, cmd, ISP_RES_DRAM, dur);
+	ft_energy(ft, cmd, ft_sat_mul(bytes, ft->p.e_dram_byte));
+	cmd->dram_bytes += bytes;
+	ft->st.dram_bytes += bytes;
+	ft_ev(cmd, ISP_RES_DRAM, 0, "DRAM", s, dur);
+	ft_done(cmd, s + dur);
+	return s + dur;
+}
+
+uint64_t ft_dram(struct ft *ft, struct ft_cmd *cmd, uint64_t bytes, uint64_t ready)
+{
+	uint64_t end;
+
+	if (bytes > FT_MAX_BYTES)
+		return ft_fail(cmd, ready);
+	if (!bytes)
+		return ft_ready(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	end = ft_dram_locked(ft, cmd, bytes, ft_ready(cmd, ready));
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+uint64_t ft_dma(struct ft *ft, struct ft_cmd *cmd, enum ft_dir dir, uint64_t bytes,
+		uint64_t ready)
+{
+	uint64_t dur, s;
+
+	if (bytes > FT_MAX_BYTES || (dir != FT_H2C && dir != FT_C2H))
+		return ft_fail(cmd, ready);
+	if (!bytes)
+		return ft_ready(cmd, ready);
+	dur = ft_t_xfer(bytes, ft->p.link_mbps);
+	pthread_mutex_lock(&ft->lock);
+	s = ft_cal_take(ft, &ft->link[dir], ft_ready(cmd, ready), dur);
+	ft_busy(ft, cmd, ISP_RES_LINK, dur);
+	ft_energy(ft, cmd, ft_sat_mul(bytes, ft->p.e_link_byte));
+	cmd->link_bytes[dir] += bytes;
+	ft->st.link_bytes[dir] += bytes;
+	ft_ev(cmd, ISP_RES_LINK, dir, dir == FT_H2C ? "DMA h2c" : "DMA c2h", s, dur);
+	ft_done(cmd, s + dur);
+	pthread_mutex_unlock(&ft->lock);
+	return s + dur;
+}
+
+/* ---- analytic mode ---- */
+
+uint64_t ft_batch_read(struct ft *ft, struct ft_cmd *cmd, const struct ft_batch *b,
+		       uint64_t ready)
+{
+	uint64_t i, end, last;
+
+	if (!b || !ft_op_ok(&b->op) || b->count > FT_MAX_BATCH ||
+	    b->first > FT_MAX_BATCH || b->dram_bytes > (1u << 24) ||
+	    b->core_cycles > FT_MAX_CYCLES || b->core < FT_CORE_FTL ||
+	    (b->core >= 0 && (uint32_t)b->core >= ft->p.cores))
+		return ft_fail(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	ready = ft_ready(cmd, ready);
+	last = ready;
+	for (i = b->first; i < b->first + b->count; i++) {
+		uint32_t plane = fg_pfpa_plane_of(ft->C, ft->D, ft->P, i);
+
+		end = ft_read_locked(ft, cmd, plane, &b->op, ready);
+		if (b->dram_bytes)
+			end = ft_dram_locked(ft, cmd, b->dram_bytes, end);
+		if (b->core_cycles)
+			end = ft_core_locked(ft, cmd, b->core, b->core_cycles,
+					     b->core_label, end);
+		last = ft_max(last, end);
+	}
+	pthread_mutex_unlock(&ft->lock);
+	return last;
+}
+
+/* ---- statistics ---- */
+
+void ft_get_stats(struct ft *ft, struct ft_stats *out, int reset)
+{
+	uint64_t nres[ISP_RES_NCLASSES];
+
+	pthread_mutex_lock(&ft->lock);
+	*out = ft->st;
+	if (reset) {
+		memcpy(nres, ft->st.nres, sizeof(nres));
+		memset(&ft->st, 0, sizeof(ft->st));
+		memcpy(ft->st.nres, nres, sizeof(nres));
+	}
+	pthread_mutex_unlock(&ft->lock);
+}
+
+void ft_stats_to_wire(const struct ft_stats *s, struct isp_wire_stats *w)
+{
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		w->page_reads[i] = s->page_reads[i];
+		w->page_programs[i] = s->page_programs[i];
+	}
+	w->block_erases = s->erases;
+	w->channel_bytes = s->channel_bytes;
+	w->link_bytes_h2c = s->link_bytes[FT_H2C];
+	w->link_bytes_c2h = s->link_bytes[FT_C2H];
+	for (i = 0; i < ISP_RES_NCLASSES; i++) {
+		w->busy_ns[i] = s->busy_ps[i] / FT_PS_PER_NS;
+		w->nres[i] = s->nres[i];
+	}
+	w->model_ns = s->model_ps / FT_PS_PER_NS;
+	w->energy_pj = s->energy_pj;
+}

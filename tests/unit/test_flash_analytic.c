@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_flash_analytic.c - analytic mode (SPEC R13): a batch of identical page
+ * operations gives exactly what the per-page path gives (times, energy,
+ * busy time, counters, trace), and a paper-scale estimate (41.5 M 1024-bit
+ * embeddings on reis-ssd1 and reis-ssd2) takes well under a second.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "flash_geom.h"
+#include "flash_timing.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static char *trace_json(struct ft *ft, struct ft_trace *tr)
+{
+	size_t len = 0;
+	char *buf;
+
+	ft_trace_write_mem(ft, tr, NULL, 0, &len);
+	buf = malloc(len + 1);
+	REQUIRE(buf && ft_trace_write_mem(ft, tr, buf, len + 1, &len) == 0);
+	return buf;
+}
+
+/* Warm both engines up identically so the batch starts from a busy state. */
+static void warm(struct ft *ft, uint64_t t)
+{
+	struct ft_page_op op = { .mode = ISP_CELL_TLC, .n_dout = 1, .dout_bytes = 4096 };
+	struct ft_cmd c;
+	uint32_t i;
+
+	ft_cmd_begin(ft, &c, t, NULL);
+	for (i = 0; i < 40; i++)
+		ft_page_read(ft, &c, (i * 37) % ft_params(ft)->channels, &op, 0);
+	ft_core(ft, &c, FT_CORE_ISP, 5000, "warm", 0);
+	ft_dram(ft, &c, 10000, 0);
+	ft_cmd_end(ft, &c, NULL);
+}
+
+static void equiv(const char *preset, const struct ft_batch *b, uint64_t ready_off)
+{
+	struct fp_params p;
+	struct ft *a, *z;
+	struct ft_trace *ta, *tz;
+	struct ft_cmd ca, cz;
+	struct ft_stats sa, sz;
+	uint64_t ea, ez = 0, i, e;
+	char *ja, *jz;
+	int k;
+
+	REQUIRE(fp_preset(preset, &p) == 0);
+	REQUIRE(ft_open(&p, &a) == 0 && ft_open(&p, &z) == 0);
+	REQUIRE(ft_trace_new(1u << 20, &ta) == 0 && ft_trace_new(1u << 20, &tz) == 0);
+	warm(a, 0);
+	warm(z, 0);
+
+	ft_cmd_begin(a, &ca, 20, ta);
+	ea = ft_batch_read(a, &ca, b, ca.start + ready_off);
+	CHECK(ft_cmd_end(a, &ca, NULL) == 0);
+
+	ft_cmd_begin(z, &cz, 20, tz);
+	for (i = b->first; i < b->first + b->count; i++) {
+		e = ft_page_read(z, &cz, fg_pfpa_plane_of(p.channels, p.dies_per_channel,
+							  p.planes_per_die, i),
+				 &b->op, cz.start + ready_off);
+		if (b->dram_bytes)
+			e = ft_dram(z, &cz, b->dram_bytes, e);
+		if (b->core_cycles)
+			e = ft_core(z, &cz, b->core, b->core_cycles, b->core_label, e);
+		if (e > ez)
+			ez = e;
+	}
+	CHECK(ft_cmd_end(z, &cz, NULL) == 0);
+
+	CHECK_EQ_U64(ea, ez);
+	CHECK_EQ_U64(ca.end, cz.end);
+	CHECK_EQ_U64(ca.energy_pj, cz.energy_pj);
+	for (k = 0; k < ISP_RES_NCLASSES; k++)
+		CHECK_EQ_U64(ca.busy_ps[k], cz.busy_ps[k]);
+	for (k = 0; k < 5; k++)
+		CHECK_EQ_U64(ca.page_reads[k], cz.page_reads[k]);
+	CHECK_EQ_U64(ca.channel_bytes, cz.channel_bytes);
+	CHECK_EQ_U64(ca.dram_bytes, cz.dram_bytes);
+	CHECK_EQ_U64(ca.core_cycles, cz.core_cycles);
+	CHECK_EQ_U64(ca.page_reads[b->op.mode], b->count);
+	ft_get_stats(a, &sa, 0);
+	ft_get_stats(z, &sz, 0);
+	CHECK(memcmp(&sa, &sz, sizeof(sa)) == 0);
+	ja = trace_json(a, ta);
+	jz = trace_json(z, tz);
+	CHECK(strcmp(ja, jz) == 0);
+	free(ja);
+	free(jz);
+	ft_trace_free(ta);
+	ft_trace_free(tz);
+	ft_close(a);
+	ft_close(z);
+}
+
+/* Brute-force REIS search over @n 1024-bit embeddings (REIS 4.3), analytic. */
+static double paper_scale(const char *preset, uint64_t n, uint64_t *model_ns)
+{
+	const uint32_t emb = 128, entry = 128 + 2 + 4 + 4;	/* EMB DIST RADR DADR */
+	struct fp_params p;
+	struct ft_batch b;
+	struct ft_cmd c;
+	struct ft *ft;
+	uint64_t pages, pass, t;
+	double t0;
+
+	REQUIRE(fp_preset(preset, &p) == 0);
+	t0 = now_s();
+	REQUIRE(ft_open(&p, &ft) == 0);
+	pages = (n + p.page_bytes / emb - 1) / (p.page_bytes / emb);
+	pass = n / 100;		/* 1 % pass the distance filter (REIS 4.3.3) */
+	memset(&b, 0, sizeof(b));
+	b.first = 0;
+	b.count = pages;
+	b.op.mode = ISP_CELL_SLC;
+	b.op.flags = FT_OP_XOR | FT_OP_CACHE;
+	b.op.n_fbc = p.page_bytes / emb;
+	b.op.n_cmp = p.page_bytes / emb;
+	b.op.n_dout = 1;
+	b.op.dout_bytes = (uint32_t)((pass * entry + pages - 1) / pages);
+	b.dram_bytes = b.op.dout_bytes;
+	b.core = FT_CORE_ISP;
+	b.core_cycles = ft_cycles_select(&p, (pass + pages - 1) / pages);
+	b.core_label = "quickselect";
+
+	ft_cmd_begin(ft, &c, 0, NULL);
+	t = ft_ctrl(ft, &c, 0);
+	t = ft_dma(ft, &c, FT_H2C, emb, t);			/* the query */
+	t = ft_ibc_all(ft, &c, p.page_bytes, 1, t);		/* MPIBC */
+	t = ft_batch_read(ft, &c, &b, t);
+	t = ft_core(ft, &c, FT_CORE_ISP, ft_cycles_rerank(&p, 100, 1024), "rerank", t);
+	t = ft_core(ft, &c, FT_CORE_ISP, ft_cycles_sort(&p, 100), "sort", t);
+	ft_dma(ft, &c, FT_C2H, 10 * 4096, t);			/* top-10 chunks */
+	CHECK(ft_cmd_end(ft, &c, model_ns) == 0);
+	CHECK_EQ_U64(c.page_reads[ISP_CELL_SLC], pages);
+	ft_close(ft);
+	return now_s() - t0;
+}
+
+int main(void)
+{
+	struct ft_batch b;
+	uint64_t ns1, ns2;
+	double s1, s2;
+
+	memset(&b, 0, sizeof(b));
+	b.op = (struct ft_page_op){ .mode = ISP_CELL_SLC, .flags = FT_OP_XOR,
+				    .n_fbc = 128, .n_cmp = 128, .n_dout = 1, .dout_bytes = 300 };
+	b.count = 1000;
+	equiv("reis-ssd1", &b, 0);
+	b.first = 77;		/* mid-stripe start */
+	b.count = 613;
+	b.op.flags |= FT_OP_CACHE;
+	equiv("reis-ssd1", &b, 5000000);
+	b.dram_bytes = 300;
+	b.core = FT_CORE_ISP;
+	b.core_cycles = 2000;
+	b.core_label = "select";
+	equiv("reis-ssd2", &b, 0);
+	b.op.n_dout = 0;	/* everything filtered in the die */
+	b.core = 2;
+	equiv("reis-ssd2", &b, 123);
+	b.op = (struct ft_page_op){ .mode = ISP_CELL_TLC, .n_dout = 3, .dout_bytes = 256 };
+	b.first = 5;
+	b.count = 100;
+	b.dram_bytes = 0;
+	b.core = FT_CORE_FTL;
+	b.core_cycles = 100;
+	equiv("recflash-tlc", &b, 0);
+
+	/* Paper scale: 41.5 M 1024-bit embeddings, 128 per 16 KiB page. */
+	s1 = paper_scale("reis-ssd1", 41500000, &ns1);
+	s2 = paper_scale("reis-ssd2", 41500000, &ns2);
+	printf("paper-scale brute force: reis-ssd1 %.3f ms modeled in %.1f ms CPU; "
+	       "reis-ssd2 %.3f ms modeled in %.1f ms CPU\n",
+	       ns1 / 1e6, s1 * 1e3, ns2 / 1e6, s2 * 1e3);
+	CHECK(s1 < 1.0 && s2 < 1.0);
+	CHECK(ns2 < ns1);	/* more channels, planes and bandwidth */
+	return t_result();
+}
