@@ -35,6 +35,7 @@ enum isp_opcode {
 	ISP_OP_IDENTIFY = 0x82,
 	ISP_OP_ECHO_C2H = 0x86,
 	ISP_OP_STATS = 0x8a,
+	ISP_OP_TRACE_ARM = 0x8c,
 	/* Tickets and result transfer, section 6. */
 	ISP_OP_RESULT_READ = 0xa2,
 	ISP_OP_RESULT_RELEASE = 0xa4,
@@ -125,6 +126,7 @@ enum isp_cap {
 	ISP_CAP_ECHO = 1u << 0,
 	ISP_CAP_STATS = 1u << 1,
 	ISP_CAP_TIMING_DELAY = 1u << 2,	/* glue holds completions for model time */
+	ISP_CAP_TRACE = 1u << 3,	/* TRACE_ARM: Perfetto timeline of a command */
 	ISP_CAP_REIS = 1u << 8,		/* brute-force Search */
 	ISP_CAP_REIS_IVF = 1u << 9,
 	ISP_CAP_REIS_DF = 1u << 10,	/* distance filtering */
@@ -261,6 +263,7 @@ _Static_assert(sizeof(struct isp_wire_stats) == 4096, "wire size");
 enum isp_result_kind {
 	ISP_RESULT_SEARCH = 1,
 	ISP_RESULT_SLS = 2,
+	ISP_RESULT_TRACE = 3,	/* Chrome/Perfetto trace JSON after the header */
 };
 
 /*

@@ -1,53 +1,76 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * isp_dev.c - command dispatch of the emulated ISP drive.
+ * isp_dev.c - the emulated ISP drive: command dispatch, the device commands,
+ * metadata commits shared by the engines, statistics, timeline export.
  *
- * Decodes and bounds every field of a vendor command (docs/command-set.md),
- * then hands it to the handler of its opcode. The same code runs inside QEMU
- * and in libreis' in-process transport.
+ * Decodes and bounds every field of a vendor command (docs/command-set.md)
+ * before handing it to the handler of its opcode. The same code runs inside
+ * QEMU and in libreis' in-process transport.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "flash_preset.h"
 #include "isp_dev.h"
 #include "isp_internal.h"
 
+/* Result table bounds (docs/command-set.md section 6). */
+#define ISP_MAX_TICKETS 1024
+#define ISP_MAX_RESULT_BYTES (256ull << 20)
+/* Events kept per traced command; more are counted as dropped. */
+#define ISP_TRACE_MAX_EVENTS (1u << 20)
+#define ISP_TRACE_MAX_JSON (64u << 20)
+
+/* Engines of this drive, in metadata order. */
+static const struct isp_engine *const isp_engines[] = {
+	NULL,	/* keeps the array non-empty; engines add themselves above */
+};
+
+#define ISP_NENGINES (sizeof(isp_engines) / sizeof(isp_engines[0]))
+
 struct isp_dev {
 	struct fp_params params;
 	uint32_t max_xfer;
 	int timing_delay;
-	char *backing;
 	char *trace_dir;
-
-	pthread_mutex_t lock;		/* protects stats and link_free_ps */
-	struct isp_wire_stats stats;
-	uint64_t link_free_ps;		/* host link timeline */
+	struct fs *fs;
+	struct ft *ft;
 	struct isp_results results;
+	void *engine_state[ISP_NENGINES];
+
+	pthread_mutex_t lock;		/* stats, trace arming, sequence */
+	uint64_t cmds[ISP_CLS_N];
+	uint64_t errors[ISP_CLS_N];
+	uint64_t emul_ns;
+	uint64_t seq;			/* commands executed, names trace files */
+	uint32_t trace_ticket;		/* armed trace, 0: none */
+	uint8_t trace_opcode;		/* 0: the next command of any opcode */
+
+	pthread_mutex_t commit_lock;	/* serializes isp_dev_commit() */
 };
 
-/* Result table bounds (docs/command-set.md section 6). */
-#define ISP_MAX_TICKETS 1024
-#define ISP_MAX_RESULT_BYTES (256ull << 20)
-
 static uint16_t isp_noop(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl);
+			 void *data, size_t len, struct isp_cpl *cpl);
 static uint16_t isp_echo_h2c(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl);
+			     void *data, size_t len, struct isp_cpl *cpl);
 static uint16_t isp_echo_c2h(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl);
+			     void *data, size_t len, struct isp_cpl *cpl);
 static uint16_t isp_identify(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl);
+			     void *data, size_t len, struct isp_cpl *cpl);
 static uint16_t isp_stats_cmd(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl);
+			      void *data, size_t len, struct isp_cpl *cpl);
+static uint16_t isp_trace_arm(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			      void *data, size_t len, struct isp_cpl *cpl);
 static uint16_t isp_result_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl);
+				void *data, size_t len, struct isp_cpl *cpl);
 static uint16_t isp_result_release(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl);
+				   void *data, size_t len, struct isp_cpl *cpl);
 
 static const struct isp_op isp_dev_ops[] = {
 	{ ISP_OP_NOOP, ISP_CLS_DEVICE, 0, "ISP_NOOP", isp_noop },
@@ -57,24 +80,26 @@ static const struct isp_op isp_dev_ops[] = {
 	{ ISP_OP_ECHO_C2H, ISP_CLS_DEVICE, 0, "ISP_ECHO_C2H", isp_echo_c2h },
 	{ ISP_OP_STATS, ISP_CLS_DEVICE, sizeof(struct isp_wire_stats),
 	  "ISP_STATS", isp_stats_cmd },
+	{ ISP_OP_TRACE_ARM, ISP_CLS_DEVICE, 0, "ISP_TRACE_ARM", isp_trace_arm },
 	{ ISP_OP_RESULT_READ, ISP_CLS_RESULT, 0, "ISP_RESULT_READ", isp_result_read },
 	{ ISP_OP_RESULT_RELEASE, ISP_CLS_RESULT, 0, "ISP_RESULT_RELEASE",
 	  isp_result_release },
 };
 
-/* Every opcode table; the engines add theirs here. */
-static const struct isp_op_table isp_op_tables[] = {
-	{ isp_dev_ops, sizeof(isp_dev_ops) / sizeof(isp_dev_ops[0]) },
-};
-
 static const struct isp_op *isp_find_op(uint8_t opcode)
 {
-	size_t t, i;
+	size_t e, i;
 
-	for (t = 0; t < sizeof(isp_op_tables) / sizeof(isp_op_tables[0]); t++)
-		for (i = 0; i < isp_op_tables[t].n; i++)
-			if (isp_op_tables[t].ops[i].opcode == opcode)
-				return &isp_op_tables[t].ops[i];
+	for (i = 0; i < sizeof(isp_dev_ops) / sizeof(isp_dev_ops[0]); i++)
+		if (isp_dev_ops[i].opcode == opcode)
+			return &isp_dev_ops[i];
+	for (e = 0; e < ISP_NENGINES; e++) {
+		const struct isp_engine *eng = isp_engines[e];
+
+		for (i = 0; eng && i < eng->nops; i++)
+			if (eng->ops[i].opcode == opcode)
+				return &eng->ops[i];
+	}
 	return NULL;
 }
 
@@ -117,6 +142,21 @@ const char *isp_status_name(uint16_t status)
 	}
 }
 
+uint16_t isp_status_from_errno(int err)
+{
+	switch (err) {
+	case 0: return ISP_SC_SUCCESS;
+	case -ENOSPC: return ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR;
+	case -ENOMEM: return ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR;
+	case -EFBIG: return ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR;
+	case -ENOENT: return ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
+	case -EEXIST: return ISP_SC_ID_EXISTS | ISP_STATUS_DNR;
+	case -EBUSY: return ISP_SC_BUSY | ISP_STATUS_DNR;
+	case -EINVAL: return ISP_BAD_FIELD;
+	default: return ISP_SC_INTERNAL;
+	}
+}
+
 static uint64_t isp_now_ns(void)
 {
 	struct timespec ts;
@@ -124,6 +164,101 @@ static uint64_t isp_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* ---- metadata: every engine's part in one blob ---- */
+
+#define ISP_META_MAGIC 0x4d505349u	/* "ISPM" */
+#define ISP_META_VERSION 1u
+#define ISP_META_NAME 16
+
+struct isp_meta_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t nparts;
+	uint32_t rsvd;
+};
+
+struct isp_meta_part {
+	char name[ISP_META_NAME];
+	uint64_t len;
+};
+
+/* Find engine @name's part in the committed blob. */
+static int isp_meta_find(const void *blob, size_t len, const char *name,
+			 const void **part, size_t *plen)
+{
+	const uint8_t *p = blob;
+	struct isp_meta_hdr h;
+	size_t off = sizeof(h);
+	uint32_t i;
+
+	*part = NULL;
+	*plen = 0;
+	if (len == 0)
+		return 0;
+	if (len < sizeof(h))
+		return -EIO;
+	memcpy(&h, p, sizeof(h));
+	if (h.magic != ISP_META_MAGIC || h.version != ISP_META_VERSION)
+		return -EIO;
+	for (i = 0; i < h.nparts; i++) {
+		struct isp_meta_part mp;
+
+		if (len - off < sizeof(mp))
+			return -EIO;
+		memcpy(&mp, p + off, sizeof(mp));
+		off += sizeof(mp);
+		if (mp.len > len - off)
+			return -EIO;
+		if (strncmp(mp.name, name, ISP_META_NAME) == 0) {
+			*part = p + off;
+			*plen = (size_t)mp.len;
+			return 0;
+		}
+		off += (size_t)mp.len;
+	}
+	return 0;
+}
+
+int isp_dev_commit(struct isp_dev *dev)
+{
+	struct fm_iov iov[1 + 2 * ISP_NENGINES];
+	struct isp_meta_part parts[ISP_NENGINES];
+	void *blobs[ISP_NENGINES] = { NULL };
+	struct isp_meta_hdr h = { ISP_META_MAGIC, ISP_META_VERSION, 0, 0 };
+	unsigned n = 1;
+	size_t e;
+	int ret = 0;
+
+	pthread_mutex_lock(&dev->commit_lock);
+	for (e = 0; e < ISP_NENGINES && !ret; e++) {
+		size_t len = 0;
+
+		if (!isp_engines[e] || !dev->engine_state[e])
+			continue;
+		ret = isp_engines[e]->save(dev->engine_state[e], &blobs[e], &len);
+		if (ret)
+			break;
+		memset(&parts[h.nparts], 0, sizeof(parts[0]));
+		snprintf(parts[h.nparts].name, ISP_META_NAME, "%s", isp_engines[e]->name);
+		parts[h.nparts].len = len;
+		iov[n].base = &parts[h.nparts];
+		iov[n++].len = sizeof(parts[0]);
+		iov[n].base = blobs[e];
+		iov[n++].len = len;
+		h.nparts++;
+	}
+	iov[0].base = &h;
+	iov[0].len = sizeof(h);
+	if (!ret)
+		ret = fs_commitv(dev->fs, iov, n);
+	pthread_mutex_unlock(&dev->commit_lock);
+	for (e = 0; e < ISP_NENGINES; e++)
+		free(blobs[e]);
+	return ret;
+}
+
+/* ---- open / close ---- */
 
 static char *isp_strdup(const char *s)
 {
@@ -143,14 +278,18 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 		 char *err, size_t errlen)
 {
 	char dummy[8];
+	struct fs_config fcfg;
 	struct isp_dev *dev;
 	const char *preset;
+	const void *blob;
+	size_t blen, e;
 	int ret;
 
 	if (!err) {
 		err = dummy;
 		errlen = sizeof(dummy);
 	}
+	err[0] = '\0';
 	*out = NULL;
 	if (!cfg) {
 		snprintf(err, errlen, "no configuration");
@@ -167,15 +306,18 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->commit_lock, NULL);
+	isp_results_init(&dev->results, ISP_MAX_TICKETS, ISP_MAX_RESULT_BYTES);
 	preset = cfg->preset && *cfg->preset ? cfg->preset : "reis-ssd1";
 	ret = fp_preset(preset, &dev->params);
 	if (ret) {
-		const char *const *n = fp_preset_names();
+		const char *const *nm = fp_preset_names();
 		size_t off;
 
 		off = (size_t)snprintf(err, errlen, "unknown preset '%s' (known:", preset);
-		for (; *n && off < errlen; n++)
-			off += (size_t)snprintf(err + off, errlen - off, " %s", *n);
+		for (; *nm && off < errlen; nm++)
+			off += (size_t)snprintf(err + off, errlen - off, " %s", *nm);
 		if (off < errlen)
 			snprintf(err + off, errlen - off, ")");
 		goto fail;
@@ -185,36 +327,105 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 		goto fail;
 	dev->max_xfer = cfg->max_xfer;
 	dev->timing_delay = cfg->timing_delay;
-	dev->backing = isp_strdup(cfg->backing);
 	dev->trace_dir = isp_strdup(cfg->trace_dir);
-	if ((cfg->backing && !dev->backing) || (cfg->trace_dir && !dev->trace_dir)) {
-		snprintf(err, errlen, "out of memory");
+	if (cfg->trace_dir && !dev->trace_dir) {
 		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	pthread_mutex_init(&dev->lock, NULL);
-	isp_results_init(&dev->results, ISP_MAX_TICKETS, ISP_MAX_RESULT_BYTES);
-	dev->stats.nres[ISP_RES_LINK] = 1;
+	memset(&fcfg, 0, sizeof(fcfg));
+	fcfg.path = cfg->backing && *cfg->backing ? cfg->backing : NULL;
+	fcfg.params = &dev->params;
+	ret = fs_open(&fcfg, &dev->fs, err, errlen);
+	if (ret)
+		goto fail;
+	ret = ft_open(&dev->params, &dev->ft);
+	if (ret) {
+		snprintf(err, errlen, "timing engine: %s", strerror(-ret));
+		goto fail;
+	}
+	fs_user_blob(dev->fs, &blob, &blen);
+	for (e = 0; e < ISP_NENGINES; e++) {
+		const void *part;
+		size_t plen;
+
+		if (!isp_engines[e])
+			continue;
+		ret = isp_meta_find(blob, blen, isp_engines[e]->name, &part, &plen);
+		if (ret) {
+			snprintf(err, errlen, "metadata of the backing file is corrupt");
+			goto fail;
+		}
+		ret = isp_engines[e]->open(dev, part, plen, &dev->engine_state[e],
+					   err, errlen);
+		if (ret)
+			goto fail;
+	}
+	fs_user_blob_free(dev->fs);
 	*out = dev;
 	return 0;
 
 fail:
-	free(dev->backing);
-	free(dev->trace_dir);
-	free(dev);
+	isp_dev_close(dev);
 	return ret;
 }
 
 void isp_dev_close(struct isp_dev *dev)
 {
+	size_t e;
+
 	if (!dev)
 		return;
+	for (e = ISP_NENGINES; e-- > 0;)
+		if (isp_engines[e] && dev->engine_state[e])
+			isp_engines[e]->close(dev->engine_state[e]);
 	isp_results_destroy(&dev->results);
+	ft_close(dev->ft);
+	fs_close(dev->fs);
 	pthread_mutex_destroy(&dev->lock);
-	free(dev->backing);
+	pthread_mutex_destroy(&dev->commit_lock);
 	free(dev->trace_dir);
 	free(dev);
 }
+
+/* ---- accessors for handlers ---- */
+
+const struct fp_params *isp_dev_params(const struct isp_dev *dev)
+{
+	return &dev->params;
+}
+
+struct fs *isp_dev_store(struct isp_dev *dev)
+{
+	return dev->fs;
+}
+
+struct ft *isp_dev_timing(struct isp_dev *dev)
+{
+	return dev->ft;
+}
+
+struct isp_results *isp_dev_results(struct isp_dev *dev)
+{
+	return &dev->results;
+}
+
+uint32_t isp_dev_max_xfer(const struct isp_dev *dev)
+{
+	return dev->max_xfer;
+}
+
+void *isp_dev_engine(struct isp_dev *dev, const struct isp_engine *e)
+{
+	size_t i;
+
+	for (i = 0; i < ISP_NENGINES; i++)
+		if (isp_engines[i] == e)
+			return dev->engine_state[i];
+	return NULL;
+}
+
+/* ---- decode and dispatch ---- */
 
 /* Field checks shared by isp_dev_check() and isp_dev_exec(). */
 static uint16_t isp_check_cmd(const struct isp_dev *dev, const struct isp_cmd *cmd,
@@ -250,105 +461,161 @@ static uint16_t isp_check_cmd(const struct isp_dev *dev, const struct isp_cmd *c
 }
 
 static void isp_count(struct isp_dev *dev, const struct isp_op *op, uint16_t status,
-		      uint64_t model_ns, uint64_t energy_pj, uint64_t emul_ns)
+		      uint64_t emul_ns)
 {
 	unsigned cls = op ? op->cls : ISP_CLS_OTHER;
 
 	pthread_mutex_lock(&dev->lock);
-	dev->stats.cmds[cls]++;
+	dev->cmds[cls]++;
 	if (status)
-		dev->stats.errors[cls]++;
-	dev->stats.model_ns += model_ns;
-	dev->stats.energy_pj += energy_pj;
-	dev->stats.emul_ns += emul_ns;
+		dev->errors[cls]++;
+	dev->emul_ns += emul_ns;
 	pthread_mutex_unlock(&dev->lock);
-}
-
-/* Modeled time is end - submit, rounded up to whole ns. */
-static void isp_finish(struct isp_cpl *cpl, const struct isp_cost *cost)
-{
-	uint64_t ps = cost->end_ps > cost->start_ps ? cost->end_ps - cost->start_ps : 0;
-
-	cpl->model_ns = (ps + 999) / 1000;
-	cpl->energy_pj = cost->energy_pj;
-	cpl->result = isp_wire_result_pack(cpl->model_ns, cost->energy_pj / 1000);
 }
 
 uint16_t isp_dev_check(struct isp_dev *dev, const struct isp_cmd *cmd,
 		       struct isp_cpl *cpl)
 {
 	const struct isp_op *op;
-	struct isp_cost cost;
 	uint16_t status;
 
 	memset(cpl, 0, sizeof(*cpl));
 	status = isp_check_cmd(dev, cmd, &op, cpl);
 	if (status) {
 		/* Rejected at decode: only the controller's overhead is spent. */
-		cost.start_ps = 0;
-		cost.end_ps = dev->params.ctrl_cmd;
-		cost.energy_pj = 0;
-		isp_finish(cpl, &cost);
-		isp_count(dev, op, status, cpl->model_ns, 0, 0);
+		cpl->model_ns = (dev->params.ctrl_cmd + FT_PS_PER_NS - 1) / FT_PS_PER_NS;
+		cpl->result = isp_wire_result_pack(cpl->model_ns, 0);
+		isp_count(dev, op, status, 0);
 	}
 	return status;
+}
+
+/* Take the armed trace if @cmd matches it; returns its ticket or 0. */
+static uint32_t isp_trace_take(struct isp_dev *dev, const struct isp_cmd *cmd)
+{
+	uint32_t ticket = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	if (dev->trace_ticket && cmd->opcode != ISP_OP_TRACE_ARM &&
+	    cmd->opcode != ISP_OP_RESULT_READ && cmd->opcode != ISP_OP_RESULT_RELEASE &&
+	    (!dev->trace_opcode || dev->trace_opcode == cmd->opcode)) {
+		ticket = dev->trace_ticket;
+		dev->trace_ticket = 0;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return ticket;
+}
+
+/* Publish a command's timeline as the armed ticket's result. */
+static void isp_trace_publish(struct isp_dev *dev, uint32_t ticket,
+			      struct ft_trace *tr, const struct isp_cpl *cpl)
+{
+	struct isp_wire_result_hdr hdr;
+	size_t json_len = 0;
+	uint8_t *blob;
+
+	ft_trace_write_mem(dev->ft, tr, NULL, 0, &json_len);
+	if (json_len > ISP_TRACE_MAX_JSON) {
+		isp_results_cancel(&dev->results, ticket);
+		return;
+	}
+	blob = malloc(sizeof(hdr) + json_len + 1);
+	if (!blob) {
+		isp_results_cancel(&dev->results, ticket);
+		return;
+	}
+	ft_trace_write_mem(dev->ft, tr, (char *)blob + sizeof(hdr), json_len + 1,
+			   &json_len);
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, "RSLT", 4);
+	hdr.kind = ISP_RESULT_TRACE;
+	hdr.total_bytes = sizeof(hdr) + json_len;
+	hdr.ticket = ticket;
+	hdr.model_ns = cpl->model_ns;
+	hdr.energy_pj = cpl->energy_pj;
+	memcpy(blob, &hdr, sizeof(hdr));
+	isp_results_publish(&dev->results, ticket, blob, hdr.total_bytes,
+			    NULL, NULL, NULL);
+}
+
+/* With isp-trace-dir, every command's timeline goes to a file. */
+static void isp_trace_file(struct isp_dev *dev, uint64_t seq, const struct isp_op *op,
+			   struct ft_trace *tr)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/isp-%06llu-%s.json", dev->trace_dir,
+		 (unsigned long long)seq, op->name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	ft_trace_write_fd(dev->ft, tr, fd);
+	close(fd);
 }
 
 uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
 		      void *data, size_t data_len, struct isp_cpl *cpl)
 {
-	uint64_t t0 = isp_now_ns();
+	uint64_t t0 = isp_now_ns(), seq;
+	struct ft_trace *tr = NULL;
 	const struct isp_op *op;
+	uint32_t trace_ticket = 0;
 	struct isp_ctx ctx;
 	uint16_t status;
 
 	memset(cpl, 0, sizeof(*cpl));
-	ctx.dev = dev;
-	ctx.cost.start_ps = cmd->submit_ns * 1000;
-	ctx.cost.end_ps = ctx.cost.start_ps + dev->params.ctrl_cmd;
-	ctx.cost.energy_pj = 0;
 	status = isp_check_cmd(dev, cmd, &op, cpl);
 	if (!status && data_len != isp_cmd_data_len(cmd))
 		status = isp_fail(cpl, ISP_BAD_FIELD, "buffer size differs from NDT");
 	if (!status && data_len && !data)
 		status = isp_fail(cpl, ISP_BAD_FIELD, "no data buffer");
+
+	pthread_mutex_lock(&dev->lock);
+	seq = ++dev->seq;
+	pthread_mutex_unlock(&dev->lock);
+	if (!status)
+		trace_ticket = isp_trace_take(dev, cmd);
+	if ((trace_ticket || dev->trace_dir) &&
+	    ft_trace_new(ISP_TRACE_MAX_EVENTS, &tr))
+		tr = NULL;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.dev = dev;
+	ft_cmd_begin(dev->ft, &ctx.ftc, cmd->submit_ns, tr);
+	ctx.ready = ft_ctrl(dev->ft, &ctx.ftc, 0);
 	if (!status) {
 		status = op->fn(&ctx, cmd, data, data_len, cpl);
 		cpl->status = status;
 		if (status && !cpl->err)
 			cpl->err = isp_status_name(status);
 	}
-	isp_finish(cpl, &ctx.cost);
-	isp_count(dev, op, status, cpl->model_ns, cpl->energy_pj, isp_now_ns() - t0);
+	ft_cmd_end(dev->ft, &ctx.ftc, &cpl->model_ns);
+	cpl->energy_pj = ctx.ftc.energy_pj;
+	cpl->result = isp_wire_result_pack(cpl->model_ns, cpl->energy_pj / 1000);
+	if (trace_ticket) {
+		if (tr)
+			isp_trace_publish(dev, trace_ticket, tr, cpl);
+		else
+			isp_results_cancel(&dev->results, trace_ticket);
+	}
+	if (tr && dev->trace_dir && op)
+		isp_trace_file(dev, seq, op, tr);
+	ft_trace_free(tr);
+	isp_count(dev, op, status, isp_now_ns() - t0);
 	return status;
 }
 
-/*
- * Host-link DMA of @bytes after the command overhead, serialized with other
- * commands' transfers on the one link.
- */
-void isp_link_xfer(struct isp_ctx *ctx, uint64_t bytes, int c2h)
+uint64_t isp_link_xfer(struct isp_ctx *ctx, uint64_t bytes, int c2h,
+		       uint64_t ready)
 {
-	struct isp_dev *dev = ctx->dev;
-	struct isp_cost *cost = &ctx->cost;
-	uint64_t dur = bytes * 1000000u / dev->params.link_mbps;	/* ps */
-	uint64_t start;
-
-	pthread_mutex_lock(&dev->lock);
-	start = cost->end_ps > dev->link_free_ps ? cost->end_ps : dev->link_free_ps;
-	dev->link_free_ps = start + dur;
-	dev->stats.busy_ns[ISP_RES_LINK] += dur / 1000;
-	if (c2h)
-		dev->stats.link_bytes_c2h += bytes;
-	else
-		dev->stats.link_bytes_h2c += bytes;
-	pthread_mutex_unlock(&dev->lock);
-	cost->end_ps = start + dur;
-	cost->energy_pj += bytes * dev->params.e_link_byte;
+	return ft_dma(ctx->dev->ft, &ctx->ftc, c2h ? FT_C2H : FT_H2C, bytes, ready);
 }
 
+/* ---- device commands ---- */
+
 static uint16_t isp_noop(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl)
+			 void *data, size_t len, struct isp_cpl *cpl)
 {
 	(void)ctx; (void)data; (void)len;
 	if (cmd->cdw12 || cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
@@ -357,7 +624,7 @@ static uint16_t isp_noop(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 }
 
 static uint16_t isp_echo_h2c(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl)
+			     void *data, size_t len, struct isp_cpl *cpl)
 {
 	uint8_t chunk[4096];
 	const uint8_t *p = data;
@@ -366,8 +633,8 @@ static uint16_t isp_echo_h2c(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
-	isp_link_xfer(ctx, len, 0);
-	/* Regenerate the pattern piecewise; continue the generator state. */
+	isp_link_xfer(ctx, len, 0, ctx->ready);
+	/* Regenerate the pattern piecewise, continuing the generator state. */
 	for (off = 0; off < len; off += sizeof(chunk)) {
 		size_t n = len - off < sizeof(chunk) ? len - off : sizeof(chunk);
 		size_t i;
@@ -388,36 +655,29 @@ static uint16_t isp_echo_h2c(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 }
 
 static uint16_t isp_echo_c2h(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl)
+			     void *data, size_t len, struct isp_cpl *cpl)
 {
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	isp_wire_pattern(cmd->cdw12, data, len);
-	isp_link_xfer(ctx, len, 1);
+	isp_link_xfer(ctx, len, 1, ctx->ready);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
-}
-
-static uint64_t isp_raw_capacity(const struct fp_params *p)
-{
-	uint64_t planes = (uint64_t)p->channels * p->dies_per_channel * p->planes_per_die;
-	uint64_t slc = (uint64_t)p->slc_blocks * fp_pages_per_block(p, ISP_CELL_SLC);
-	uint64_t nat = (uint64_t)(p->blocks_per_plane - p->slc_blocks) *
-		       fp_pages_per_block(p, p->native_mode);
-
-	return planes * (slc + nat) * p->page_bytes;
 }
 
 static void isp_fill_identify(struct isp_dev *dev, struct isp_wire_identify *id)
 {
 	const struct fp_params *p = &dev->params;
-	uint32_t m;
+	const struct fg_geom *g = fs_geom(dev->fs);
+	uint64_t planes = g->planes;
+	uint32_t m, i;
+	size_t e;
 
 	memset(id, 0, sizeof(*id));
 	memcpy(id->magic, "ISP1", 4);
 	id->ver_major = ISP_WIRE_VERSION_MAJOR;
 	id->ver_minor = ISP_WIRE_VERSION_MINOR;
-	id->caps = ISP_CAP_ECHO | ISP_CAP_STATS;
+	id->caps = ISP_CAP_ECHO | ISP_CAP_STATS | ISP_CAP_TRACE;
 	if (dev->timing_delay)
 		id->caps |= ISP_CAP_TIMING_DELAY;
 	id->max_xfer = dev->max_xfer;
@@ -431,79 +691,130 @@ static void isp_fill_identify(struct isp_dev *dev, struct isp_wire_identify *id)
 	id->page_bytes = p->page_bytes;
 	id->oob_bytes = p->oob_bytes;
 	id->subpage_bytes = p->subpage_bytes;
-	id->raw_capacity_bytes = isp_raw_capacity(p);
-	id->dram_bytes = p->dram_bytes;
+	id->dram_bytes = fs_dram_budget(dev->fs);
+	id->dram_used = fs_dram_used(dev->fs, NULL);
 	id->cores = p->cores;
-	if (p->slc_blocks && p->native_mode != ISP_CELL_SLC) {
-		id->parts[id->nparts].first_block = 0;
-		id->parts[id->nparts].nblocks = p->slc_blocks;
-		id->parts[id->nparts].cell_mode = ISP_CELL_SLC;
-		id->parts[id->nparts].pages_per_block = fp_pages_per_block(p, ISP_CELL_SLC);
-		id->nparts++;
-	}
-	if (p->blocks_per_plane > p->slc_blocks || p->native_mode == ISP_CELL_SLC) {
-		uint32_t first = p->native_mode == ISP_CELL_SLC ? 0 : p->slc_blocks;
+	for (i = 0; i < FG_NPARTS && id->nparts < ISP_WIRE_MAX_PARTS; i++) {
+		const struct fg_part *pt = &g->part[i];
+		struct fs_space sp;
 
-		id->parts[id->nparts].first_block = first;
-		id->parts[id->nparts].nblocks = p->blocks_per_plane - first;
-		id->parts[id->nparts].cell_mode = p->native_mode;
-		id->parts[id->nparts].pages_per_block = fp_pages_per_block(p, p->native_mode);
+		if (!pt->nblocks)
+			continue;
+		id->parts[id->nparts].first_block = pt->first_block;
+		id->parts[id->nparts].nblocks = pt->nblocks;
+		id->parts[id->nparts].cell_mode = pt->mode;
+		id->parts[id->nparts].pages_per_block = pt->pages_per_block;
 		id->nparts++;
+		id->raw_capacity_bytes += planes * pt->nblocks * pt->pages_per_block *
+					  p->page_bytes;
+		if (fs_space(dev->fs, i, &sp) == 0)
+			id->free_bytes += sp.free_pages * p->page_bytes;
 	}
 	snprintf(id->preset, sizeof(id->preset), "%s", p->name);
 	for (m = ISP_CELL_SLC; m <= ISP_CELL_QLC; m++) {
-		id->t_read_ns[m] = (uint32_t)(p->t_read[m] / 1000);
-		id->t_prog_ns[m] = (uint32_t)(p->t_prog[m] / 1000);
+		id->t_read_ns[m] = (uint32_t)(p->t_read[m] / FT_PS_PER_NS);
+		id->t_prog_ns[m] = (uint32_t)(p->t_prog[m] / FT_PS_PER_NS);
 	}
-	id->t_erase_ns = (uint32_t)(p->t_erase / 1000);
+	id->t_erase_ns = (uint32_t)(p->t_erase / FT_PS_PER_NS);
 	id->channel_mbps = p->channel_mbps;
 	id->core_mhz = p->core_mhz;
 	id->link_mbps = p->link_mbps;
-	id->ctrl_cmd_ns = (uint32_t)(p->ctrl_cmd / 1000);
+	id->ctrl_cmd_ns = (uint32_t)(p->ctrl_cmd / FT_PS_PER_NS);
+	for (e = 0; e < ISP_NENGINES; e++)
+		if (isp_engines[e] && isp_engines[e]->identify && dev->engine_state[e])
+			isp_engines[e]->identify(dev->engine_state[e], id);
 }
 
 static uint16_t isp_identify(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl)
+			     void *data, size_t len, struct isp_cpl *cpl)
 {
 	if (cmd->cdw12)
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown identify CNS");
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	isp_fill_identify(ctx->dev, data);
-	isp_link_xfer(ctx, len, 1);
+	isp_link_xfer(ctx, len, 1, ctx->ready);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
 }
 
 static void isp_fill_stats(struct isp_dev *dev, struct isp_wire_stats *st, int reset)
 {
-	pthread_mutex_lock(&dev->lock);
-	*st = dev->stats;
-	if (reset) {
-		uint64_t nres[ISP_RES_NCLASSES];
+	struct ft_stats fst;
+	size_t e;
 
-		memcpy(nres, dev->stats.nres, sizeof(nres));
-		memset(&dev->stats, 0, sizeof(dev->stats));
-		memcpy(dev->stats.nres, nres, sizeof(nres));
+	memset(st, 0, sizeof(*st));
+	ft_get_stats(dev->ft, &fst, reset);
+	ft_stats_to_wire(&fst, st);
+	pthread_mutex_lock(&dev->lock);
+	memcpy(st->cmds, dev->cmds, sizeof(st->cmds));
+	memcpy(st->errors, dev->errors, sizeof(st->errors));
+	st->emul_ns = dev->emul_ns;
+	if (reset) {
+		memset(dev->cmds, 0, sizeof(dev->cmds));
+		memset(dev->errors, 0, sizeof(dev->errors));
+		dev->emul_ns = 0;
 	}
 	pthread_mutex_unlock(&dev->lock);
+	for (e = 0; e < ISP_NENGINES; e++)
+		if (isp_engines[e] && isp_engines[e]->stats && dev->engine_state[e])
+			isp_engines[e]->stats(dev->engine_state[e], st, reset);
 }
 
 static uint16_t isp_stats_cmd(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl)
+			      void *data, size_t len, struct isp_cpl *cpl)
 {
 	if (cmd->cdw12 & ~ISP_STATS_RESET)
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown stats flags");
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	isp_fill_stats(ctx->dev, data, cmd->cdw12 & ISP_STATS_RESET);
-	isp_link_xfer(ctx, len, 1);
+	isp_link_xfer(ctx, len, 1, ctx->ready);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
 }
 
+static uint16_t isp_trace_arm(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			      void *data, size_t len, struct isp_cpl *cpl)
+{
+	struct isp_dev *dev = ctx->dev;
+	int ret;
+
+	(void)data; (void)len;
+	if (!cmd->cdw12)
+		return isp_fail(cpl, ISP_BAD_FIELD, "ticket 0");
+	if (cmd->cdw13 > 0xff || (cmd->cdw13 && cmd->cdw13 < 0x80))
+		return isp_fail(cpl, ISP_BAD_FIELD, "opcode filter not a vendor opcode");
+	if (cmd->cdw14 || cmd->cdw15)
+		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
+	pthread_mutex_lock(&dev->lock);
+	ret = dev->trace_ticket ? -EBUSY : 0;
+	pthread_mutex_unlock(&dev->lock);
+	if (ret)
+		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "a trace is already armed");
+	ret = isp_results_reserve(&dev->results, cmd->cdw12, ISP_TRACE_MAX_JSON +
+				  sizeof(struct isp_wire_result_hdr));
+	if (ret == -EEXIST)
+		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "ticket in use");
+	if (ret)
+		return isp_fail(cpl, ISP_SC_RESOURCE, "result table full");
+	pthread_mutex_lock(&dev->lock);
+	if (dev->trace_ticket) {
+		ret = -EBUSY;
+	} else {
+		dev->trace_ticket = cmd->cdw12;
+		dev->trace_opcode = (uint8_t)cmd->cdw13;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (ret) {
+		isp_results_cancel(&dev->results, cmd->cdw12);
+		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "a trace is already armed");
+	}
+	return 0;
+}
+
 static uint16_t isp_result_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl)
+				void *data, size_t len, struct isp_cpl *cpl)
 {
 	uint64_t off = (uint64_t)cmd->cdw15 << 32 | cmd->cdw14;
 	int64_t n;
@@ -513,7 +824,7 @@ static uint16_t isp_result_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 	if (cmd->cdw13 & ~ISP_RESULT_F_RELEASE)
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown result flags");
 	n = isp_results_read(&ctx->dev->results, cmd->cdw12, off, data, len,
-			     cmd->cdw13 & ISP_RESULT_F_RELEASE, &ctx->cost);
+			     cmd->cdw13 & ISP_RESULT_F_RELEASE, ctx);
 	if (n == -ENOENT)
 		return isp_fail(cpl, ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR, "unknown ticket");
 	if (n == -EBUSY)
@@ -521,13 +832,14 @@ static uint16_t isp_result_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 	if (n < 0)
 		return isp_fail(cpl, ISP_SC_BAD_OFFSET | ISP_STATUS_DNR,
 				"offset past the end of the result");
-	isp_link_xfer(ctx, len, 1);
+	/* Deferred costs (document reads) moved ctx->ftc.end; DMA after them. */
+	isp_link_xfer(ctx, len, 1, ctx->ftc.end);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
 }
 
 static uint16_t isp_result_release(struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			void *data, size_t len, struct isp_cpl *cpl)
+				   void *data, size_t len, struct isp_cpl *cpl)
 {
 	int64_t n;
 	uint8_t b;
@@ -547,15 +859,7 @@ static uint16_t isp_result_release(struct isp_ctx *ctx, const struct isp_cmd *cm
 	return 0;
 }
 
-const struct fp_params *isp_dev_params(const struct isp_dev *dev)
-{
-	return &dev->params;
-}
-
-struct isp_results *isp_dev_results(struct isp_dev *dev)
-{
-	return &dev->results;
-}
+/* ---- log pages and Identify Controller ---- */
 
 int isp_dev_log_page(struct isp_dev *dev, uint8_t lid, void *buf, size_t len,
 		     uint64_t off)

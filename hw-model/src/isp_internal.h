@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * isp_internal.h - what command handlers in hw-model share; not installed.
+ * isp_internal.h - what command handlers and engines in hw-model share; not
+ * installed.
  *
- * The dispatch in isp_dev.c looks opcodes up in three tables: the device
- * commands (isp_dev.c), REIS (isp_reis.c) and RecFlash (isp_recflash.c).
- * Each engine's file owns its table and handlers.
+ * The device (isp_dev.c) owns the flash store (flash_store.h), the timing
+ * engine (flash_timing.h), the ticket table (isp_result.h) and the engines.
+ * An engine plugs in with a struct isp_engine: its opcode table, load/save of
+ * its part of the committed metadata, and its identify/statistics fields.
  */
 #ifndef ISP_INTERNAL_H
 #define ISP_INTERNAL_H
@@ -13,19 +15,16 @@
 #include <stdint.h>
 
 #include "flash_preset.h"
+#include "flash_store.h"
+#include "flash_timing.h"
 #include "isp_dev.h"
 #include "isp_result.h"
 
-/* Per-command cost accumulated by handlers (ps / pJ on the device clock). */
-struct isp_cost {
-	uint64_t start_ps;	/* submission */
-	uint64_t end_ps;	/* completion so far; handlers only move it later */
-	uint64_t energy_pj;
-};
-
+/* Per-command state handed to handlers. */
 struct isp_ctx {
 	struct isp_dev *dev;
-	struct isp_cost cost;
+	struct ft_cmd ftc;	/* timing/energy of this command (flash_timing.h) */
+	uint64_t ready;		/* ps: the controller has decoded the command */
 };
 
 typedef uint16_t (*isp_handler)(struct isp_ctx *ctx, const struct isp_cmd *cmd,
@@ -39,9 +38,24 @@ struct isp_op {
 	isp_handler fn;
 };
 
-struct isp_op_table {
+struct isp_engine {
+	const char *name;	/* key of its metadata part, <= 15 chars */
 	const struct isp_op *ops;
-	size_t n;
+	size_t nops;
+	/*
+	 * Load from the engine's part of the last commit (@len 0: new drive).
+	 * Also the place to free regions an interrupted deploy left behind.
+	 */
+	int (*open)(struct isp_dev *dev, const void *blob, size_t len,
+		    void **state, char *err, size_t errlen);
+	void (*close)(void *state);
+	/* Serialize the committed tables into a malloc'd blob. Takes the
+	 * engine's own lock; called by isp_dev_commit() only. */
+	int (*save)(void *state, void **blob, size_t *len);
+	/* Optional: add capability bits, object counts. */
+	void (*identify)(void *state, struct isp_wire_identify *id);
+	/* Optional: add engine counters; @reset clears them afterwards. */
+	void (*stats)(void *state, struct isp_wire_stats *st, int reset);
 };
 
 /* Set @cpl's status and reason; returns @status for tail calls. */
@@ -56,9 +70,32 @@ static inline uint16_t isp_fail(struct isp_cpl *cpl, uint16_t status,
 #define ISP_BAD_FIELD (ISP_SC_INVALID_FIELD | ISP_STATUS_DNR)
 
 const struct fp_params *isp_dev_params(const struct isp_dev *dev);
+struct fs *isp_dev_store(struct isp_dev *dev);
+struct ft *isp_dev_timing(struct isp_dev *dev);
 struct isp_results *isp_dev_results(struct isp_dev *dev);
+uint32_t isp_dev_max_xfer(const struct isp_dev *dev);
 
-/* Host-link DMA of @bytes, serialized with other commands on the link. */
-void isp_link_xfer(struct isp_ctx *ctx, uint64_t bytes, int c2h);
+/* The state @e's open() returned, or NULL if @e is not part of @dev. */
+void *isp_dev_engine(struct isp_dev *dev, const struct isp_engine *e);
+
+/**
+ * isp_dev_commit() - persist every engine's tables and the region table in
+ * one atomic metadata commit (serialized between callers). Call it without
+ * holding an engine lock: it calls every engine's save().
+ * Return: 0 or -errno (the previous commit stays current).
+ */
+int isp_dev_commit(struct isp_dev *dev);
+
+/* Host-link DMA of @bytes after @ready; returns completion (ps). */
+uint64_t isp_link_xfer(struct isp_ctx *ctx, uint64_t bytes, int c2h,
+		       uint64_t ready);
+
+/* Map an -errno from the store/engines to an NVMe status. */
+uint16_t isp_status_from_errno(int err);
+
+/*
+ * Result deferred-cost callbacks (isp_result.h) receive the reading
+ * command's struct isp_ctx * as their @cost argument.
+ */
 
 #endif /* ISP_INTERNAL_H */

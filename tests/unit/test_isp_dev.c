@@ -11,6 +11,10 @@
 #include "check.h"
 #include "flash_preset.h"
 #include "isp_dev.h"
+#include "isp_internal.h"
+#include <dirent.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #define MAX_XFER (512u * 1024u)
 
@@ -114,7 +118,9 @@ static void test_echo(struct isp_dev *dev)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct isp_cmd c = mk(ISP_OP_ECHO_C2H, sizes[i]);
 
-		c.cdw12 = 0x1234u + (uint32_t)i;
+		/* Far apart in device time, so nothing queues on the link. */
+		c.submit_ns = (uint64_t)(i + 1) * 10000000000u;
+		c.cdw12 = 0x1234u + 2u * (uint32_t)i;
 		memset(buf, 0, sizes[i]);
 		CHECK_EQ_U64(run(dev, &c, buf, &cpl), 0);
 		isp_wire_pattern(c.cdw12, ref, sizes[i]);
@@ -124,7 +130,7 @@ static void test_echo(struct isp_dev *dev)
 		prev = cpl.model_ns;
 
 		c.opcode = ISP_OP_ECHO_H2C;
-		c.submit_ns += 1000000000;	/* after the link is idle again */
+		c.submit_ns += 1000000000;
 		CHECK_EQ_U64(run(dev, &c, buf, &cpl), 0);
 		buf[sizes[i] - 1] ^= 0x40;
 		CHECK_EQ_U64(run(dev, &c, buf, &cpl), ISP_SC_MISCOMPARE | ISP_STATUS_DNR);
@@ -220,7 +226,7 @@ static void test_stats(struct isp_dev *dev)
 	 * a command is counted once it completes, after its snapshot. */
 	CHECK_EQ_U64(st2.cmds[ISP_CLS_DEVICE], 2);
 	CHECK_EQ_U64(st2.errors[ISP_CLS_DEVICE], 0);
-	CHECK_EQ_U64(st2.nres[ISP_RES_LINK], 1);
+	CHECK_EQ_U64(st2.nres[ISP_RES_LINK], 2);	/* one per direction */
 	CHECK_EQ_U64(isp_dev_log_page(dev, ISP_LID_STATS, &st, sizeof(st), 0), sizeof(st));
 	CHECK_EQ_U64(st.cmds[ISP_CLS_DEVICE], 3);
 }
@@ -256,6 +262,105 @@ static void test_effects(void)
 		     "ISP Miscompare") == 0);
 }
 
+/* TRACE_ARM: the next matching command's timeline comes back as a result. */
+static void test_trace(struct isp_dev *dev)
+{
+	struct isp_wire_result_hdr hdr;
+	struct isp_cmd c = mk(ISP_OP_TRACE_ARM, 0);
+	struct isp_cpl cpl;
+	uint8_t buf[4096], page[64 * 1024];
+	char *json;
+
+	c.cdw12 = 77;
+	c.cdw13 = ISP_OP_ECHO_C2H;
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), 0);
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), ISP_SC_BUSY | ISP_STATUS_DNR);
+	c.cdw13 = 0x10;				/* not a vendor opcode */
+	c.cdw12 = 78;
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), ISP_BAD_FIELD);
+	/* Not yet traced: the result is not ready. */
+	c = mk(ISP_OP_RESULT_READ, sizeof(buf));
+	c.cdw12 = 77;
+	CHECK_EQ_U64(run(dev, &c, buf, &cpl), ISP_SC_BUSY | ISP_STATUS_DNR);
+	c = mk(ISP_OP_NOOP, 0);			/* filtered out */
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), 0);
+	c = mk(ISP_OP_ECHO_C2H, sizeof(page));
+	CHECK_EQ_U64(run(dev, &c, page, &cpl), 0);
+	c = mk(ISP_OP_RESULT_READ, sizeof(buf));
+	c.cdw12 = 77;
+	CHECK_EQ_U64(run(dev, &c, buf, &cpl), 0);
+	memcpy(&hdr, buf, sizeof(hdr));
+	CHECK(memcmp(hdr.magic, "RSLT", 4) == 0);
+	CHECK_EQ_U64(hdr.kind, ISP_RESULT_TRACE);
+	CHECK_EQ_U64(hdr.ticket, 77);
+	CHECK(hdr.total_bytes > sizeof(hdr) + 20);
+	json = malloc(hdr.total_bytes + 1);
+	REQUIRE(json);
+	/* Read the whole JSON at its offset, then release. */
+	c = mk(ISP_OP_RESULT_READ, (uint32_t)((hdr.total_bytes - sizeof(hdr) + 3) & ~3ull));
+	c.cdw12 = 77;
+	c.cdw13 = ISP_RESULT_F_RELEASE;
+	c.cdw14 = sizeof(hdr);
+	if (isp_cmd_data_len(&c) <= MAX_XFER) {
+		CHECK_EQ_U64(run(dev, &c, json, &cpl), 0);
+		json[hdr.total_bytes - sizeof(hdr)] = 0;
+		CHECK(strstr(json, "traceEvents") != NULL);
+		CHECK(strstr(json, "DMA c2h") != NULL);
+	}
+	free(json);
+	c = mk(ISP_OP_RESULT_READ, sizeof(buf));
+	c.cdw12 = 77;
+	CHECK_EQ_U64(run(dev, &c, buf, &cpl), ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR);
+}
+
+/* A backing file keeps committed metadata; isp-trace-dir gets files. */
+static void test_backing_and_trace_dir(void)
+{
+	char dir[] = "/tmp/isp-dev-XXXXXX", path[512];
+	struct isp_dev_config cfg = { .preset = "recflash-slc", .max_xfer = MAX_XFER };
+	struct isp_dev *dev;
+	struct isp_cmd c;
+	struct isp_cpl cpl;
+	char err[256];
+	uint64_t seq;
+	struct dirent *de;
+	DIR *d;
+	int files = 0;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/flash.img", dir);
+	cfg.backing = path;
+	cfg.trace_dir = dir;
+	REQUIRE(isp_dev_open(&cfg, &dev, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(isp_dev_commit(dev), 0);
+	seq = fs_meta_seq(isp_dev_store(dev));
+	CHECK(seq > 0);
+	c = mk(ISP_OP_NOOP, 0);
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), 0);
+	isp_dev_close(dev);
+	/* Another geometry on the same file is refused, not reformatted. */
+	cfg.preset = "recflash-tlc";
+	CHECK(isp_dev_open(&cfg, &dev, err, sizeof(err)) < 0);
+	CHECK(err[0] != 0);
+	cfg.preset = "recflash-slc";
+	REQUIRE(isp_dev_open(&cfg, &dev, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(fs_meta_seq(isp_dev_store(dev)), seq);
+	isp_dev_close(dev);
+	d = opendir(dir);
+	REQUIRE(d);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "isp-", 4) == 0 && strstr(de->d_name, "ISP_NOOP"))
+			files++;
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+	}
+	closedir(d);
+	rmdir(dir);
+	CHECK_EQ_U64(files, 1);
+}
+
 int main(void)
 {
 	struct isp_dev_config cfg = {
@@ -274,6 +379,8 @@ int main(void)
 	test_echo(dev);
 	test_bad_input(dev);
 	test_stats(dev);
+	test_trace(dev);
 	isp_dev_close(dev);
+	test_backing_and_trace_dir();
 	return t_result();
 }
