@@ -282,4 +282,8 @@ struct isp_wire_result_hdr {
 };
 _Static_assert(sizeof(struct isp_wire_result_hdr) == 64, "wire size");
 
+/* The engines' parts of the command set. */
+#include "isp_wire_reis.h"
+#include "isp_wire_rf.h"
+
 #endif /* ISP_WIRE_H */
