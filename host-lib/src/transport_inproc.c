@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * transport_inproc.c - the drive modeled inside this process: commands go
+ * straight to hw-model's isp_dev_exec(), the function the QEMU glue calls.
+ *
+ * Without workers a command executes inside submit and waits on a done
+ * list until reaped, so completions are reaped exactly as with io_uring.
+ * With workers, threads execute commands concurrently (isp_dev is
+ * thread-safe) and completions arrive in any order. In delay mode a
+ * completion is held until its modeled time has passed since submission,
+ * like the QEMU device's isp-timing=delay. The device clock is
+ * CLOCK_MONOTONIC (docs/command-set.md §1).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "reis_priv.h"
+
+#ifndef REIS_NO_INPROC
+
+#include "isp_dev.h"
+
+/* The modeled drive, shared by reis_clone()d handles. */
+struct inproc_drive {
+	struct isp_dev *isp;
+	int refs;			/* __atomic */
+	unsigned nworkers;
+	int delay;
+};
+
+struct inproc {
+	struct inproc_drive *drv;
+	unsigned nworkers;
+	int delay;
+	pthread_t *thr;
+	unsigned nthr;
+	pthread_mutex_t lock;		/* queues, only with workers */
+	pthread_cond_t cv_work;
+	pthread_cond_t cv_done;		/* CLOCK_MONOTONIC */
+	struct reis_req *pend_head, *pend_tail;
+	struct reis_req *done_head, *done_tail;
+	int stop;
+};
+
+static void inproc_exec(struct inproc *ip, struct reis_req *req)
+{
+	struct isp_dev *isp = ip->drv->isp;
+	struct isp_cmd c;
+	struct isp_cpl cpl;
+	uint64_t ndt_len;
+	uint16_t st;
+
+	memset(&c, 0, sizeof(c));
+	c.opcode = req->cmd.opcode;
+	c.nsid = req->cmd.nsid;
+	c.cdw10 = req->cmd.cdw10;
+	c.cdw11 = req->cmd.cdw11;
+	c.cdw12 = req->cmd.cdw12;
+	c.cdw13 = req->cmd.cdw13;
+	c.cdw14 = req->cmd.cdw14;
+	c.cdw15 = req->cmd.cdw15;
+	c.submit_ns = req->priv.submit_ns;
+	ndt_len = isp_cmd_data_len(&c);
+
+	st = isp_dev_check(isp, &c, &cpl);
+	if (!st) {
+		if (ndt_len > req->data_len) {
+			/* The drive would DMA past the host buffer's PRPs. */
+			memset(&cpl, 0, sizeof(cpl));
+			cpl.status = ISP_SC_DATA_XFER_ERROR;
+		} else {
+			/* A larger host buffer is fine: only NDT*4 bytes move. */
+			isp_dev_exec(isp, &c, ndt_len ? req->data : NULL, (size_t)ndt_len, &cpl);
+		}
+	}
+	req->cpl.status = cpl.status;
+	req->cpl.result = cpl.result;
+	req->cpl.err = 0;
+	req->priv.due_ns = ip->delay ? req->priv.submit_ns + cpl.model_ns : 0;
+}
+
+static void inproc_push(struct reis_req **head, struct reis_req **tail,
+			struct reis_req *req)
+{
+	req->priv.next = NULL;
+	if (*tail)
+		(*tail)->priv.next = req;
+	else
+		*head = req;
+	*tail = req;
+}
+
+static void *inproc_worker(void *arg)
+{
+	struct inproc *ip = arg;
+	struct reis_req *req;
+
+	pthread_mutex_lock(&ip->lock);
+	for (;;) {
+		while (!ip->pend_head && !ip->stop)
+			pthread_cond_wait(&ip->cv_work, &ip->lock);
+		if (ip->stop && !ip->pend_head)
+			break;
+		req = ip->pend_head;
+		ip->pend_head = req->priv.next;
+		if (!ip->pend_head)
+			ip->pend_tail = NULL;
+		pthread_mutex_unlock(&ip->lock);
+
+		inproc_exec(ip, req);
+
+		pthread_mutex_lock(&ip->lock);
+		inproc_push(&ip->done_head, &ip->done_tail, req);
+		pthread_cond_broadcast(&ip->cv_done);
+	}
+	pthread_mutex_unlock(&ip->lock);
+	return NULL;
+}
+
+static void inproc_stop(struct inproc *ip)
+{
+	unsigned i;
+
+	if (!ip->nworkers)
+		return;
+	pthread_mutex_lock(&ip->lock);
+	ip->stop = 1;
+	pthread_cond_broadcast(&ip->cv_work);
+	pthread_mutex_unlock(&ip->lock);
+	for (i = 0; i < ip->nthr; i++)
+		pthread_join(ip->thr[i], NULL);
+	free(ip->thr);
+	pthread_cond_destroy(&ip->cv_work);
+	pthread_cond_destroy(&ip->cv_done);
+	pthread_mutex_destroy(&ip->lock);
+}
+
+static void inproc_drive_put(struct inproc_drive *drv)
+{
+	if (drv && __atomic_sub_fetch(&drv->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		isp_dev_close(drv->isp);
+		free(drv);
+	}
+}
+
+static int inproc_attach(struct reis_dev *dev, struct inproc_drive *drv)
+{
+	struct inproc *ip = calloc(1, sizeof(*ip));
+	pthread_condattr_t ca;
+	unsigned i;
+	int ret;
+
+	if (!ip)
+		return -ENOMEM;
+	ip->drv = drv;
+	ip->nworkers = drv->nworkers;
+	ip->delay = drv->delay;
+	if (ip->nworkers) {
+		pthread_mutex_init(&ip->lock, NULL);
+		pthread_cond_init(&ip->cv_work, NULL);
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&ip->cv_done, &ca);
+		pthread_condattr_destroy(&ca);
+		ip->thr = calloc(ip->nworkers, sizeof(*ip->thr));
+		if (!ip->thr) {
+			ip->nthr = 0;
+			inproc_stop(ip);
+			free(ip);
+			return -ENOMEM;
+		}
+		for (i = 0; i < ip->nworkers; i++) {
+			ret = pthread_create(&ip->thr[i], NULL, inproc_worker, ip);
+			if (ret) {
+				inproc_stop(ip);
+				free(ip);
+				return -ret;
+			}
+			ip->nthr++;
+		}
+	}
+	__atomic_add_fetch(&drv->refs, 1, __ATOMIC_ACQ_REL);
+	dev->be = ip;
+	return 0;
+}
+
+static int inproc_open(struct reis_dev *dev, const char *path, const void *arg)
+{
+	const struct reis_inproc_opts *o = arg;
+	struct isp_dev_config cfg;
+	struct inproc_drive *drv;
+	char dummy[8];
+	char *err = o->errbuf && o->errlen ? o->errbuf : dummy;
+	size_t errlen = o->errbuf && o->errlen ? o->errlen : sizeof(dummy);
+	int ret;
+
+	(void)path;
+	err[0] = '\0';
+	if (o->flags & ~REIS_INPROC_DELAY) {
+		snprintf(err, errlen, "unknown flags 0x%x", o->flags);
+		return -EINVAL;
+	}
+	if (o->workers > REIS_INPROC_MAX_WORKERS) {
+		snprintf(err, errlen, "workers %u out of range [0, %u]", o->workers,
+			 REIS_INPROC_MAX_WORKERS);
+		return -EINVAL;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.backing = o->backing;
+	cfg.preset = o->preset;
+	cfg.params = o->params;
+	cfg.trace_dir = o->trace_dir;
+	cfg.max_xfer = o->max_xfer ? o->max_xfer : REIS_INPROC_DEFAULT_XFER;
+	cfg.timing_delay = !!(o->flags & REIS_INPROC_DELAY);
+
+	drv = calloc(1, sizeof(*drv));
+	if (!drv)
+		return -ENOMEM;
+	drv->nworkers = o->workers;
+	drv->delay = cfg.timing_delay;
+	ret = isp_dev_open(&cfg, &drv->isp, err, errlen);
+	if (ret) {
+		free(drv);
+		return ret;
+	}
+	ret = inproc_attach(dev, drv);
+	if (ret) {
+		isp_dev_close(drv->isp);
+		free(drv);
+		snprintf(err, errlen, "cannot start workers: %s", reis_strerror(ret));
+	}
+	return ret;
+}
+
+static int inproc_clone(struct reis_dev *dev, struct reis_dev *out)
+{
+	struct inproc *ip = dev->be;
+
+	return inproc_attach(out, ip->drv);
+}
+
+static void inproc_close(struct reis_dev *dev)
+{
+	struct inproc *ip = dev->be;
+
+	inproc_stop(ip);
+	inproc_drive_put(ip->drv);
+	free(ip);
+	dev->be = NULL;
+}
+
+static int inproc_submit(struct reis_dev *dev, struct reis_req *req)
+{
+	struct inproc *ip = dev->be;
+
+	if (!ip->nworkers) {
+		inproc_exec(ip, req);
+		inproc_push(&ip->done_head, &ip->done_tail, req);
+		return 0;
+	}
+	pthread_mutex_lock(&ip->lock);
+	inproc_push(&ip->pend_head, &ip->pend_tail, req);
+	pthread_cond_signal(&ip->cv_work);
+	pthread_mutex_unlock(&ip->lock);
+	return 0;
+}
+
+/*
+ * Move completions due at @now into @out; returns how many and sets
+ * *next_due to the earliest due time still held (UINT64_MAX if none).
+ */
+static unsigned inproc_collect(struct inproc *ip, uint64_t now, unsigned max,
+			       struct reis_req **out, uint64_t *next_due)
+{
+	struct reis_req **pp = &ip->done_head, *prev = NULL, *r;
+	unsigned n = 0;
+
+	*next_due = UINT64_MAX;
+	while ((r = *pp) && n < max) {
+		if (r->priv.due_ns <= now) {
+			*pp = r->priv.next;
+			if (ip->done_tail == r)
+				ip->done_tail = prev;
+			out[n++] = r;
+			continue;
+		}
+		if (r->priv.due_ns < *next_due)
+			*next_due = r->priv.due_ns;
+		prev = r;
+		pp = &r->priv.next;
+	}
+	return n;
+}
+
+static void inproc_ts(uint64_t ns, struct timespec *ts)
+{
+	ts->tv_sec = (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
+}
+
+static int inproc_reap(struct reis_dev *dev, unsigned min, unsigned max,
+		       int timeout_ms, struct reis_req **out)
+{
+	struct inproc *ip = dev->be;
+	uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : reis__deadline(timeout_ms);
+	uint64_t next_due, wake;
+	struct timespec ts;
+	unsigned n = 0;
+
+	if (ip->nworkers)
+		pthread_mutex_lock(&ip->lock);
+	for (;;) {
+		uint64_t now = ip->delay ? reis__now_ns() : 0;
+
+		n += inproc_collect(ip, now, max - n, out + n, &next_due);
+		if (n >= min || n >= max)
+			break;
+		if (!ip->delay)
+			now = reis__now_ns();
+		if (now >= deadline)
+			break;
+		wake = next_due < deadline ? next_due : deadline;
+		if (ip->nworkers) {
+			if (wake == UINT64_MAX) {
+				pthread_cond_wait(&ip->cv_done, &ip->lock);
+			} else {
+				inproc_ts(wake, &ts);
+				pthread_cond_timedwait(&ip->cv_done, &ip->lock, &ts);
+			}
+		} else {
+			if (wake == UINT64_MAX)
+				break;	/* nothing held and no producer: cannot happen */
+			inproc_ts(wake, &ts);
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		}
+	}
+	if (ip->nworkers)
+		pthread_mutex_unlock(&ip->lock);
+	return (int)n;
+}
+
+const struct reis_be_ops reis__be_inproc = {
+	.name = "inproc",
+	.open = inproc_open,
+	.clone = inproc_clone,
+	.close = inproc_close,
+	.submit = inproc_submit,
+	.flush = NULL,
+	.reap = inproc_reap,
+};
+
+#else /* REIS_NO_INPROC */
+
+static int inproc_nosys(struct reis_dev *dev, const char *path, const void *arg)
+{
+	(void)dev; (void)path; (void)arg;
+	return -ENOSYS;
+}
+
+const struct reis_be_ops reis__be_inproc = {
+	.name = "inproc",
+	.open = inproc_nosys,
+};
+
+#endif /* REIS_NO_INPROC */

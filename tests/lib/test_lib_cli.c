@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_lib_cli - the reis command-line tool on an in-process drive: --help,
+ * info/noop/echo/stats/list in human and --json form; every --json output
+ * is one valid JSON document whose fields match the drive; bad usage exits
+ * 2, failures exit 1 with a message.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+/* ---- a small JSON validator that flattens scalars to "a.b[2].c" paths ---- */
+
+#define MAXV 512
+
+struct jv {
+	char path[128];
+	char val[128];	/* strings unquoted, others as written */
+};
+
+struct jp {
+	const char *s;
+	struct jv v[MAXV];
+	unsigned n;
+	int err;
+};
+
+static void ws(struct jp *p)
+{
+	while (*p->s == ' ' || *p->s == '\n' || *p->s == '\t' || *p->s == '\r')
+		p->s++;
+}
+
+static void add(struct jp *p, const char *path, const char *b, size_t len)
+{
+	if (p->n >= MAXV || len >= sizeof(p->v[0].val))
+		return;
+	snprintf(p->v[p->n].path, sizeof(p->v[0].path), "%s", path);
+	memcpy(p->v[p->n].val, b, len);
+	p->v[p->n].val[len] = 0;
+	p->n++;
+}
+
+static int parse_value(struct jp *p, const char *path, int depth);
+
+static int parse_string(struct jp *p, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	if (*p->s != '"')
+		return -1;
+	p->s++;
+	while (*p->s && *p->s != '"') {
+		if ((unsigned char)*p->s < 0x20)
+			return -1;
+		if (*p->s == '\\') {
+			p->s++;
+			if (*p->s == 'u') {
+				int i;
+
+				for (i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", p->s[i]) || !p->s[i])
+						return -1;
+				p->s += 4;
+			} else if (!strchr("\"\\/bfnrt", *p->s) || !*p->s) {
+				return -1;
+			}
+		}
+		if (out && n + 1 < outlen)
+			out[n++] = *p->s;
+		p->s++;
+	}
+	if (*p->s != '"')
+		return -1;
+	p->s++;
+	if (out)
+		out[n] = 0;
+	return 0;
+}
+
+static int parse_value(struct jp *p, const char *path, int depth)
+{
+	char sub[128], key[64];
+	const char *b;
+	unsigned i = 0;
+
+	if (depth > 20)
+		return -1;
+	ws(p);
+	if (*p->s == '{' || *p->s == '[') {
+		int obj = *p->s == '{';
+
+		p->s++;
+		ws(p);
+		if (*p->s == (obj ? '}' : ']')) {
+			p->s++;
+			return 0;
+		}
+		for (;;) {
+			ws(p);
+			if (obj) {
+				if (parse_string(p, key, sizeof(key)))
+					return -1;
+				ws(p);
+				if (*p->s++ != ':')
+					return -1;
+				snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", key);
+			} else {
+				snprintf(sub, sizeof(sub), "%s[%u]", path, i++);
+			}
+			if (parse_value(p, sub, depth + 1))
+				return -1;
+			ws(p);
+			if (*p->s == ',') {
+				p->s++;
+				continue;
+			}
+			if (*p->s++ != (obj ? '}' : ']'))
+				return -1;
+			return 0;
+		}
+	}
+	b = p->s;
+	if (*p->s == '"') {
+		char s[128];
+
+		if (parse_string(p, s, sizeof(s)))
+			return -1;
+		add(p, path, s, strlen(s));
+		return 0;
+	}
+	if (!strncmp(p->s, "true", 4) || !strncmp(p->s, "null", 4))
+		p->s += 4;
+	else if (!strncmp(p->s, "false", 5))
+		p->s += 5;
+	else {
+		if (*p->s == '-')
+			p->s++;
+		if (*p->s < '0' || *p->s > '9')
+			return -1;
+		while ((*p->s >= '0' && *p->s <= '9') || *p->s == '.' || *p->s == 'e' ||
+		       *p->s == 'E' || *p->s == '+' || *p->s == '-')
+			p->s++;
+	}
+	add(p, path, b, (size_t)(p->s - b));
+	return 0;
+}
+
+/* Parse exactly one document; 0 on success. */
+static int json_parse(struct jp *p, const char *text)
+{
+	memset(p, 0, sizeof(*p));
+	p->s = text;
+	if (parse_value(p, "", 0))
+		return -1;
+	ws(p);
+	return *p->s ? -1 : 0;
+}
+
+static const char *jget(const struct jp *p, const char *path)
+{
+	unsigned i;
+
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].path, path))
+			return p->v[i].val;
+	return NULL;
+}
+
+static int jis(const struct jp *p, const char *path, const char *want)
+{
+	const char *v = jget(p, path);
+
+	if (!v || strcmp(v, want)) {
+		fprintf(stderr, "json %s = %s, want %s\n", path, v ? v : "(missing)", want);
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- running the tool ---- */
+
+static char cli[PATH_MAX + 32];
+static char out[1 << 16];
+
+static int run(const char *args)
+{
+	char cmd[PATH_MAX + 600];
+	FILE *f;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", cli, args);
+	f = popen(cmd, "r");
+	REQUIRE(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int find_cli(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *s;
+
+	if (getenv("REIS_CLI")) {
+		snprintf(cli, sizeof(cli), "%s", getenv("REIS_CLI"));
+		return access(cli, X_OK);
+	}
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	/* $BUILD/tests/lib/test_lib_cli -> $BUILD/host-lib/reis */
+	s = strstr(self, "/tests/lib/");
+	if (!s)
+		return -1;
+	*s = 0;
+	snprintf(cli, sizeof(cli), "%s/host-lib/reis", self);
+	return access(cli, X_OK);
+}
+
+int main(void)
+{
+	static struct jp p;
+
+	if (find_cli())
+		SKIP("reis CLI not built");
+
+	CHECK(run("--help") == 0);
+	CHECK(strstr(out, "Commands:") && strstr(out, "info") && strstr(out, "noop") &&
+	      strstr(out, "echo") && strstr(out, "stats") && strstr(out, "list"));
+	CHECK(run("--version") == 0);
+	CHECK(strstr(out, "0.1.0") != NULL);
+	CHECK(run("-i info --help") == 0);
+	CHECK(strstr(out, "usage: reis") != NULL);
+
+	CHECK(run("--inproc --json info") == 0);
+	REQUIRE(json_parse(&p, out) == 0);
+	CHECK(jis(&p, "transport", "inproc"));
+	CHECK(jis(&p, "version", "1.0"));
+	CHECK(jis(&p, "preset", "reis-ssd1"));
+	CHECK(jis(&p, "max_xfer", "524288"));
+	CHECK(jis(&p, "geometry.channels", "8"));
+	CHECK(jis(&p, "geometry.dies_per_channel", "16"));
+	CHECK(jis(&p, "geometry.planes_per_die", "2"));
+	CHECK(jis(&p, "partitions[0].cell_mode", "slc"));
+	CHECK(jis(&p, "caps[0]", "echo"));
+	CHECK(jis(&p, "controller.ctrl_cmd_ns", "1000"));
+	CHECK(jget(&p, "timing_ns.read_slc") != NULL);
+
+	CHECK(run("--preset reis-ssd2 --max-xfer 1m --json info") == 0);
+	REQUIRE(json_parse(&p, out) == 0);
+	CHECK(jis(&p, "preset", "reis-ssd2"));
+	CHECK(jis(&p, "geometry.channels", "16"));
+	CHECK(jis(&p, "geometry.planes_per_die", "4"));
+	CHECK(jis(&p, "max_xfer", "1048576"));
+
+	CHECK(run("-i info") == 0);
+	CHECK(strstr(out, "reis-ssd1") && strstr(out, "8 channels x 16 dies x 2 planes"));
+
+	CHECK(run("-i -j noop -n 200 -q 8") == 0);
+	REQUIRE(json_parse(&p, out) == 0);
+	CHECK(jis(&p, "count", "200"));
+	CHECK(jis(&p, "qd", "8"));
+	CHECK(jget(&p, "model_avg_ns") && atof(jget(&p, "model_avg_ns")) >= 1000.0);
+	CHECK(run("-i noop -n 10") == 0);
+	CHECK(strstr(out, "10 ISP_NOOP") != NULL);
+
+	CHECK(run("-i -j echo -s max -n 2") == 0);
+	REQUIRE(json_parse(&p, out) == 0);
+	CHECK(jis(&p, "size", "524288"));
+	CHECK(jis(&p, "results[0].dir", "h2c"));
+	CHECK(jis(&p, "results[0].ok", "true"));
+	CHECK(jis(&p, "results[1].dir", "c2h"));
+	CHECK(run("-i echo --dir c2h --size 64k --seed 9") == 0);
+	CHECK(strstr(out, "c2h 1 x 65536 bytes: ok") != NULL);
+
+	CHECK(run("-i -j stats --reset") == 0);
+	REQUIRE(json_parse(&p, out) == 0);
+	CHECK(jis(&p, "commands.device", "1"));	/* the identify at open */
+	CHECK(jis(&p, "reset", "true"));
+	CHECK(jget(&p, "busy_ns.link") != NULL);
+	CHECK(run("-i stats") == 0);
+
+	CHECK(run("-j list") == 0);
+	CHECK(json_parse(&p, out) == 0);
+
+	/* Failures and bad usage. */
+	CHECK(run("-i --preset nope info") == 1);
+	CHECK(run("-i echo -s 6") == 2);
+	CHECK(run("-i echo --dir sideways") == 2);
+	CHECK(run("-i noop -n 0") == 2);
+	CHECK(run("-i info extra") == 2);
+	CHECK(run("bogus") == 2);
+	CHECK(run("") == 2);
+	CHECK(run("--dev /dev/null --inproc info") == 2);
+	CHECK(run("--dev /dev/null -j info") == 1);
+	return t_result();
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_lib_decode - decoding what the drive returns. The 64-bit completion
+ * result (time bits 39:0, energy as a 5-bit exponent / 19-bit mantissa
+ * float in bits 63:40) decodes as isp_wire.h packs it, including
+ * saturation and rounding; reis_info_decode() refuses malformed identify
+ * data (signature, major version, max_xfer, partition count, short buffer)
+ * and sanitizes the preset name; reis_stats_decode() copies every counter.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "isp_wire.h"
+#include "libreis.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next64(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void check_result(void)
+{
+	unsigned i;
+
+	/* Hand-made values. */
+	CHECK_EQ_U64(reis_result_time_ns(0), 0);
+	CHECK_EQ_U64(reis_result_energy_nj(0), 0);
+	CHECK_EQ_U64(reis_result_time_ns(isp_wire_result_pack(1234, 0)), 1234);
+	CHECK_EQ_U64(reis_result_time_ns(isp_wire_result_pack(UINT64_MAX, 0)),
+		     (UINT64_C(1) << 40) - 1);
+	CHECK_EQ_U64(reis_result_energy_nj(isp_wire_result_pack(0, 524287)), 524287);
+	CHECK_EQ_U64(reis_result_energy_nj(isp_wire_result_pack(0, 524288)), 524288);
+	CHECK_EQ_U64(reis_result_energy_nj(isp_wire_result_pack(0, 524289)), 524288);
+	CHECK_EQ_U64(reis_result_energy_nj(isp_wire_result_pack(0, 1048575)), 1048574);
+	/* Bit layout: exponent 3, mantissa 5, time 7. */
+	{
+		uint64_t r = 7 | (UINT64_C(5) << 40) | (UINT64_C(3) << 59);
+
+		CHECK_EQ_U64(reis_result_time_ns(r), 7);
+		CHECK_EQ_U64(reis_result_energy_nj(r), 40);
+	}
+	/* Random: decode equals the reference, time exact, energy within 2^-18. */
+	for (i = 0; i < 100000; i++) {
+		uint64_t t = next64() >> (next64() % 64);
+		uint64_t e = next64() >> (20 + next64() % 44);
+		uint64_t r = isp_wire_result_pack(t, e);
+		uint64_t de = reis_result_energy_nj(r);
+
+		CHECK_EQ_U64(reis_result_time_ns(r), isp_wire_result_time_ns(r));
+		CHECK_EQ_U64(de, isp_wire_result_energy_nj(r));
+		CHECK_EQ_U64(reis_result_time_ns(r), t > ISP_RESULT_TIME_MAX ?
+			     ISP_RESULT_TIME_MAX : t);
+		CHECK(de <= e);
+		CHECK(e - de <= (e >> 18));
+		if (t_failures > 20)
+			break;
+	}
+}
+
+static void check_info(void)
+{
+	struct isp_wire_identify id;
+	struct reis_info in;
+
+	memset(&id, 0, sizeof(id));
+	memcpy(id.magic, "ISP1", 4);
+	id.ver_major = 1;
+	id.ver_minor = 7;
+	id.caps = REIS_CAP_ECHO | (UINT64_C(1) << 40);
+	id.max_xfer = 65536;
+	id.channels = 3;
+	id.nparts = 2;
+	id.parts[1].cell_mode = REIS_CELL_QLC;
+	id.parts[1].nblocks = 9;
+	memcpy(id.preset, "abc", 3);
+	id.t_read_ns[REIS_CELL_TLC] = 60000;
+	id.max_dbs = 5;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == 0);
+	CHECK_EQ_U64(in.ver_minor, 7);
+	CHECK_EQ_U64(in.caps, id.caps);
+	CHECK_EQ_U64(in.max_xfer, 65536);
+	CHECK_EQ_U64(in.channels, 3);
+	CHECK_EQ_U64(in.parts[1].cell_mode, REIS_CELL_QLC);
+	CHECK_EQ_U64(in.parts[1].nblocks, 9);
+	CHECK_EQ_U64(in.t_read_ns[REIS_CELL_TLC], 60000);
+	CHECK_EQ_U64(in.max_dbs, 5);
+	CHECK(strcmp(in.preset, "abc") == 0);
+
+	/* Name without NUL, with junk: bounded and printable. */
+	memset(id.preset, 'x', sizeof(id.preset));
+	id.preset[3] = '\n';
+	id.preset[4] = '"';
+	id.preset[5] = (char)0xff;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == 0);
+	CHECK_EQ_U64(strlen(in.preset), REIS_PRESET_LEN);
+	CHECK(strncmp(in.preset, "xxx???xx", 8) == 0);
+	memcpy(id.preset, "abc", 4);
+
+	CHECK(reis_info_decode(&id, sizeof(id) - 1, &in) == -EINVAL);
+	CHECK(reis_info_decode(NULL, sizeof(id), &in) == -EINVAL);
+	id.magic[3] = '2';
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == -EPROTO);
+	id.magic[3] = '1';
+	id.ver_major = 2;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == -EPROTO);
+	id.ver_major = 1;
+	id.max_xfer = 0;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == -EPROTO);
+	id.max_xfer = 2048;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == -EPROTO);
+	id.max_xfer = ISP_MAX_XFER_CAP + 4;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == -EPROTO);
+	id.max_xfer = 65538;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == -EPROTO);
+	id.max_xfer = ISP_MAX_XFER_CAP;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == 0);
+	id.nparts = ISP_WIRE_MAX_PARTS + 1;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == -EPROTO);
+	id.nparts = UINT32_MAX;
+	CHECK(reis_info_decode(&id, sizeof(id), &in) == -EPROTO);
+}
+
+static void check_stats(void)
+{
+	struct isp_wire_stats w;
+	struct reis_stats st;
+	uint64_t *p = (uint64_t *)(void *)&w;
+	unsigned i;
+
+	memset(&w, 0, sizeof(w));
+	for (i = 0; i < 416 / 8; i++)
+		p[i] = 1000 + i;	/* every counter distinct */
+	CHECK(reis_stats_decode(&w, sizeof(w), &st) == 0);
+	CHECK_EQ_U64(sizeof(st), 416);
+	CHECK(memcmp(&st, &w, sizeof(st)) == 0);	/* same order, same values */
+	CHECK_EQ_U64(st.cmds[0], 1000);
+	CHECK_EQ_U64(st.remaps, 1000 + 416 / 8 - 1);
+	CHECK(reis_stats_decode(&w, sizeof(w) - 1, &st) == -EINVAL);
+}
+
+int main(void)
+{
+	check_result();
+	check_info();
+	check_stats();
+	return t_result();
+}
