@@ -5,7 +5,7 @@
  *   reis [--dev PATH | --inproc [--preset P] [--backing F] [--params L]]
  *        [--ioctl] [--json] COMMAND [ARGS]
  *
- * Every command is one entry of reis_cmds[] with its own option parser and
+ * Every command is one entry of a command table with its own option parser and
  * help text, so list/deploy/search/sls/trace slot in as more entries. With
  * --json each command prints exactly one JSON document on stdout.
  */
@@ -19,279 +19,12 @@
 #include <time.h>
 
 #include "libreis.h"
+#include "reis_cli.h"
 
-#define EXIT_USAGE 2
-
-struct ctx {
-	const char *dev_path;
-	int inproc;
-	struct reis_inproc_opts iopts;
-	uint32_t open_flags;
-	int json;
-	struct reis_dev *dev;
-	char errbuf[256];
-};
-
-/* ---------------------------------------------------------------------- */
-/* Minimal JSON writer: one document per command, keys in insertion order. */
-/* ---------------------------------------------------------------------- */
-
-#define JSON_MAX_DEPTH 16
-
-struct json {
-	FILE *f;
-	int depth;
-	int first[JSON_MAX_DEPTH];
-};
-
-static struct json js;
-
-static void j_sep(const char *key)
-{
-	if (js.depth > 0 && !js.first[js.depth])
-		fputc(',', js.f);
-	if (js.depth > 0)
-		js.first[js.depth] = 0;
-	if (key) {
-		const char *p;
-
-		fputc('"', js.f);
-		for (p = key; *p; p++)
-			fputc(*p, js.f);
-		fputs("\":", js.f);
-	}
-}
-
-static void j_str_raw(const char *s)
-{
-	const unsigned char *p;
-
-	fputc('"', js.f);
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(js.f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(js.f, "\\u%04x", *p);
-		else
-			fputc(*p, js.f);
-	}
-	fputc('"', js.f);
-}
-
-static void j_open(const char *key, char c)
-{
-	j_sep(key);
-	fputc(c, js.f);
-	if (js.depth + 1 < JSON_MAX_DEPTH)
-		js.depth++;
-	js.first[js.depth] = 1;
-}
-
-static void j_close(char c)
-{
-	fputc(c, js.f);
-	if (js.depth > 0)
-		js.depth--;
-	if (js.depth == 0)
-		fputc('\n', js.f);
-}
-
-static void j_obj(const char *key) { j_open(key, '{'); }
-static void j_obj_end(void) { j_close('}'); }
-static void j_arr(const char *key) { j_open(key, '['); }
-static void j_arr_end(void) { j_close(']'); }
-
-static void j_u64(const char *key, uint64_t v)
-{
-	j_sep(key);
-	fprintf(js.f, "%" PRIu64, v);
-}
-
-static void j_i64(const char *key, int64_t v)
-{
-	j_sep(key);
-	fprintf(js.f, "%" PRId64, v);
-}
-
-static void j_dbl(const char *key, double v)
-{
-	j_sep(key);
-	fprintf(js.f, "%.3f", v);
-}
-
-static void j_str(const char *key, const char *s)
-{
-	j_sep(key);
-	j_str_raw(s);
-}
-
-static void j_bool(const char *key, int v)
-{
-	j_sep(key);
-	fputs(v ? "true" : "false", js.f);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Helpers                                                                 */
-/* ---------------------------------------------------------------------- */
-
-static int fail(struct ctx *c, const char *what, int err)
-{
-	const char *detail = c->dev ? reis_last_error(c->dev) : "";
-
-	if (c->json) {
-		js.depth = 0;
-		j_obj(NULL);
-		j_str("error", detail[0] ? detail : reis_strerror(err));
-		j_i64("errno", -err);
-		if (c->dev && reis_last_cpl(c->dev)->status)
-			j_u64("status", reis_last_cpl(c->dev)->status);
-		j_obj_end();
-	}
-	fprintf(stderr, "reis: %s: %s\n", what, detail[0] ? detail : reis_strerror(err));
-	return 1;
-}
-
-static int usage_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("reis: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see reis --help)\n", stderr);
-	return EXIT_USAGE;
-}
-
-/* Parse an unsigned number with an optional k/m/g (binary) suffix. */
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-	uint64_t mul = 1;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -EINVAL;
-	if (*end == 'k' || *end == 'K')
-		mul = 1024, end++;
-	else if (*end == 'm' || *end == 'M')
-		mul = 1024 * 1024, end++;
-	else if (*end == 'g' || *end == 'G')
-		mul = 1024 * 1024 * 1024, end++;
-	if (*end || (mul > 1 && v > UINT64_MAX / mul))
-		return -EINVAL;
-	v *= mul;
-	if (v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-static int open_dev(struct ctx *c)
-{
-	struct reis_disc d;
-	const char *path = c->dev_path;
-	int ret;
-
-	if (c->inproc) {
-		c->iopts.errbuf = c->errbuf;
-		c->iopts.errlen = sizeof(c->errbuf);
-		ret = reis_open_inproc(&c->iopts, &c->dev);
-		if (ret) {
-			fprintf(stderr, "reis: in-process drive: %s\n",
-				c->errbuf[0] ? c->errbuf : reis_strerror(ret));
-			return ret;
-		}
-		return 0;
-	}
-	if (!path)
-		path = getenv("REIS_DEV");
-	if (!path) {
-		ret = reis_discover(&d, 1, c->open_flags);
-		if (ret <= 0) {
-			fprintf(stderr, "reis: no ISP drive found; use --dev PATH or --inproc\n");
-			return ret < 0 ? ret : -ENODEV;
-		}
-		path = d.path;
-	}
-	ret = reis_open(path, c->open_flags, &c->dev);
-	if (ret)
-		fprintf(stderr, "reis: %s: %s\n", path, reis_strerror(ret));
-	return ret;
-}
-
-static void print_caps_human(uint64_t caps)
-{
-	unsigned b;
-	int any = 0;
-
-	for (b = 0; b < 64; b++) {
-		const char *n;
-
-		if (!(caps & (UINT64_C(1) << b)))
-			continue;
-		n = reis_cap_name(UINT64_C(1) << b);
-		if (n)
-			printf("%s%s", any ? " " : "", n);
-		else
-			printf("%sbit%u", any ? " " : "", b);
-		any = 1;
-	}
-	printf("%s\n", any ? "" : "none");
-}
-
-static void json_caps(uint64_t caps)
-{
-	unsigned b;
-
-	j_u64("caps_mask", caps);
-	j_arr("caps");
-	for (b = 0; b < 64; b++) {
-		const char *n;
-		char tmp[16];
-
-		if (!(caps & (UINT64_C(1) << b)))
-			continue;
-		n = reis_cap_name(UINT64_C(1) << b);
-		if (!n) {
-			snprintf(tmp, sizeof(tmp), "bit%u", b);
-			n = tmp;
-		}
-		j_str(NULL, n);
-	}
-	j_arr_end();
-}
 
 /* ---------------------------------------------------------------------- */
 /* Commands                                                                */
 /* ---------------------------------------------------------------------- */
-
-struct reis_cli_cmd {
-	const char *name;
-	const char *summary;
-	const char *help;
-	int needs_dev;
-	int (*fn)(struct ctx *c, int argc, char **argv);
-};
-
-/* Returns 1 if "--help"/"-h" was asked (and printed), <0 on bad usage. */
-static int sub_help(const struct reis_cli_cmd *cmd, int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: reis [GLOBAL OPTIONS] %s\n%s", cmd->name, cmd->help);
-			return 1;
-		}
-	}
-	return 0;
-}
 
 static int cmd_list(struct ctx *c, int argc, char **argv)
 {
@@ -813,11 +546,16 @@ static const struct reis_cli_cmd reis_cmds[] = {
 	  "  -r, --reset     zero the counters after reading\n", 1, cmd_stats },
 };
 
-#define NCMDS (sizeof(reis_cmds) / sizeof(reis_cmds[0]))
+/* Command tables: the device commands here, each feature's in its file. */
+static const struct reis_cli_table reis_tables[] = {
+	{ reis_cmds, sizeof(reis_cmds) / sizeof(reis_cmds[0]) },
+};
+
+#define NTABLES (sizeof(reis_tables) / sizeof(reis_tables[0]))
 
 static void usage(FILE *f)
 {
-	unsigned i;
+	unsigned i, t;
 
 	fprintf(f,
 		"usage: reis [OPTIONS] COMMAND [ARGS]\n"
@@ -840,8 +578,10 @@ static void usage(FILE *f)
 		"  -V, --version        print the library version\n"
 		"\n"
 		"Commands:\n", reis_version());
-	for (i = 0; i < NCMDS; i++)
-		fprintf(f, "  %-8s %s\n", reis_cmds[i].name, reis_cmds[i].summary);
+	for (t = 0; t < NTABLES; t++)
+		for (i = 0; i < reis_tables[t].n; i++)
+			fprintf(f, "  %-8s %s\n", reis_tables[t].cmds[i].name,
+				reis_tables[t].cmds[i].summary);
 }
 
 int main(int argc, char **argv)
@@ -863,11 +603,11 @@ int main(int argc, char **argv)
 	const struct reis_cli_cmd *cmd = NULL;
 	struct ctx c;
 	uint64_t v;
-	unsigned i;
+	unsigned i, t;
 	int opt, ret;
 
 	memset(&c, 0, sizeof(c));
-	js.f = stdout;
+	j_init(stdout);
 	while ((opt = getopt_long(argc, argv, "+d:ijhV", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'd': c.dev_path = optarg; break;
@@ -896,9 +636,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < NCMDS; i++)
-		if (!strcmp(argv[optind], reis_cmds[i].name))
-			cmd = &reis_cmds[i];
+	for (t = 0; t < NTABLES; t++)
+		for (i = 0; i < reis_tables[t].n; i++)
+			if (!strcmp(argv[optind], reis_tables[t].cmds[i].name))
+				cmd = &reis_tables[t].cmds[i];
 	if (!cmd)
 		return usage_err("unknown command '%s'", argv[optind]);
 	argc -= optind;
