@@ -118,6 +118,7 @@ enum reis_cap {
 	REIS_CAP_ECHO = 1u << 0,
 	REIS_CAP_STATS = 1u << 1,
 	REIS_CAP_TIMING_DELAY = 1u << 2,
+	REIS_CAP_TRACE = 1u << 3,
 	REIS_CAP_REIS = 1u << 8,
 	REIS_CAP_REIS_IVF = 1u << 9,
 	REIS_CAP_REIS_DF = 1u << 10,

@@ -151,6 +151,7 @@ const char *reis_cap_name(uint64_t cap)
 	case REIS_CAP_ECHO: return "echo";
 	case REIS_CAP_STATS: return "stats";
 	case REIS_CAP_TIMING_DELAY: return "timing-delay";
+	case REIS_CAP_TRACE: return "trace";
 	case REIS_CAP_REIS: return "reis";
 	case REIS_CAP_REIS_IVF: return "reis-ivf";
 	case REIS_CAP_REIS_DF: return "reis-df";
