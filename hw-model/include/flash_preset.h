@@ -70,6 +70,12 @@ struct fp_params {
 	uint32_t cyc_sls_elem;		/* SLS accumulate per element */
 	uint64_t ctrl_cmd;		/* per-command controller overhead (ps) */
 
+	/* REIS optimizations of the device, REIS 4.3.3-4.3.4 (1 on, 0 off;
+	 * a search may also turn each off with ISP_REIS_SF_NO_*). */
+	uint32_t reis_df;		/* distance filtering in the dies */
+	uint32_t reis_pl;		/* pipelining: cache read, core overlap */
+	uint32_t reis_mpibc;		/* multi-plane input broadcasting */
+
 	/* Energy (pJ). */
 	uint64_t e_read[5];		/* per page read, by cell mode */
 	uint64_t e_prog[5];

@@ -84,7 +84,9 @@ _Static_assert(sizeof(struct isp_wire_reis_create) == 160, "wire size");
 /*
  * DB_WRITE sections (CDW13). Each is streamed in order from offset 0 with
  * CDW14-15 the byte offset, which must equal the bytes already received for
- * that section; a section must not exceed its size. Sizes:
+ * that section; a section must not exceed its size (the last chunk may carry
+ * up to 3 bytes of dword padding). With DBF_TAGS, BIN bytes of entry i are
+ * accepted only after tag i: send TAGS before BIN. Sizes:
  */
 enum isp_reis_section {
 	ISP_REIS_SEC_BIN = 1,		/* n * dim/8: sign-bit codes, entry order */

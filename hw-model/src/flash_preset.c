@@ -62,6 +62,9 @@ static void fp_defaults(struct fp_params *p)
 	p->cyc_rerank_dim = 1;			/* A13: SIMD MAC */
 	p->cyc_sls_elem = 2;			/* A13 */
 	p->ctrl_cmd = PS(1000);			/* A14: 1 us firmware path */
+	p->reis_df = 1;				/* REIS 4.3.3: DF on */
+	p->reis_pl = 1;				/* REIS 4.3.4: PL on */
+	p->reis_mpibc = 1;			/* REIS 4.3.4: MPIBC on */
 
 	p->e_read[ISP_CELL_SLC] = PJ_UJ(7.39);	/* RecFlash Table III: 4 KB SLC */
 	p->e_read[ISP_CELL_MLC] = PJ_UJ(40.0);	/* A15 */
@@ -223,6 +226,8 @@ struct fp_field {
 	F32(cyc_select, FP_COUNT) F32(cyc_sort, FP_COUNT)		\
 	F32(cyc_rerank_dim, FP_COUNT) F32(cyc_sls_elem, FP_COUNT)	\
 	F64(ctrl_cmd, FP_TIME)						\
+	F32(reis_df, FP_COUNT) F32(reis_pl, FP_COUNT)			\
+	F32(reis_mpibc, FP_COUNT)					\
 	FARR(e_read, 1, slc, FP_ENERGY) FARR(e_read, 2, mlc, FP_ENERGY)	\
 	FARR(e_read, 3, tlc, FP_ENERGY) FARR(e_read, 4, qlc, FP_ENERGY)	\
 	FARR(e_prog, 1, slc, FP_ENERGY) FARR(e_prog, 2, mlc, FP_ENERGY)	\
@@ -518,6 +523,9 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	r = r ? r : fp_range(err, errlen, "cyc_sort", p->cyc_sort, 0, FP_MAX_CYC);
 	r = r ? r : fp_range(err, errlen, "cyc_rerank_dim", p->cyc_rerank_dim, 0, FP_MAX_CYC);
 	r = r ? r : fp_range(err, errlen, "cyc_sls_elem", p->cyc_sls_elem, 0, FP_MAX_CYC);
+	r = r ? r : fp_range(err, errlen, "reis_df", p->reis_df, 0, 1);
+	r = r ? r : fp_range(err, errlen, "reis_pl", p->reis_pl, 0, 1);
+	r = r ? r : fp_range(err, errlen, "reis_mpibc", p->reis_mpibc, 0, 1);
 	r = r ? r : fp_range(err, errlen, "e_erase", p->e_erase, 0, FP_MAX_ENERGY);
 	r = r ? r : fp_range(err, errlen, "e_channel_byte", p->e_channel_byte, 0, FP_MAX_ENERGY);
 	r = r ? r : fp_range(err, errlen, "e_xor", p->e_xor, 0, FP_MAX_ENERGY);

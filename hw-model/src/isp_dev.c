@@ -28,8 +28,10 @@
 #define ISP_TRACE_MAX_JSON (64u << 20)
 
 /* Engines of this drive, in metadata order. */
+extern const struct isp_engine isp_engine_reis;
+
 static const struct isp_engine *const isp_engines[] = {
-	NULL,	/* keeps the array non-empty; engines add themselves above */
+	&isp_engine_reis,
 };
 
 #define ISP_NENGINES (sizeof(isp_engines) / sizeof(isp_engines[0]))

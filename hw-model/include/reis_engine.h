@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reis_engine.h - the REIS engine of the emulated drive (paper 000, Sec. 4,
+ * 7.1; SPEC R1-R13): what other parts of hw-model, the benchmarks and the
+ * tests may use besides the commands themselves.
+ *
+ *  - struct re_layout: where a database's pieces go in flash (REIS 4.1,
+ *    4.2.1) - entries per page (bounded by page and OOB bytes), sub-regions
+ *    of its SLC and TLC regions, OOB format, TTL entry sizes. A pure
+ *    function of the DB_CREATE header and the page geometry.
+ *  - re_hamming_*(): the host-CPU hot loop (XOR + popcount of binary codes
+ *    against a query), runtime-dispatched to AVX2 / POPCNT / portable code.
+ *  - re_estimate(): analytic mode (R13) - the modeled time of a search on a
+ *    database of any size, from counts only, through the same cost path the
+ *    engine charges for a real search (reis_cost.c), on its own timing
+ *    engine.
+ *
+ * The commands (DB_CREATE ... DOC_READ) are the engine's opcode table in
+ * isp_reis.c, reached through isp_dev_exec(); docs/reis-engine.md explains
+ * the design, docs/command-set.md section 4 the contract.
+ */
+#ifndef REIS_ENGINE_H
+#define REIS_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flash_preset.h"
+#include "isp_wire.h"
+
+/* ---- sizes the engine moves and stores (docs/reis-engine.md) ---- */
+
+#define RE_DIST_BYTES 2		/* DIST of a TTL entry: Hamming <= 8192 */
+#define RE_ADDR_BYTES 4		/* RADR / DADR: REIS 4.1.3's 4-byte address */
+#define RE_TAG_BYTES 4		/* metadata tag per entry (REIS 7.1) */
+#define RE_CTAG_BYTES 1		/* cluster tag in centroid OOB (REIS 4.2.1) */
+#define RE_RIVF_BYTES 15	/* R-IVF entry (REIS 4.2.1: 15 B per cluster) */
+#define RE_RDB_BYTES 64		/* R-DB entry: did, two regions, sub-regions */
+#define RE_ID_BYTES 8		/* caller id */
+#define RE_DLEN_BYTES 4		/* document length in the document page OOB */
+#define RE_ADDR_NONE 0xffffffffu	/* RADR / DADR of a database without them */
+#define RE_MAX_DBS 256		/* R-DB entries */
+#define RE_DEF_FACTOR 10	/* REIS 4.3.2: keep 10 k candidates */
+
+/*
+ * struct re_layout - a database's place in flash.
+ *
+ * SLC region (ESP, REIS 4.1.2): centroid pages [c_first, c_first + cpages),
+ * then binary pages [b_first, b_first + bpages). TLC region: INT8 pages,
+ * caller-id pages, document pages. Logical pages of a region follow
+ * Parallelism-First order (fs_region_ppa()).
+ *
+ * Binary page: entry j's code at byte j * cb; its OOB entry at OOB byte
+ * j * oob_entry: RADR (u32, if INT8), DADR (u32, if documents), tag (u32,
+ * if DBF_TAGS), in that order. RADR = INT8 page (relative to i_first) <<
+ * rbits | slot; DADR = document page (relative to d_first) << dbits |
+ * chunk. Centroid page: code j at j * cb, OOB byte j = cluster tag.
+ * Document page: chunk j at j * chunk_bytes, its length as u32 at OOB byte
+ * 4 * j.
+ */
+struct re_layout {
+	uint32_t dim;		/* bits of a binary code */
+	uint32_t cb;		/* bytes of a binary code (dim / 8) */
+	uint32_t oob_entry;	/* OOB bytes per binary entry */
+	uint32_t radr_off;	/* offsets inside the OOB entry; */
+	uint32_t dadr_off;	/* UINT32_MAX when absent */
+	uint32_t tag_off;
+	uint32_t epb;		/* binary entries per SLC page */
+	uint32_t cpb;		/* centroids per SLC page (IVF) */
+	uint32_t ipb;		/* INT8 codes per TLC page */
+	uint32_t rbits;		/* RADR slot bits */
+	uint32_t idpp;		/* caller ids per TLC page */
+	uint32_t cpp;		/* document chunks per TLC page */
+	uint32_t dbits;		/* DADR chunk bits */
+	uint32_t chunk_bytes;	/* document chunk: sub-page or page */
+	uint32_t ttl_e;		/* TTL-E entry on the channel: DIST EMB RADR DADR */
+	uint32_t ttl_c;		/* TTL-C entry on the channel: DIST EMB TAG */
+	uint32_t ibc_bytes;	/* query copies broadcast into each cache latch */
+	uint32_t page_bytes;
+	uint32_t oob_bytes;
+	uint32_t rsvd;
+	uint64_t cpages, bpages;		/* SLC sub-regions */
+	uint64_t ipages, idpages, dpages;	/* TLC sub-regions */
+	uint64_t c_first, b_first;
+	uint64_t i_first, id_first, d_first;
+	uint64_t slc_pages, tlc_pages;		/* region sizes needed */
+};
+
+/**
+ * re_layout_init() - lay out database @c on pages of @page_bytes data +
+ * @oob_bytes OOB with @subpage_bytes sub-pages.
+ * Return: 0; -EINVAL when the header is malformed or cannot be laid out
+ * (INT8 code or document chunk larger than a page, an address that does
+ * not fit in 32 bits). Does not check flash or DRAM space.
+ */
+int re_layout_init(struct re_layout *L, const struct isp_wire_reis_create *c,
+		   uint32_t page_bytes, uint32_t oob_bytes, uint32_t subpage_bytes);
+
+/* ---- host-CPU hot path ---- */
+
+/*
+ * Hamming distances of @n codes of @words 64-bit words each, @stride bytes
+ * apart starting at @codes, to query @q (@words words); out[i] = distance
+ * of code i. Every variant gives the same numbers.
+ */
+typedef void (*re_hamming_fn)(const uint64_t *q, const uint8_t *codes,
+			      uint32_t stride, uint32_t words, uint32_t n,
+			      uint16_t *out);
+
+/**
+ * re_hamming_get() - a Hamming kernel.
+ * @name: "avx2", "popcnt", "portable", or NULL for the best one this CPU
+ *        runs (chosen with __builtin_cpu_supports()).
+ * @fn: set to the kernel.
+ * @chosen: if not NULL, set to the chosen variant's name.
+ * Return: 0; -ENOTSUP when this CPU (or build) lacks @name; -ENOENT for an
+ * unknown @name.
+ */
+int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen);
+
+/* ---- analytic mode (R13) ---- */
+
+/*
+ * struct re_est - a search to estimate, described by counts.
+ *
+ * Database: @kind, @dim, @n, @db_flags (ISP_REIS_DBF_*: OOB layout, ids),
+ * @doc_mode, @nlist and optionally the @cluster_sizes (NULL: n spread
+ * evenly, the first n % nlist clusters one larger).
+ * Search: @nq queries, @k, @factor (0: 10), @flags (ISP_REIS_SF_*), IVF
+ * @nprobe and optionally the probed clusters per query (@probe, nq * nprobe
+ * cluster indices; NULL: distinct clusters drawn with @seed).
+ * Data: @pass = fraction of the entries compared in the dies that pass the
+ * distance filter (used when DF is on and @df_threshold is non-zero; 1.0
+ * otherwise); @tag_pass = fraction whose tag matches (with SF_TAG).
+ * Passing entries are spread over the pages of a round as evenly as whole
+ * numbers allow.
+ */
+struct re_est {
+	uint32_t kind;
+	uint32_t dim;
+	uint64_t n;
+	uint32_t db_flags;
+	uint32_t doc_mode;
+	uint32_t nlist;
+	uint32_t df_threshold;	/* 0: no distance filtering */
+	const uint32_t *cluster_sizes;
+	uint32_t nq;
+	uint32_t k;
+	uint32_t factor;
+	uint32_t flags;
+	uint32_t nprobe;
+	uint32_t seed;
+	const uint32_t *probe;
+	double pass;
+	double tag_pass;
+};
+
+struct re_est_out {
+	uint64_t model_ns;	/* modeled latency of the whole command */
+	uint64_t energy_pj;
+	uint64_t pages_read;	/* binary + centroid pages */
+	uint64_t entries_compared;
+	uint64_t entries_passed;
+	uint64_t reranked;
+	uint64_t channel_bytes;
+	uint64_t busy_ns[ISP_RES_NCLASSES];
+	uint32_t nprobe;	/* clusters probed per query */
+	uint32_t epb;		/* entries per binary page */
+};
+
+/**
+ * re_estimate() - modeled time of SEARCH / IVF_SEARCH (@e->kind ==
+ * ISP_REIS_IVF) for @e on a fresh timing engine with parameters @p
+ * (device switches reis_df / reis_pl / reis_mpibc included): command
+ * overhead, query DMA, per query IBC, coarse and fine page rounds with
+ * their TTL writes and quickselects, rerank reads, sort, id reads, result
+ * write - the calls a real search makes, with the same counts, the page
+ * rounds through ft_batch_read(). Host cost O(pages read).
+ * Return: 0; -EINVAL for a malformed @e (as the commands would refuse it);
+ * -ENOMEM.
+ */
+int re_estimate(const struct fp_params *p, const struct re_est *e,
+		struct re_est_out *out);
+
+#endif /* REIS_ENGINE_H */

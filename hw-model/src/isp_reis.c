@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isp_reis.c - the REIS engine as a plug-in of the device (isp_internal.h):
+ * its opcode table (docs/command-set.md section 4), open/close, the
+ * committed tables' save, identify and statistics fields.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reis_int.h"
+
+extern const struct isp_engine isp_engine_reis;
+
+static struct re_eng *re_of(struct isp_ctx *ctx)
+{
+	return isp_dev_engine(ctx->dev, &isp_engine_reis);
+}
+
+static uint16_t re_op_create(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			     void *data, size_t len, struct isp_cpl *cpl)
+{
+	return re_cmd_create(re_of(ctx), ctx, cmd, data, len, cpl);
+}
+
+static uint16_t re_op_write(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			    void *data, size_t len, struct isp_cpl *cpl)
+{
+	return re_cmd_write(re_of(ctx), ctx, cmd, data, len, cpl);
+}
+
+static uint16_t re_op_commit(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			     void *data, size_t len, struct isp_cpl *cpl)
+{
+	(void)data; (void)len;
+	return re_cmd_commit(re_of(ctx), ctx, cmd, cpl);
+}
+
+static uint16_t re_op_delete(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			     void *data, size_t len, struct isp_cpl *cpl)
+{
+	(void)data; (void)len;
+	return re_cmd_delete(re_of(ctx), ctx, cmd, cpl);
+}
+
+static uint16_t re_op_list(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			   void *data, size_t len, struct isp_cpl *cpl)
+{
+	return re_cmd_list(re_of(ctx), ctx, cmd, data, len, cpl);
+}
+
+static uint16_t re_op_info(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			   void *data, size_t len, struct isp_cpl *cpl)
+{
+	return re_cmd_info(re_of(ctx), ctx, cmd, data, len, cpl);
+}
+
+static uint16_t re_op_search(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			     void *data, size_t len, struct isp_cpl *cpl)
+{
+	return re_cmd_search(re_of(ctx), ctx, cmd, data, len, cpl, 0);
+}
+
+static uint16_t re_op_ivf_search(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+				 void *data, size_t len, struct isp_cpl *cpl)
+{
+	return re_cmd_search(re_of(ctx), ctx, cmd, data, len, cpl, 1);
+}
+
+static uint16_t re_op_doc_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			       void *data, size_t len, struct isp_cpl *cpl)
+{
+	return re_cmd_doc_read(re_of(ctx), ctx, cmd, data, len, cpl);
+}
+
+static const struct isp_op re_ops[] = {
+	{ ISP_OP_REIS_DB_CREATE, ISP_CLS_REIS_DEPLOY, sizeof(struct isp_wire_reis_create),
+	  "REIS_DB_CREATE", re_op_create },
+	{ ISP_OP_REIS_DB_LIST, ISP_CLS_REIS_DEPLOY, 0, "REIS_DB_LIST", re_op_list },
+	{ ISP_OP_REIS_DB_WRITE, ISP_CLS_REIS_DEPLOY, 0, "REIS_DB_WRITE", re_op_write },
+	{ ISP_OP_REIS_DB_INFO, ISP_CLS_REIS_DEPLOY, sizeof(struct isp_wire_reis_dbinfo),
+	  "REIS_DB_INFO", re_op_info },
+	{ ISP_OP_REIS_DB_COMMIT, ISP_CLS_REIS_DEPLOY, 0, "REIS_DB_COMMIT", re_op_commit },
+	{ ISP_OP_REIS_SEARCH, ISP_CLS_REIS_SEARCH, 0, "REIS_SEARCH", re_op_search },
+	{ ISP_OP_REIS_DB_DELETE, ISP_CLS_REIS_DEPLOY, 0, "REIS_DB_DELETE", re_op_delete },
+	{ ISP_OP_REIS_IVF_SEARCH, ISP_CLS_REIS_SEARCH, 0, "REIS_IVF_SEARCH",
+	  re_op_ivf_search },
+	{ ISP_OP_REIS_DOC_READ, ISP_CLS_REIS_SEARCH, 0, "REIS_DOC_READ", re_op_doc_read },
+};
+
+static void re_close(void *state)
+{
+	struct re_eng *e = state;
+	uint32_t i;
+
+	if (!e)
+		return;
+	/* Memory only: regions and the committed tables stay on flash. */
+	for (i = 0; i < e->ndb; i++) {
+		struct re_db *db = e->db[i];
+		uint32_t s;
+
+		for (s = 0; s < ISP_REIS_NSECTIONS; s++)
+			free(db->stage[s]);
+		free(db->tags);
+		free(db->csize);
+		free(db->cfirst);
+		free(db->calib);
+		free(db);
+	}
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+static int re_open(struct isp_dev *dev, const void *blob, size_t len, void **state,
+		   char *err, size_t errlen)
+{
+	struct re_eng *e;
+	int ret;
+
+	*state = NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		snprintf(err, errlen, "REIS: out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&e->lock, NULL);
+	e->dev = dev;
+	e->fs = isp_dev_store(dev);
+	e->ft = isp_dev_timing(dev);
+	e->p = isp_dev_params(dev);
+	e->g = fs_geom(e->fs);
+	ret = re_hamming_get(NULL, &e->ham, NULL);
+	if (!ret)
+		ret = re_load(e, blob, len, err, errlen);
+	if (ret) {
+		re_close(e);
+		return ret;
+	}
+	*state = e;
+	return 0;
+}
+
+static int re_save_cb(void *state, void **blob, size_t *len)
+{
+	return re_save(state, blob, len);
+}
+
+static void re_identify(void *state, struct isp_wire_identify *id)
+{
+	struct re_eng *e = state;
+
+	id->caps |= ISP_CAP_REIS | ISP_CAP_REIS_IVF | ISP_CAP_REIS_TAGS;
+	if (e->p->reis_df)
+		id->caps |= ISP_CAP_REIS_DF;
+	if (e->p->reis_pl)
+		id->caps |= ISP_CAP_REIS_PL;
+	if (e->p->reis_mpibc)
+		id->caps |= ISP_CAP_REIS_MPIBC;
+	id->max_dbs = RE_MAX_DBS;
+}
+
+static void re_stats(void *state, struct isp_wire_stats *st, int reset)
+{
+	struct re_eng *e = state;
+
+	pthread_mutex_lock(&e->lock);
+	st->searches += e->st_searches;
+	st->filtered_entries += e->st_filtered;
+	st->ttl_entries += e->st_ttl;
+	if (reset)
+		e->st_searches = e->st_filtered = e->st_ttl = 0;
+	pthread_mutex_unlock(&e->lock);
+}
+
+const struct isp_engine isp_engine_reis = {
+	.name = "reis",
+	.ops = re_ops,
+	.nops = sizeof(re_ops) / sizeof(re_ops[0]),
+	.open = re_open,
+	.close = re_close,
+	.save = re_save_cb,
+	.identify = re_identify,
+	.stats = re_stats,
+};

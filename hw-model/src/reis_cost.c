@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reis_cost.c - the modeled cost of a REIS search (REIS 4.3.2-4.3.4), used
+ * by the engine with the counts of real data (reis_search.c) and by the
+ * analytic estimate (re_estimate(), R13) with counts alone. Both issue the
+ * same timing calls in the same order; docs/reis-engine.md "Timing" gives
+ * the model.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flash_geom.h"
+#include "reis_int.h"
+
+static uint64_t re_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+void re_cost_init(struct re_cost *c, struct ft *ft, struct ft_cmd *cmd, int pl)
+{
+	const struct fp_params *p = ft_params(ft);
+
+	memset(c, 0, sizeof(*c));
+	c->ft = ft;
+	c->cmd = cmd;
+	c->p = p;
+	c->planes = p->channels * p->dies_per_channel * p->planes_per_die;
+	c->pl = pl;
+}
+
+void re_cost_phase(struct re_cost *c, uint64_t ready, uint64_t cand,
+		   uint32_t entry_bytes, uint32_t cmp_per_entry)
+{
+	c->start = c->ready = c->last = c->round_end = ready;
+	c->round_pass = 0;
+	c->in_round = 0;
+	c->kept = 0;
+	c->cand = cand;
+	c->entry_bytes = entry_bytes;
+	c->cmp_per_entry = cmp_per_entry;
+	memset(&c->op, 0, sizeof(c->op));
+	c->op.mode = ISP_CELL_SLC;
+	/* IBC loaded the query into the cache latch; each page is XORed
+	 * against it (REIS 4.3.2); PL reads in cache-read sequential mode. */
+	c->op.flags = FT_OP_XOR | (c->pl ? FT_OP_CACHE : 0);
+}
+
+/* A round's pages are all issued: select on the ISP core (REIS 4.3.1). */
+static void re_cost_round(struct re_cost *c)
+{
+	uint64_t t = c->round_end;
+
+	if (!c->in_round)
+		return;
+	if (c->round_pass) {
+		t = ft_core(c->ft, c->cmd, FT_CORE_ISP,
+			    ft_cycles_select(c->p, c->kept + c->round_pass),
+			    "quickselect", t);
+		c->kept += c->round_pass;
+		if (c->kept > c->cand)
+			c->kept = c->cand;
+	}
+	c->last = re_max(c->last, t);
+	if (!c->pl)
+		c->ready = t;	/* no overlap: the next round waits */
+	c->round_end = c->ready;
+	c->round_pass = 0;
+	c->in_round = 0;
+}
+
+static struct ft_page_op re_cost_op(const struct re_cost *c, uint32_t n_fbc,
+				    uint32_t n_pass)
+{
+	struct ft_page_op op = c->op;
+
+	op.n_fbc = n_fbc;
+	op.n_cmp = n_fbc * c->cmp_per_entry;
+	op.n_dout = n_pass;	/* one RD_TTL burst per passing entry (Table 2) */
+	op.dout_bytes = n_pass ? c->entry_bytes : 0;
+	return op;
+}
+
+void re_cost_page(struct re_cost *c, uint32_t plane, uint32_t n_fbc, uint32_t n_pass)
+{
+	struct ft_page_op op = re_cost_op(c, n_fbc, n_pass);
+	uint64_t t;
+
+	t = ft_page_read(c->ft, c->cmd, plane, &op, c->pl ? c->start : c->ready);
+	if (n_pass)
+		t = ft_dram(c->ft, c->cmd, (uint64_t)n_pass * c->entry_bytes, t);
+	c->round_end = re_max(c->round_end, t);
+	c->round_pass += n_pass;
+	c->pages++;
+	c->compared += n_fbc;
+	c->passed += n_pass;
+	if (++c->in_round == c->planes)
+		re_cost_round(c);
+}
+
+void re_cost_batch(struct re_cost *c, uint64_t first, uint64_t count, uint32_t n_fbc,
+		   uint32_t n_pass)
+{
+	struct ft_batch b;
+	uint64_t t, m;
+
+	memset(&b, 0, sizeof(b));
+	b.op = re_cost_op(c, n_fbc, n_pass);
+	b.dram_bytes = (uint64_t)n_pass * c->entry_bytes;
+	b.core = FT_CORE_ISP;
+	while (count) {
+		m = c->planes - c->in_round;
+		if (m > count)
+			m = count;
+		b.first = first;
+		b.count = m;
+		t = ft_batch_read(c->ft, c->cmd, &b, c->pl ? c->start : c->ready);
+		c->round_end = re_max(c->round_end, t);
+		c->round_pass += m * n_pass;
+		c->pages += m;
+		c->compared += m * n_fbc;
+		c->passed += m * n_pass;
+		c->in_round += (uint32_t)m;
+		if (c->in_round == c->planes)
+			re_cost_round(c);
+		first += m;
+		count -= m;
+	}
+}
+
+uint64_t re_cost_phase_end(struct re_cost *c)
+{
+	re_cost_round(c);
+	return c->last;
+}
+
+uint64_t re_cost_entry_reads(struct re_cost *c, const struct re_pcount *pc, size_t n,
+			     uint32_t mode, uint32_t bytes, uint64_t ready)
+{
+	uint64_t end = ready, t;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct ft_page_op op;
+
+		memset(&op, 0, sizeof(op));
+		op.mode = mode;
+		op.n_dout = pc[i].count;
+		op.dout_bytes = bytes;
+		t = ft_page_read(c->ft, c->cmd, pc[i].plane, &op, ready);
+		t = ft_dram(c->ft, c->cmd, (uint64_t)pc[i].count * bytes, t);
+		end = re_max(end, t);
+	}
+	return end;
+}
+
+static int re_pcount_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct re_pcount *)a)->key;
+	uint64_t y = ((const struct re_pcount *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t re_pcount_merge(struct re_pcount *pc, size_t n)
+{
+	size_t i, m = 0;
+
+	if (!n)
+		return 0;
+	qsort(pc, n, sizeof(*pc), re_pcount_cmp);
+	for (i = 1; i < n; i++) {
+		if (pc[i].key == pc[m].key)
+			pc[m].count += pc[i].count;
+		else
+			pc[++m] = pc[i];
+	}
+	return m + 1;
+}
+
+/* ---- IVF page visits ---- */
+
+static int re_visits_grow(struct re_visits *vs)
+{
+	if (vs->nv == vs->cap_v) {
+		uint64_t n = vs->cap_v ? vs->cap_v * 2 : 256;
+		struct re_visit *v = realloc(vs->v, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		vs->v = v;
+		vs->cap_v = n;
+	}
+	if (vs->ns == vs->cap_s) {
+		uint64_t n = vs->cap_s ? vs->cap_s * 2 : 256;
+		struct re_seg *s = realloc(vs->s, n * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		vs->s = s;
+		vs->cap_s = n;
+	}
+	return 0;
+}
+
+int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
+		    uint32_t np, uint32_t epb)
+{
+	uint32_t i;
+
+	vs->nv = vs->ns = 0;
+	for (i = 0; i < np; i++) {
+		uint64_t a = cfirst[probe[i]], b = cfirst[probe[i] + 1], e = a;
+
+		while (e < b) {
+			uint64_t page = e / epb, base = page * epb;
+			uint32_t lo = (uint32_t)(e - base);
+			uint32_t hi = (uint32_t)(b - base < epb ? b - base : epb);
+			struct re_visit *v;
+
+			if (re_visits_grow(vs))
+				return -ENOMEM;
+			if (vs->nv && vs->v[vs->nv - 1].page == page) {
+				v = &vs->v[vs->nv - 1];
+				if (vs->s[vs->ns - 1].hi == lo) {
+					vs->s[vs->ns - 1].hi = hi;
+				} else {
+					vs->s[vs->ns].lo = lo;
+					vs->s[vs->ns++].hi = hi;
+					v->nseg++;
+				}
+			} else {
+				v = &vs->v[vs->nv++];
+				v->page = page;
+				v->seg0 = vs->ns;
+				v->nseg = 1;
+				v->nent = 0;
+				vs->s[vs->ns].lo = lo;
+				vs->s[vs->ns++].hi = hi;
+			}
+			v->nent += hi - lo;
+			e = base + hi;
+		}
+	}
+	return 0;
+}
+
+void re_visits_free(struct re_visits *vs)
+{
+	free(vs->v);
+	free(vs->s);
+	memset(vs, 0, sizeof(*vs));
+}
+
+/* ---- analytic mode ---- */
+
+struct re_est_run {
+	struct re_cost c;
+	const struct re_layout *L;
+	double rate;		/* fraction of compared entries that pass */
+	uint64_t cum_cmp;	/* compared so far in the phase (for rounding) */
+	uint64_t cum_pass;
+	uint64_t *lp;		/* one round: logical pages */
+	uint32_t *nf;		/* and entries compared */
+	uint32_t *np;		/* and passing */
+	uint32_t m;
+};
+
+/*
+ * Issue the collected round. A page passes floor(rate * compared so far)
+ * minus what earlier pages passed (cumulative rounding: the phase passes
+ * exactly floor(rate * compared), spread as evenly as whole entries allow);
+ * runs of consecutive pages with equal counts go through ft_batch_read().
+ */
+static void re_est_flush(struct re_est_run *r)
+{
+	uint32_t i, j;
+
+	if (!r->m)
+		return;
+	for (i = 0; i < r->m; i++) {
+		uint64_t tot;
+
+		r->cum_cmp += r->nf[i];
+		tot = r->rate >= 1.0 ? r->cum_cmp :
+		      (uint64_t)((double)r->cum_cmp * r->rate + 1e-9);
+		r->np[i] = (uint32_t)(tot - r->cum_pass);
+		r->cum_pass = tot;
+	}
+	for (i = 0; i < r->m; i = j) {
+		for (j = i + 1; j < r->m && r->lp[j] == r->lp[j - 1] + 1 &&
+			    r->nf[j] == r->nf[i] && r->np[j] == r->np[i]; j++)
+			;
+		re_cost_batch(&r->c, r->lp[i], j - i, r->nf[i], r->np[i]);
+	}
+	r->m = 0;
+}
+
+static void re_est_page(struct re_est_run *r, uint64_t lpage, uint32_t nfbc)
+{
+	r->lp[r->m] = lpage;
+	r->nf[r->m] = nfbc;
+	if (++r->m == r->c.planes)
+		re_est_flush(r);
+}
+
+static uint32_t re_rand(uint32_t *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 1;
+}
+
+static uint64_t re_rand64(uint32_t *s, uint64_t n)
+{
+	uint64_t v = (uint64_t)re_rand(s) << 31 | re_rand(s);
+
+	return n ? v % n : 0;
+}
+
+static int re_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Reads of @cnt entries at random pages of a TLC sub-region. */
+static uint64_t re_est_tlc(struct re_est_run *r, const struct fg_geom *g, uint64_t first,
+			   uint64_t pages, uint64_t cnt, uint32_t bytes, uint32_t *seed,
+			   uint64_t ready)
+{
+	struct re_pcount *pc;
+	uint64_t i, t;
+	size_t n;
+
+	if (!cnt || !pages)
+		return ready;
+	pc = calloc(cnt, sizeof(*pc));
+	if (!pc)
+		return ready;
+	for (i = 0; i < cnt; i++) {
+		uint64_t lp = first + re_rand64(seed, pages);
+
+		pc[i].key = lp;
+		pc[i].plane = fg_pfpa_plane(g, lp);
+		pc[i].count = 1;
+	}
+	n = re_pcount_merge(pc, cnt);
+	t = re_cost_entry_reads(&r->c, pc, n, g->native_mode, bytes, ready);
+	free(pc);
+	return t;
+}
+
+int re_estimate(const struct fp_params *p, const struct re_est *e,
+		struct re_est_out *out)
+{
+	struct isp_wire_reis_create cr;
+	struct re_layout L;
+	struct re_est_run r;
+	struct re_visits vs;
+	struct fg_geom g;
+	struct ft *ft = NULL;
+	struct ft_cmd cmd;
+	uint64_t *cfirst = NULL, t, tq, end, len, cand;
+	uint32_t *probe = NULL, *seen = NULL, q, i, np = 0, seed;
+	int ivf, df, tag, rerank, mpibc, ret;
+	double rate;
+
+	if (!p || !e || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	memset(&vs, 0, sizeof(vs));
+	memset(&r, 0, sizeof(r));
+	memset(&cr, 0, sizeof(cr));
+	cr.did = 1;
+	cr.kind = e->kind;
+	cr.flags = e->db_flags;
+	cr.dim = e->dim;
+	cr.n = e->n;
+	cr.nlist = e->kind == ISP_REIS_IVF ? e->nlist : 0;
+	cr.doc_mode = e->doc_mode;
+	cr.df_threshold = e->df_threshold;
+	if (e->doc_mode)
+		cr.docs_bytes = e->n * 4;
+	if (fg_init(&g, p) || re_layout_init(&L, &cr, p->page_bytes, p->oob_bytes,
+					     p->subpage_bytes))
+		return -EINVAL;
+	ivf = e->kind == ISP_REIS_IVF;
+	rerank = !(e->flags & ISP_REIS_SF_NO_RERANK);
+	if (!e->nq || e->nq > ISP_REIS_MAX_NQ || !e->k || e->k > ISP_REIS_MAX_K ||
+	    e->k > e->n || e->factor > ISP_REIS_MAX_RERANK || (e->flags & ~ISP_REIS_SF_ALL) ||
+	    (ivf && !e->nprobe) || (rerank && !(e->db_flags & ISP_REIS_DBF_INT8)) ||
+	    e->pass < 0 || e->pass > 1 || e->tag_pass < 0 || e->tag_pass > 1)
+		return -EINVAL;
+	df = p->reis_df && !(e->flags & ISP_REIS_SF_NO_DF) && e->df_threshold;
+	tag = (e->flags & ISP_REIS_SF_TAG) != 0;
+	mpibc = p->reis_mpibc && !(e->flags & ISP_REIS_SF_NO_MPIBC);
+	rate = (tag ? e->tag_pass : 1.0) * (df ? e->pass : 1.0);
+	cand = rerank ? (uint64_t)(e->factor ? e->factor : RE_DEF_FACTOR) * e->k : e->k;
+	if (cand > e->n)
+		cand = e->n;
+	seed = e->seed | 1u;
+
+	ret = -ENOMEM;
+	r.lp = calloc(g.planes, sizeof(*r.lp));
+	r.nf = calloc(g.planes, sizeof(*r.nf));
+	r.np = calloc(g.planes, sizeof(*r.np));
+	if (!r.lp || !r.nf || !r.np)
+		goto out;
+	if (ivf) {
+		np = e->nprobe < e->nlist ? e->nprobe : e->nlist;
+		cfirst = malloc(((size_t)e->nlist + 1) * sizeof(*cfirst));
+		probe = malloc((size_t)np * sizeof(*probe));
+		seen = calloc(((size_t)e->nlist + 31) / 32, sizeof(*seen));
+		if (!cfirst || !probe || !seen)
+			goto out;
+		cfirst[0] = 0;
+		for (i = 0; i < e->nlist; i++)
+			cfirst[i + 1] = cfirst[i] + (e->cluster_sizes ? e->cluster_sizes[i] :
+						     e->n / e->nlist + (i < e->n % e->nlist));
+		ret = -EINVAL;
+		if (cfirst[e->nlist] != e->n)
+			goto out;
+	}
+	ret = ft_open(p, &ft);
+	if (ret)
+		goto out;
+	r.L = &L;
+	ft_cmd_begin(ft, &cmd, 0, NULL);
+	re_cost_init(&r.c, ft, &cmd, p->reis_pl && !(e->flags & ISP_REIS_SF_NO_PL));
+
+	/* What the device does before the handler, then the command's data. */
+	t = ft_ctrl(ft, &cmd, 0);
+	len = sizeof(struct isp_wire_reis_search) +
+	      (uint64_t)e->nq * (L.cb + (rerank ? e->dim : 0));
+	t = ft_dma(ft, &cmd, FT_H2C, len, t);
+	tq = ft_dram(ft, &cmd, len, t);
+	end = tq;
+	for (q = 0; q < e->nq; q++) {
+		uint64_t m, nh, fine_pass0;
+
+		t = ft_ibc_all(ft, &cmd, L.ibc_bytes, mpibc, tq);
+		if (ivf) {
+			re_cost_phase(&r.c, t, np, L.ttl_c, 0);
+			r.rate = 1.0;
+			r.cum_cmp = r.cum_pass = 0;
+			for (i = 0; i < L.cpages; i++) {
+				uint64_t left = e->nlist - (uint64_t)i * L.cpb;
+
+				re_est_page(&r, L.c_first + i,
+					    (uint32_t)(left < L.cpb ? left : L.cpb));
+			}
+			re_est_flush(&r);
+			t = re_cost_phase_end(&r.c);
+			t = ft_dram(ft, &cmd, (uint64_t)np * RE_RIVF_BYTES, t);
+			if (e->probe) {
+				for (i = 0; i < np; i++) {
+					probe[i] = e->probe[(size_t)q * e->nprobe + i];
+					ret = -EINVAL;
+					if (probe[i] >= e->nlist)
+						goto out_cmd;
+				}
+			} else {
+				memset(seen, 0, ((size_t)e->nlist + 31) / 32 * sizeof(*seen));
+				for (i = 0; i < np; i++) {
+					uint32_t cl;
+
+					do
+						cl = (uint32_t)re_rand64(&seed, e->nlist);
+					while (seen[cl / 32] & (1u << (cl % 32)));
+					seen[cl / 32] |= 1u << (cl % 32);
+					probe[i] = cl;
+				}
+			}
+			qsort(probe, np, sizeof(*probe), re_u32_cmp);
+			ret = re_visits_build(&vs, cfirst, probe, np, L.epb);
+			if (ret)
+				goto out_cmd;
+		}
+		fine_pass0 = r.c.passed;
+		re_cost_phase(&r.c, t, cand, L.ttl_e, (uint32_t)(df + tag));
+		r.rate = rate;
+		r.cum_cmp = r.cum_pass = 0;
+		if (ivf) {
+			for (i = 0; i < vs.nv; i++)
+				re_est_page(&r, L.b_first + vs.v[i].page, vs.v[i].nent);
+		} else {
+			for (i = 0; i < L.bpages; i++) {
+				uint64_t left = e->n - (uint64_t)i * L.epb;
+
+				re_est_page(&r, L.b_first + i,
+					    (uint32_t)(left < L.epb ? left : L.epb));
+			}
+		}
+		re_est_flush(&r);
+		t = re_cost_phase_end(&r.c);
+		m = r.c.passed - fine_pass0;
+		if (m > cand)
+			m = cand;
+		if (rerank) {
+			t = re_est_tlc(&r, &g, L.i_first, L.ipages, m, e->dim, &seed, t);
+			t = ft_core(ft, &cmd, FT_CORE_ISP, ft_cycles_rerank(p, m, e->dim),
+				    "rerank", t);
+			out->reranked += m;
+		}
+		t = ft_core(ft, &cmd, FT_CORE_ISP, ft_cycles_sort(p, m), "sort", t);
+		nh = m < e->k ? m : e->k;
+		if (e->db_flags & ISP_REIS_DBF_IDS)
+			t = re_est_tlc(&r, &g, L.id_first, L.idpages, nh, RE_ID_BYTES, &seed, t);
+		if (t > end)
+			end = t;
+	}
+	ft_dram(ft, &cmd, sizeof(struct isp_wire_reis_result) +
+		(uint64_t)e->nq * e->k * sizeof(struct isp_wire_reis_hit), end);
+	ret = 0;
+out_cmd:
+	ft_cmd_end(ft, &cmd, &out->model_ns);
+	if (!ret && cmd.err)
+		ret = cmd.err;
+	out->energy_pj = cmd.energy_pj;
+	out->pages_read = r.c.pages;
+	out->entries_compared = r.c.compared;
+	out->entries_passed = r.c.passed;
+	out->channel_bytes = cmd.channel_bytes;
+	for (i = 0; i < ISP_RES_NCLASSES; i++)
+		out->busy_ns[i] = cmd.busy_ps[i] / FT_PS_PER_NS;
+	out->nprobe = np;
+	out->epb = L.epb;
+out:
+	ft_close(ft);
+	free(r.lp);
+	free(r.nf);
+	free(r.np);
+	free(cfirst);
+	free(probe);
+	free(seen);
+	re_visits_free(&vs);
+	return ret;
+}

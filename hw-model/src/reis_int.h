@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reis_int.h - what the REIS engine's files share; not installed.
+ *
+ *   isp_reis.c     the struct isp_engine: opcode table, open/close/save,
+ *                  identify, statistics
+ *   reis_db.c      DB_CREATE / WRITE / COMMIT / DELETE / LIST / INFO,
+ *                  persistence
+ *   reis_search.c  SEARCH / IVF_SEARCH / DOC_READ
+ *   reis_cost.c    the cost path shared by searches and re_estimate()
+ *   reis_kernel.c  Hamming kernels, top-C candidate selection
+ *   reis_layout.c  struct re_layout
+ *
+ * Locking (docs/reis-engine.md): re_eng.lock guards the database table and
+ * every database's state, reference count, writer bits and counters. It is
+ * never held across flash reads/programs, timing calls, DRAM reservations
+ * or isp_dev_commit(). A database's immutable part (header, layout,
+ * regions, R-IVF, calibration) is read without the lock by whoever holds a
+ * reference (searches) or the section's writer bit (deploys).
+ */
+#ifndef REIS_INT_H
+#define REIS_INT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flash_geom.h"
+#include "flash_store.h"
+#include "flash_timing.h"
+#include "isp_internal.h"
+#include "reis_engine.h"
+
+/* Region owner tag: "REIS" << 32 | did. */
+#define RE_OWNER_TAG 0x52454953ull
+#define RE_OWNER(did) (RE_OWNER_TAG << 32 | (uint64_t)(did))
+
+enum re_state {
+	RE_CREATING = 1,	/* DB_CREATE reserving space; invisible to others */
+	RE_DEPLOYING,		/* receiving sections */
+	RE_COMMITTING,		/* DB_COMMIT's metadata commit in progress */
+	RE_READY,		/* committed, searchable */
+	RE_DELETING,		/* DB_DELETE freeing it */
+};
+
+/* Streaming parser of the DOCS section (n records {u32 len, bytes}). */
+struct re_docs_parse {
+	uint64_t rec;		/* records completed */
+	uint64_t pos;		/* section bytes consumed */
+	uint32_t hdr_have;	/* bytes of the current length field seen */
+	uint8_t hdr[4];
+	uint32_t len;		/* current record's length */
+	uint32_t have;		/* its bytes seen */
+};
+
+struct re_db {
+	struct isp_wire_reis_create c;
+	struct re_layout L;
+	uint32_t state;			/* enum re_state */
+	uint32_t refs;			/* searches / DOC_READs in flight */
+	uint32_t writing;		/* bit per section being written */
+	uint64_t received[ISP_REIS_NSECTIONS];
+	struct fs_region slc, tlc;	/* id 0: none */
+	uint32_t *csize;		/* IVF cluster sizes (CLUSTERS section) */
+	uint64_t *cfirst;		/* nlist + 1 first entry indices (R-IVF) */
+	struct isp_wire_reis_calib *calib;
+	/* Deploy only (freed at commit): tags for the binary OOB, one staged
+	 * page (data + OOB) per paged section, the DOCS parser. */
+	uint32_t *tags;
+	uint8_t *stage[ISP_REIS_NSECTIONS];
+	struct re_docs_parse dp;
+	uint64_t dram_db, dram_ivf, dram_stage;	/* bytes reserved */
+	uint64_t searches;		/* queries answered */
+};
+
+struct re_eng {
+	struct isp_dev *dev;
+	struct fs *fs;
+	struct ft *ft;
+	const struct fp_params *p;
+	const struct fg_geom *g;
+	re_hamming_fn ham;
+	pthread_mutex_t lock;
+	struct re_db *db[RE_MAX_DBS];	/* dense, unordered */
+	uint32_t ndb;
+	uint64_t st_searches, st_filtered, st_ttl;
+};
+
+#define RE_DRAM_DB "r-db"
+#define RE_DRAM_IVF "r-ivf"
+#define RE_DRAM_STAGE "reis-stage"
+#define RE_DRAM_TTL "ttl"
+
+/* ---- reis_db.c ---- */
+
+uint16_t re_cmd_create(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		       void *data, size_t len, struct isp_cpl *cpl);
+uint16_t re_cmd_write(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		      void *data, size_t len, struct isp_cpl *cpl);
+uint16_t re_cmd_commit(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		       struct isp_cpl *cpl);
+uint16_t re_cmd_delete(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		       struct isp_cpl *cpl);
+uint16_t re_cmd_list(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		     void *data, size_t len, struct isp_cpl *cpl);
+uint16_t re_cmd_info(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		     void *data, size_t len, struct isp_cpl *cpl);
+int re_load(struct re_eng *e, const void *blob, size_t len, char *err, size_t errlen);
+int re_save(struct re_eng *e, void **blob, size_t *len);
+void re_db_free(struct re_eng *e, struct re_db *db);
+/* Under e->lock: the database with @did, or NULL. */
+struct re_db *re_find(struct re_eng *e, uint32_t did);
+int re_header_check(const struct isp_wire_reis_create *c, const struct fp_params *p,
+		    struct re_layout *L);
+/* Entry i's RADR / DADR as deployed. */
+uint32_t re_radr(const struct re_layout *L, uint64_t i);
+uint32_t re_dadr(const struct re_layout *L, uint64_t i);
+
+/* ---- reis_search.c ---- */
+
+uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		       void *data, size_t len, struct isp_cpl *cpl, int ivf);
+uint16_t re_cmd_doc_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			 void *data, size_t len, struct isp_cpl *cpl);
+
+/* ---- reis_kernel.c: top-C by key = Hamming << 32 | entry index ---- */
+
+struct re_cand {
+	uint64_t key;
+	uint32_t radr;	/* or the centroid's cluster tag */
+	uint32_t dadr;
+};
+
+struct re_topc {
+	struct re_cand *v;
+	uint32_t n, cap, keep;
+	uint64_t bound;		/* keys >= bound can no longer make the cut */
+};
+
+int re_topc_init(struct re_topc *t, uint32_t keep);
+void re_topc_reset(struct re_topc *t, uint32_t keep);
+void re_topc_free(struct re_topc *t);
+void re_topc_shrink(struct re_topc *t);
+/* Keep the @keep smallest keys, sorted ascending; returns how many. */
+uint32_t re_topc_finish(struct re_topc *t);
+
+static inline void re_topc_add(struct re_topc *t, uint64_t key, uint32_t radr,
+			       uint32_t dadr)
+{
+	if (key >= t->bound)
+		return;
+	if (t->n == t->cap) {
+		re_topc_shrink(t);
+		if (key >= t->bound)
+			return;
+	}
+	t->v[t->n].key = key;
+	t->v[t->n].radr = radr;
+	t->v[t->n].dadr = dadr;
+	t->n++;
+}
+
+static inline uint64_t re_key(uint32_t dist, uint64_t idx)
+{
+	return (uint64_t)dist << 32 | (idx & 0xffffffffu);
+}
+
+/* ---- reis_cost.c: the cost path (docs/reis-engine.md "Timing") ---- */
+
+/*
+ * One phase (coarse or fine) of one query: rounds of `planes` page reads
+ * with their TTL writes to DRAM, each round followed by a quickselect on
+ * the ISP core that keeps @cand candidates. With PL every read is issued
+ * at the phase start (cache-read mode, the plane FIFO and the core
+ * calendar overlap the rest); without PL a round's reads wait for the
+ * previous round's selection.
+ */
+struct re_cost {
+	struct ft *ft;
+	struct ft_cmd *cmd;
+	const struct fp_params *p;
+	uint32_t planes;
+	int pl;
+	struct ft_page_op op;	/* template: mode, flags */
+	uint32_t entry_bytes;	/* TTL entry on the channel */
+	uint32_t cmp_per_entry;	/* in-die compares per entry (DF, tag) */
+	uint64_t start;		/* phase start (ps) */
+	uint64_t ready;		/* ready time of the next round's reads */
+	uint64_t last;		/* latest completion of the phase */
+	uint64_t round_end;
+	uint64_t round_pass;
+	uint32_t in_round;
+	uint64_t kept;		/* candidates held in the TTL */
+	uint64_t cand;		/* candidates to keep */
+	uint64_t pages, compared, passed;	/* counters over all phases */
+};
+
+void re_cost_init(struct re_cost *c, struct ft *ft, struct ft_cmd *cmd, int pl);
+void re_cost_phase(struct re_cost *c, uint64_t ready, uint64_t cand,
+		   uint32_t entry_bytes, uint32_t cmp_per_entry);
+void re_cost_page(struct re_cost *c, uint32_t plane, uint32_t n_fbc, uint32_t n_pass);
+void re_cost_batch(struct re_cost *c, uint64_t first, uint64_t count, uint32_t n_fbc,
+		   uint32_t n_pass);
+uint64_t re_cost_phase_end(struct re_cost *c);
+
+/* Reads of whole entries out of TLC pages: @count entries of @bytes each
+ * on @plane; returns when the last one is in DRAM. */
+struct re_pcount {
+	uint64_t key;		/* page identity while collecting (sorted) */
+	uint32_t plane;
+	uint32_t count;
+};
+
+uint64_t re_cost_entry_reads(struct re_cost *c, const struct re_pcount *pc, size_t n,
+			     uint32_t mode, uint32_t bytes, uint64_t ready);
+/* Sort @pc by key and merge equal keys; returns the new count. */
+size_t re_pcount_merge(struct re_pcount *pc, size_t n);
+
+/* IVF: pages to visit for the clusters @probe (sorted ascending). */
+struct re_seg {
+	uint32_t lo, hi;	/* entry offsets in the page */
+};
+
+struct re_visit {
+	uint64_t page;		/* binary page, relative to b_first */
+	uint32_t seg0, nseg;	/* its segments */
+	uint32_t nent;		/* entries in them */
+};
+
+struct re_visits {
+	struct re_visit *v;
+	struct re_seg *s;
+	uint32_t nv, ns;
+	uint64_t cap_v, cap_s;
+};
+
+int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
+		    uint32_t np, uint32_t epb);
+void re_visits_free(struct re_visits *vs);
+
+#endif /* REIS_INT_H */
