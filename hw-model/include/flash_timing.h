@@ -61,6 +61,21 @@ enum ft_dir { FT_H2C = 0, FT_C2H = 1 };
 /* ft_page_op.flags */
 #define FT_OP_CACHE 1u	/* cache read sequential mode (REIS 4.3.4 PL) */
 #define FT_OP_XOR 2u	/* XOR the sensed page with the cache latch (REIS 4.3.2) */
+/*
+ * Multi-plane rule (opt-in): FT_OP_MP reads share their die's array: one
+ * senses after the die's previous FT_OP_MP sensing has ended, unless they
+ * are issued together as one multi-plane read (ft_page_read_mp(): planes of
+ * one die, the same page offset @page and cell mode). Reads without the
+ * flag keep independent planes (timing-model.md A18).
+ */
+#define FT_OP_MP 4u
+/*
+ * Selective read-out: each of the n_dout bursts (tRR + tRC * dout_bytes)
+ * takes its own gap on the channel, in order, so other dies' bursts can go
+ * in between (the controller changes the column per row); without it the
+ * bursts hold the channel as one interval. The plane waits for the last.
+ */
+#define FT_OP_BURSTS 8u
 
 /*
  * One page read on one plane and everything done to that page before the
@@ -78,6 +93,7 @@ struct ft_page_op {
 	uint32_t n_cmp;		/* threshold compares (distance filtering) */
 	uint32_t n_dout;	/* data-out bursts; 0 = nothing leaves the die */
 	uint32_t dout_bytes;	/* bytes per burst */
+	uint32_t page;		/* FT_OP_MP: page offset within the block */
 };
 
 struct ft_cmd {
@@ -150,6 +166,21 @@ uint64_t ft_ctrl(struct ft *ft, struct ft_cmd *cmd, uint64_t ready);
 uint64_t ft_page_read(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 		      const struct ft_page_op *op, uint64_t ready);
 
+/**
+ * ft_page_read_mp() - one multi-plane read: @ops[i] on flat plane @planes[i],
+ * @n (1..planes_per_die) distinct planes of one die, every op FT_OP_MP with
+ * the same page offset and cell mode. Each plane's C/A is issued as soon as
+ * it accepts a command; the sensing of all starts together once every plane
+ * and the die's array are free; then each plane's compute and data-out
+ * follow as in ft_page_read() (data-outs queue on the channel).
+ * @ends: if not NULL, each read's completion.
+ * Return: the last completion (ps); on invalid arguments cmd->err is set
+ * and nothing is reserved.
+ */
+uint64_t ft_page_read_mp(struct ft *ft, struct ft_cmd *cmd, unsigned n,
+			 const uint32_t *planes, const struct ft_page_op *ops,
+			 uint64_t ready, uint64_t *ends);
+
 /** ft_page_program() - C/A, data-in of @bytes, tPROG of @mode. */
 uint64_t ft_page_program(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 			 uint32_t mode, uint32_t bytes, uint64_t ready);
@@ -195,7 +226,8 @@ uint64_t ft_dma(struct ft *ft, struct ft_cmd *cmd, enum ft_dir dir, uint64_t byt
  * @core. The result (times, energy, busy, counters, trace) is exactly what
  * issuing the same pages one by one with ft_page_read(), ft_dram() and
  * ft_core() in logical-page order gives, at a fraction of the cost: no data,
- * one lock acquisition, no per-page call overhead.
+ * one lock acquisition, no per-page call overhead. FT_OP_MP pages are
+ * single-plane reads under the multi-plane rule (no multi-plane groups).
  */
 struct ft_batch {
 	uint64_t first;

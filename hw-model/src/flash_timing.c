@@ -215,9 +215,10 @@ int ft_open(const struct fp_params *p, struct ft **out)
 	ft->t_ca = ft_t_ca(p);
 	pthread_mutex_init(&ft->lock, NULL);
 	ft->plane = calloc(ft->NP, sizeof(*ft->plane));
+	ft->die = calloc(ft->ND, sizeof(*ft->die));
 	ft->chan = calloc(ft->C, sizeof(*ft->chan));
 	ft->core = calloc(p->cores, sizeof(*ft->core));
-	if (!ft->plane || !ft->chan || !ft->core) {
+	if (!ft->plane || !ft->die || !ft->chan || !ft->core) {
 		ft_close(ft);
 		return -ENOMEM;
 	}
@@ -261,6 +262,7 @@ void ft_close(struct ft *ft)
 	free(ft->link[0].iv);
 	free(ft->link[1].iv);
 	free(ft->plane);
+	free(ft->die);
 	free(ft->chan);
 	free(ft->core);
 	free(ft->act);
@@ -408,15 +410,53 @@ static int ft_op_ok(const struct ft_page_op *op)
 	       op->n_dout <= FT_MAX_COUNT && op->dout_bytes <= (1u << 24);
 }
 
+/*
+ * Data-out of @op on channel @ch from @t: one interval, or with FT_OP_BURSTS
+ * one per burst, each in the first gap after the previous one (other dies'
+ * bursts may come in between). Records the DO events; returns the end.
+ */
+static uint64_t ft_dout_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t ch, uint32_t die,
+			       const struct ft_page_op *op, uint64_t d_do, uint64_t t)
+{
+	uint64_t s, bd;
+	uint32_t k;
+
+	if (!(op->flags & FT_OP_BURSTS) || op->n_dout < 2) {
+		s = ft_cal_take(ft, &ft->chan[ch], t, d_do);
+		ft_ev(cmd, ISP_RES_CHANNEL, ch, "DO", s, d_do);
+		ft_ev(cmd, ISP_RES_DIE, die, "DO", s, d_do);
+		return s + d_do;
+	}
+	bd = ft->p.t_rr + ft_t_xfer(op->dout_bytes, ft->p.channel_mbps);
+	for (k = 0; k < op->n_dout; k++) {
+		s = ft_cal_take(ft, &ft->chan[ch], t, bd);
+		ft_ev(cmd, ISP_RES_CHANNEL, ch, "DO", s, bd);
+		ft_ev(cmd, ISP_RES_DIE, die, "DO", s, bd);
+		t = s + bd;
+	}
+	return t;
+}
+
+/* Earliest sensing start of @op on @pl if issued at @ready (no side effects). */
+static uint64_t ft_read_r0(const struct ft *ft, const struct ft_plane *pl,
+			   const struct ft_page_op *op, uint64_t ready)
+{
+	uint64_t a = ft_max(ready, pl->ca_ready);
+
+	if (!(op->flags & FT_OP_CACHE))
+		a = ft_max(a, ft_max(pl->arr_free, pl->out_free));
+	return ft_max(a + ft->t_ca, pl->arr_free);
+}
+
+/* @r0_min: sensing starts no earlier (multi-plane rule), 0: no constraint. */
 static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
-			       const struct ft_page_op *op, uint64_t ready)
+			       const struct ft_page_op *op, uint64_t ready, uint64_t r0_min)
 {
 	const struct fp_params *p = &ft->p;
 	struct ft_plane *pl = &ft->plane[plane];
 	uint32_t die = plane / ft->P, ch = die / ft->D;
-	struct ft_cal *chan = &ft->chan[ch];
 	int cache = (op->flags & FT_OP_CACHE) != 0;
-	uint64_t comp, d_do, a, s_ca, r0, c1, end, new_arr, s_do = 0, m0 = 0;
+	uint64_t comp, d_do, a, s_ca, r0, c1, end, new_arr, m0 = 0;
 	uint64_t t_xor = (op->flags & FT_OP_XOR) ? p->t_xor : 0;
 	uint64_t bytes = (uint64_t)op->n_dout * op->dout_bytes;
 
@@ -434,22 +474,19 @@ static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane
 	 * has already scheduled here are commitments that cannot move.
 	 */
 	s_ca = a;
-	r0 = ft_max(s_ca + ft->t_ca, pl->arr_free);
+	r0 = ft_max(ft_max(s_ca + ft->t_ca, pl->arr_free), r0_min);
 	c1 = r0 + p->t_read[op->mode] + comp;
 	if (cache && d_do) {
 		m0 = ft_max(c1, pl->out_free);
 		new_arr = m0 + p->t_cache_busy;
-		s_do = ft_cal_take(ft, chan, new_arr, d_do);
-		end = s_do + d_do;
+		end = ft_dout_locked(ft, cmd, ch, die, op, d_do, new_arr);
 		pl->out_free = end;
 		pl->ca_ready = c1;
 	} else if (cache) {
 		end = new_arr = c1;
 		pl->ca_ready = c1;
 	} else {
-		if (d_do)
-			s_do = ft_cal_take(ft, chan, c1, d_do);
-		end = d_do ? s_do + d_do : c1;
+		end = d_do ? ft_dout_locked(ft, cmd, ch, die, op, d_do, c1) : c1;
 		new_arr = end;
 		pl->out_free = end;
 		pl->ca_ready = end;
@@ -483,13 +520,33 @@ static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane
 		ft_ev(cmd, ISP_RES_PLANE, plane, "CMP", t, (uint64_t)op->n_cmp * p->t_cmp);
 		if (cache && d_do)
 			ft_ev(cmd, ISP_RES_PLANE, plane, "CACHE", m0, p->t_cache_busy);
-		if (d_do) {
-			ft_ev(cmd, ISP_RES_CHANNEL, ch, "DO", s_do, d_do);
-			ft_ev(cmd, ISP_RES_DIE, die, "DO", s_do, d_do);
-		}
 	}
 	ft_done(cmd, end);
 	return end;
+}
+
+/*
+ * Multi-plane rule: the reads sense together, after every plane and the
+ * die's array are free; the die's array is then busy for one tR.
+ */
+static uint64_t ft_mp_locked(struct ft *ft, struct ft_cmd *cmd, unsigned n,
+			     const uint32_t *planes, const struct ft_page_op *ops,
+			     uint64_t ready, uint64_t *ends)
+{
+	struct ft_die *d = &ft->die[planes[0] / ft->P];
+	uint64_t g = d->arr_end, end, last = ready;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		g = ft_max(g, ft_read_r0(ft, &ft->plane[planes[i]], &ops[i], ready));
+	for (i = 0; i < n; i++) {
+		end = ft_read_locked(ft, cmd, planes[i], &ops[i], ready, g);
+		if (ends)
+			ends[i] = end;
+		last = ft_max(last, end);
+	}
+	d->arr_end = g + ft->p.t_read[ops[0].mode];
+	return last;
 }
 
 uint64_t ft_page_read(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
@@ -500,7 +557,34 @@ uint64_t ft_page_read(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 	if (plane >= ft->NP || !ft_op_ok(op))
 		return ft_fail(cmd, ready);
 	pthread_mutex_lock(&ft->lock);
-	end = ft_read_locked(ft, cmd, plane, op, ft_ready(cmd, ready));
+	if (op->flags & FT_OP_MP)
+		end = ft_mp_locked(ft, cmd, 1, &plane, op, ft_ready(cmd, ready), NULL);
+	else
+		end = ft_read_locked(ft, cmd, plane, op, ft_ready(cmd, ready), 0);
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+uint64_t ft_page_read_mp(struct ft *ft, struct ft_cmd *cmd, unsigned n,
+			 const uint32_t *planes, const struct ft_page_op *ops,
+			 uint64_t ready, uint64_t *ends)
+{
+	uint32_t mask = 0;
+	uint64_t end;
+	unsigned i;
+
+	if (!planes || !ops || !n || n > ft->P)
+		return ft_fail(cmd, ready);
+	for (i = 0; i < n; i++) {
+		if (planes[i] >= ft->NP || !ft_op_ok(&ops[i]) || !(ops[i].flags & FT_OP_MP) ||
+		    planes[i] / ft->P != planes[0] / ft->P ||
+		    (mask & (1u << (planes[i] % ft->P))) ||
+		    ops[i].page != ops[0].page || ops[i].mode != ops[0].mode)
+			return ft_fail(cmd, ready);
+		mask |= 1u << (planes[i] % ft->P);
+	}
+	pthread_mutex_lock(&ft->lock);
+	end = ft_mp_locked(ft, cmd, n, planes, ops, ft_ready(cmd, ready), ends);
 	pthread_mutex_unlock(&ft->lock);
 	return end;
 }
@@ -811,7 +895,10 @@ uint64_t ft_batch_read(struct ft *ft, struct ft_cmd *cmd, const struct ft_batch 
 	for (i = b->first; i < b->first + b->count; i++) {
 		uint32_t plane = fg_pfpa_plane_of(ft->C, ft->D, ft->P, i);
 
-		end = ft_read_locked(ft, cmd, plane, &b->op, ready);
+		if (b->op.flags & FT_OP_MP)
+			end = ft_mp_locked(ft, cmd, 1, &plane, &b->op, ready, NULL);
+		else
+			end = ft_read_locked(ft, cmd, plane, &b->op, ready, 0);
 		if (b->dram_bytes)
 			end = ft_dram_locked(ft, cmd, b->dram_bytes, end);
 		if (b->core_cycles)

@@ -27,6 +27,11 @@ struct ft_plane {
 	uint64_t out_free;	/* output (cache) latch free */
 };
 
+/* A die's array under the multi-plane rule (FT_OP_MP reads only). */
+struct ft_die {
+	uint64_t arr_end;	/* its last sensing ends */
+};
+
 struct ft_ev {
 	uint64_t ts, dur;	/* ps, absolute */
 	const char *name;
@@ -50,6 +55,7 @@ struct ft {
 	pthread_mutex_t lock;
 
 	struct ft_plane *plane;	/* NP */
+	struct ft_die *die;	/* ND */
 	struct ft_cal *chan;	/* C */
 	struct ft_cal *core;	/* cores */
 	struct ft_cal dram;

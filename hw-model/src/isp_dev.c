@@ -29,9 +29,11 @@
 
 /* Engines of this drive, in metadata order. */
 extern const struct isp_engine isp_engine_reis;
+extern const struct isp_engine isp_engine_recflash;
 
 static const struct isp_engine *const isp_engines[] = {
 	&isp_engine_reis,
+	&isp_engine_recflash,
 };
 
 #define ISP_NENGINES (sizeof(isp_engines) / sizeof(isp_engines[0]))

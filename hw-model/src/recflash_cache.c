@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recflash_cache.c - the page-wise LRU cache of the controller (RecFlash
+ * III-C2) and the per-table access-frequency tracker (III-C3/C4).
+ *
+ * Cache: frames of one flash page each (cache_bytes / page_bytes of SRAM),
+ * keyed by ppa, replaced least-recently-used. A frame holds the rows the
+ * controller actually read out of that page (a valid bit per row): a miss
+ * senses the page and reads out only the rows it lacks, so filling a frame
+ * never costs more channel time than RM-SSD's selective read-out
+ * (docs/recflash-engine.md "Cache"). The cache models presence only: a
+ * cached row always equals the row in flash (pages are immutable until
+ * their block is erased, and frames are dropped before that), so the data
+ * path reads the bytes from the store.
+ *
+ * Tracker: open addressing over (key + 1) << 32 | count, at most cap keys;
+ * accesses of further keys once it is full are counted as dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recflash_engine.h"
+#include "recflash_int.h"
+
+/* ---- cache ---- */
+
+static uint32_t rf_pow2_at_least(uint64_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
+static uint32_t rf_cache_hash(const struct rf_cache *c, uint64_t key)
+{
+	return (uint32_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (c->nbuckets - 1);
+}
+
+int rf_cache_init(struct rf_cache *c, uint64_t cache_bytes, uint32_t page_bytes)
+{
+	uint64_t nf = page_bytes ? cache_bytes / page_bytes : 0;
+	uint32_t i;
+
+	memset(c, 0, sizeof(*c));
+	pthread_mutex_init(&c->lock, NULL);
+	c->lru_head = c->lru_tail = c->free = RF_NIL;
+	if (!nf)
+		return 0;
+	if (nf > (1u << 24))
+		nf = 1u << 24;
+	c->nframes = (uint32_t)nf;
+	/* A row is at least 2 bytes (fp16, dim 1). */
+	c->words = (page_bytes / 2 + 63) / 64;
+	c->nbuckets = rf_pow2_at_least(2 * nf);
+	c->fr = calloc(nf, sizeof(*c->fr));
+	c->bits = calloc(nf * c->words, sizeof(*c->bits));
+	c->bucket = malloc((size_t)c->nbuckets * sizeof(*c->bucket));
+	if (!c->fr || !c->bits || !c->bucket) {
+		rf_cache_destroy(c);
+		return -ENOMEM;
+	}
+	memset(c->bucket, 0xff, (size_t)c->nbuckets * sizeof(*c->bucket));
+	for (i = 0; i < c->nframes; i++)
+		c->fr[i].next = i + 1 < c->nframes ? i + 1 : RF_NIL;
+	c->free = 0;
+	return 0;
+}
+
+void rf_cache_destroy(struct rf_cache *c)
+{
+	free(c->fr);
+	free(c->bits);
+	free(c->bucket);
+	pthread_mutex_destroy(&c->lock);
+	memset(c, 0, sizeof(*c));
+}
+
+static uint32_t rf_cache_find(const struct rf_cache *c, uint64_t key)
+{
+	uint32_t i;
+
+	for (i = c->bucket[rf_cache_hash(c, key)]; i != RF_NIL; i = c->fr[i].hnext)
+		if (c->fr[i].key == key)
+			return i;
+	return RF_NIL;
+}
+
+static void rf_lru_unlink(struct rf_cache *c, uint32_t i)
+{
+	struct rf_frame *f = &c->fr[i];
+
+	if (f->prev != RF_NIL)
+		c->fr[f->prev].next = f->next;
+	else
+		c->lru_head = f->next;
+	if (f->next != RF_NIL)
+		c->fr[f->next].prev = f->prev;
+	else
+		c->lru_tail = f->prev;
+	f->prev = f->next = RF_NIL;
+}
+
+static void rf_lru_front(struct rf_cache *c, uint32_t i)
+{
+	struct rf_frame *f = &c->fr[i];
+
+	f->prev = RF_NIL;
+	f->next = c->lru_head;
+	if (c->lru_head != RF_NIL)
+		c->fr[c->lru_head].prev = i;
+	else
+		c->lru_tail = i;
+	c->lru_head = i;
+}
+
+/* Remove frame @i from its hash chain and the LRU list; put it on the free list. */
+static void rf_cache_drop(struct rf_cache *c, uint32_t i)
+{
+	uint32_t *pp = &c->bucket[rf_cache_hash(c, c->fr[i].key)];
+
+	while (*pp != RF_NIL && *pp != i)
+		pp = &c->fr[*pp].hnext;
+	if (*pp == i)
+		*pp = c->fr[i].hnext;
+	rf_lru_unlink(c, i);
+	c->fr[i].used = 0;
+	c->fr[i].next = c->free;
+	c->free = i;
+	c->used--;
+}
+
+static int rf_bit(const uint64_t *w, uint32_t j)
+{
+	return (int)((w[j >> 6] >> (j & 63)) & 1);
+}
+
+int rf_cache_touch_locked(struct rf_cache *c, uint64_t key, uint32_t area_id,
+			  uint64_t lpage, uint32_t row)
+{
+	uint32_t i = rf_cache_find(c, key);
+	uint64_t *w;
+	int hit;
+
+	if (i == RF_NIL) {
+		if (c->free == RF_NIL)
+			rf_cache_drop(c, c->lru_tail);	/* evict the least recently used */
+		i = c->free;
+		c->free = c->fr[i].next;
+		c->fr[i].key = key;
+		c->fr[i].area_id = area_id;
+		c->fr[i].lpage = lpage;
+		c->fr[i].used = 1;
+		c->fr[i].hnext = c->bucket[rf_cache_hash(c, key)];
+		c->bucket[rf_cache_hash(c, key)] = i;
+		memset(c->bits + (size_t)i * c->words, 0, c->words * sizeof(*c->bits));
+		c->used++;
+	} else {
+		rf_lru_unlink(c, i);
+	}
+	rf_lru_front(c, i);
+	w = c->bits + (size_t)i * c->words;
+	if (row >= c->words * 64)
+		return 0;
+	hit = rf_bit(w, row);
+	w[row >> 6] |= UINT64_C(1) << (row & 63);
+	return hit;
+}
+
+void rf_cache_drop_area(struct rf_cache *c, uint32_t area_id, uint64_t lo, uint64_t hi)
+{
+	uint32_t i;
+
+	if (!c->nframes)
+		return;
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->nframes; i++)
+		if (c->fr[i].used && c->fr[i].area_id == area_id &&
+		    c->fr[i].lpage >= lo && c->fr[i].lpage < hi)
+			rf_cache_drop(c, i);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- tracker ---- */
+
+int rf_track_init(struct rf_track *t, uint32_t cap)
+{
+	memset(t, 0, sizeof(*t));
+	if (!cap)
+		return 0;
+	t->cap = cap;
+	t->mask = rf_pow2_at_least((uint64_t)cap + cap / 3 + 1) - 1;
+	t->slot = calloc((size_t)t->mask + 1, sizeof(*t->slot));
+	return t->slot ? 0 : -ENOMEM;
+}
+
+void rf_track_free(struct rf_track *t)
+{
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+uint64_t rf_track_bytes(uint32_t cap)
+{
+	return cap ? ((uint64_t)rf_pow2_at_least((uint64_t)cap + cap / 3 + 1)) * 8 : 0;
+}
+
+void rf_track_clear(struct rf_track *t)
+{
+	if (t->slot && t->nkeys)
+		memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof(*t->slot));
+	t->nkeys = 0;
+	t->dropped = 0;
+}
+
+void rf_track_add(struct rf_track *t, uint32_t key, uint32_t cnt)
+{
+	uint64_t k1 = (uint64_t)key + 1;
+	uint32_t h;
+
+	if (!t->slot)
+		return;
+	h = (uint32_t)((k1 * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & t->mask;
+	for (;; h = (h + 1) & t->mask) {
+		uint64_t s = t->slot[h];
+
+		if (!s) {
+			if (t->nkeys >= t->cap) {
+				t->dropped += cnt;
+				return;
+			}
+			t->slot[h] = k1 << 32 | cnt;
+			t->nkeys++;
+			return;
+		}
+		if (s >> 32 == k1) {
+			uint64_t c = (s & 0xffffffffu) + cnt;
+
+			t->slot[h] = k1 << 32 | (c > 0xffffffffu ? 0xffffffffu : c);
+			return;
+		}
+	}
+}
+
+static int rf_kc_cmp(const void *x, const void *y)
+{
+	const struct rf_kc *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+void rf_kc_sort(struct rf_kc *kc, uint32_t n)
+{
+	qsort(kc, n, sizeof(*kc), rf_kc_cmp);
+}
+
+int rf_track_export(const struct rf_track *t, struct rf_kc **out, uint32_t *n)
+{
+	struct rf_kc *kc;
+	uint32_t i, m = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!t->nkeys)
+		return 0;
+	kc = malloc((size_t)t->nkeys * sizeof(*kc));
+	if (!kc)
+		return -ENOMEM;
+	for (i = 0; i <= t->mask; i++)
+		if (t->slot[i]) {
+			kc[m].key = (uint32_t)((t->slot[i] >> 32) - 1);
+			kc[m].count = (uint32_t)t->slot[i];
+			m++;
+		}
+	rf_kc_sort(kc, m);
+	*out = kc;
+	*n = m;
+	return 0;
+}

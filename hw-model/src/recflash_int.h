@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recflash_int.h - what the RecFlash engine's files share; not installed.
+ *
+ * Objects (docs/recflash-engine.md has the why):
+ *   rf_eng    the engine of one device: table list, page cache, counters.
+ *   rf_table  an embedding table: configuration, deploy progress, the
+ *             active mapping and, while a remap runs or waits for SWITCH,
+ *             the staged one; frequency tracker; statistics.
+ *   rf_map    one mapping generation: row -> slot (slot = lpage * rpp + k
+ *             in an area), the Algorithm 1 list (RecFlash mode), where its
+ *             image is in flash. Immutable once published; SLS readers pin
+ *             it.
+ *   rf_area   a flash region of the table: pages in Parallelism-First order
+ *             (one stripe row = the same page offset on every plane), a
+ *             write pointer per block stripe (log-structured: programs
+ *             append, whole stripes are erased when nothing points there).
+ *
+ * Locks (order: eng->lock -> table->tlock -> cache lock -> store -> timing):
+ *   eng->lock   table list, state, refs, busy, remap_state, active/staged,
+ *               map readers, area refs (short sections only).
+ *   tlock       the table's tracker and statistics.
+ *   cache lock  the page cache.
+ * Long work (deploy programs, remap, SLS flash reads) runs without any of
+ * them, on objects pinned by refs/readers. isp_dev_commit() is called with
+ * no engine lock held.
+ */
+#ifndef RECFLASH_INT_H
+#define RECFLASH_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "flash_store.h"
+#include "flash_timing.h"
+#include "isp_internal.h"
+#include "isp_wire.h"
+#include "recflash_engine.h"
+
+#define RF_MAX_TABLES 1024u
+#define RF_HOT_BP_DEFAULT 500u		/* RecFlash Fig. 7a: the top-5 % hot region */
+#define RF_TRACK_MAX_KEYS (1u << 18)	/* distinct rows tracked per table */
+#define RF_OWNER_TAG (UINT64_C(0x5246) << 32)	/* "RF": our regions */
+#define RF_ROWBUF_MAX (64u << 20)	/* per SLS: distinct rows staged at once */
+/*
+ * RecFlash III-C6: the Algorithm 1 logic (comparator, pointer updater) is a
+ * 500 MHz module doing one operation per cycle: 2 ns, charged as 3 cycles
+ * of a 1.5 GHz firmware core.
+ */
+#define RF_HT_CYC_PER_OP 3u
+
+/* ---- page cache ---- */
+
+struct rf_frame {
+	uint64_t key;		/* ppa */
+	uint64_t lpage;		/* in its area */
+	uint32_t area_id;	/* region id of the area */
+	uint32_t prev, next;	/* LRU list (head = most recent); free list */
+	uint32_t hnext;		/* hash chain */
+	uint32_t used;
+};
+
+struct rf_cache {
+	pthread_mutex_t lock;
+	uint32_t nframes, used;
+	uint32_t words;		/* 64-bit words of row-valid bits per frame */
+	uint32_t nbuckets;
+	uint32_t lru_head, lru_tail, free;
+	struct rf_frame *fr;
+	uint64_t *bits;
+	uint32_t *bucket;
+};
+
+int rf_cache_init(struct rf_cache *c, uint64_t cache_bytes, uint32_t page_bytes);
+void rf_cache_destroy(struct rf_cache *c);
+/*
+ * One lookup of row @row of page @key, the cache lock held: 1 if cached;
+ * else 0 and the row is now cached (its page framed, least recently used
+ * frame evicted). The frame becomes the most recently used either way.
+ */
+int rf_cache_touch_locked(struct rf_cache *c, uint64_t key, uint32_t area_id,
+			  uint64_t lpage, uint32_t row);
+/* Drop frames of area @area_id with lpage in [@lo, @hi). */
+void rf_cache_drop_area(struct rf_cache *c, uint32_t area_id, uint64_t lo, uint64_t hi);
+
+/* ---- frequency tracker ---- */
+
+struct rf_kc {
+	uint32_t key, count;
+};
+
+struct rf_track {
+	uint32_t cap, nkeys, mask;
+	uint64_t *slot;		/* 0: empty, else (key + 1) << 32 | count */
+	uint64_t dropped;	/* accesses not counted: tracker full */
+};
+
+int rf_track_init(struct rf_track *t, uint32_t cap);
+void rf_track_free(struct rf_track *t);
+uint64_t rf_track_bytes(uint32_t cap);
+void rf_track_clear(struct rf_track *t);
+void rf_track_add(struct rf_track *t, uint32_t key, uint32_t cnt);
+/* Keys by descending count, then ascending key (malloc'd). */
+int rf_track_export(const struct rf_track *t, struct rf_kc **out, uint32_t *n);
+void rf_kc_sort(struct rf_kc *kc, uint32_t n);
+
+/* ---- arithmetic (recflash_pool.c) ---- */
+
+void rf_h2f_table(float *t);
+void rf_acc_row(float *acc, const uint8_t *row, uint32_t dtype, uint32_t dim,
+		const float *h2f, int weighted, float w);
+void rf_finish_bag(float *acc, uint32_t dim, uint32_t n, int mean);
+
+/* ---- tables ---- */
+
+struct rf_area {
+	struct fs_region reg;
+	uint32_t refs;		/* maps (and a deploy) using it */
+	uint32_t mode;		/* cell mode of its pages */
+	uint32_t np;		/* planes: pages per stripe row */
+	uint32_t sp;		/* pages per block stripe */
+	uint32_t nstripes;
+	uint64_t pages;
+	uint32_t *wp;		/* per stripe: pages below are programmed or skipped */
+};
+
+#define RF_MAX_RUNS 64u			/* runs of an image's pages */
+
+struct rf_run {
+	uint64_t lpage;
+	uint32_t count;
+	uint32_t rsvd;
+};
+
+struct rf_map {
+	uint32_t gen;
+	uint32_t readers;	/* SLS and remaps reading through it */
+	struct rf_area *area;
+	struct rf_ht ht;	/* RecFlash mode (ht.n = rows); else ht.n = 0 */
+	const uint32_t *a;	/* ht.a, or NULL: slot = row (row order) */
+	uint32_t img_pages;	/* its image in flash (RecFlash mode); 0: */
+	uint32_t img_crc;	/* row order, f = 0 */
+	uint32_t nruns;
+	struct rf_run run[RF_MAX_RUNS];
+	uint64_t dram;		/* controller DRAM it holds ("rf-map") */
+};
+
+struct rf_tstats {
+	uint64_t sls_bags, lookups, page_reads, cache_hits, cache_misses;
+	uint64_t bytes_sensed, bytes_useful, bytes_out, model_ns, energy_pj;
+	uint64_t remaps, rows_moved, remap_reads, remap_programs, remap_erases;
+	uint64_t remap_ns, trigger_hot_new;
+};
+
+struct rf_table {
+	struct rf_table *next;
+	struct isp_wire_rf_create cr;	/* as created (hot_bp defaulted) */
+	uint32_t tid, rows, dim, dtype, mode;
+	uint32_t row_bytes, rpp;	/* bytes per row, rows per page */
+	uint32_t hot;			/* rows in the hot region */
+	uint64_t data_pages, img_pages, area_pages;
+
+	/* eng->lock */
+	uint32_t state;			/* enum isp_rf_state */
+	uint32_t remap_state;		/* enum isp_rf_remap_state */
+	uint32_t refs;			/* commands using the table */
+	uint32_t busy;			/* a deploy step, remap or switch owns it */
+	struct rf_map *active, *staged;
+	uint64_t received[ISP_RF_NSECTIONS];
+	uint32_t *profile;		/* uploaded counts (deploy section or PROFILE) */
+	uint64_t prof_bytes;		/* bytes of it received */
+	uint64_t dram_fixed;		/* "rf-track" + "rf-l2p" reserved at create */
+
+	/* deploy: rows in row order, a page being assembled */
+	struct rf_area *dep_area;
+	uint8_t *pagebuf;
+	uint64_t pb_lpage;
+	uint32_t pb_rows;
+
+	/* tlock */
+	pthread_mutex_t tlock;
+	struct rf_track track;
+	uint64_t bags_since;		/* since the last remap (period trigger) */
+	struct rf_tstats st;
+};
+
+struct rf_eng {
+	struct isp_dev *dev;
+	struct fs *fs;
+	struct ft *ft;
+	const struct fp_params *p;
+	const struct fg_geom *g;
+	uint32_t native_part;		/* partition tables live in */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* map readers drained */
+	struct rf_table *tables;	/* by ascending tid */
+	uint32_t ntables;
+
+	struct rf_cache cache;
+	float *h2f;			/* fp16 -> float, 65536 entries */
+
+	pthread_mutex_t cnt_lock;	/* device counters */
+	uint64_t hits, misses, bags, remaps;
+
+	int closing;			/* device close: keep regions in flash */
+
+	/* Tests: called by REMAP once the new mapping is built, not yet staged. */
+	void (*remap_hook)(void *arg);
+	void *hook_arg;
+};
+
+/* recflash_table.c */
+struct rf_table *rf_find(struct rf_eng *e, uint32_t tid);	/* eng->lock held */
+uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
+		       const struct isp_wire_rf_create *cr, struct isp_cpl *cpl);
+uint16_t rf_tbl_write(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
+		      uint32_t sec, uint64_t off, const uint8_t *data, size_t len,
+		      struct isp_cpl *cpl);
+uint16_t rf_tbl_commit(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
+		       struct isp_cpl *cpl);
+uint16_t rf_tbl_delete(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
+		       struct isp_cpl *cpl);
+uint16_t rf_profile(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint64_t off,
+		    const uint8_t *data, size_t len, struct isp_cpl *cpl);
+void rf_fill_stats(struct rf_eng *e, struct rf_table *t, struct isp_wire_rf_stats *w,
+		   int reset);
+void rf_table_free(struct rf_eng *e, struct rf_table *t);
+int rf_load(struct rf_eng *e, const void *blob, size_t len, char *err, size_t errlen);
+int rf_save(struct rf_eng *e, void **blob, size_t *len);
+
+/* Shared by deploy and remap. */
+int rf_area_new(struct rf_eng *e, struct rf_table *t, uint64_t pages,
+		struct isp_ctx *ctx, uint64_t ready, struct rf_area **out);
+void rf_area_put(struct rf_eng *e, struct rf_area *ar);	/* eng->lock not held */
+int rf_area_ppa(struct rf_eng *e, const struct rf_area *ar, uint64_t lpage, uint64_t *ppa);
+void rf_map_put(struct rf_eng *e, struct rf_map *m);	/* free an unpublished/retired map */
+uint64_t rf_map_dram(const struct rf_table *t);	/* DRAM of one RecFlash mapping */
+int rf_map_new(struct rf_eng *e, struct rf_table *t, struct rf_area *ar, int with_ht,
+	       struct rf_map **out);
+
+struct rf_moves {
+	uint64_t rows, reads, programs, erases;
+};
+
+/* Allocation of pages in an area, skipping @victim stripes. */
+struct rf_alloc {
+	struct rf_area *ar;
+	const uint8_t *victim;	/* per stripe, or NULL */
+	uint32_t s;		/* current stripe */
+	uint32_t tried;		/* stripes tried */
+	uint64_t pos;		/* next candidate lpage */
+};
+
+void rf_alloc_init(struct rf_alloc *al, struct rf_area *ar, const uint8_t *victim);
+/* Next free lpage (aligned to a stripe row with @align); -ENOSPC when none. */
+int rf_alloc_page(struct rf_alloc *al, int align, uint64_t *lpage);
+uint64_t rf_alloc_free_pages(const struct rf_area *ar, const uint8_t *victim);
+
+int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+		 const struct rf_map *old, struct rf_alloc *al, const uint32_t *keys,
+		 uint32_t n, uint32_t *a_new, struct rf_moves *mv, uint64_t ready,
+		 uint64_t *done);
+int rf_write_image(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+		   struct rf_map *m, struct rf_alloc *al, struct rf_moves *mv,
+		   uint64_t ready, uint64_t *done);
+int rf_gc(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx, struct rf_area *ar,
+	  const struct rf_map *const *maps, unsigned nmaps, uint64_t ready,
+	  uint64_t *erases);
+
+/* recflash_remap.c */
+uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t flags,
+		  struct isp_cpl *cpl);
+uint16_t rf_switch(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
+		   struct isp_cpl *cpl);
+/* Place every row by @counts (NULL: 0) of an identity source map into a new
+ * area: the offline placement of III-C1, used at deploy and by REMAP FULL. */
+int rf_full_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+		  const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
+		  uint64_t ready, struct rf_map **out, struct rf_moves *mv, uint64_t *done);
+
+/* recflash_sls.c */
+uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
+		const uint8_t *data, size_t len, struct isp_cpl *cpl);
+
+/* Unit tests (tests/unit/test_rf_*.c). */
+struct rf_eng *rf_engine_of(struct isp_dev *dev);
+void rf_set_remap_hook(struct isp_dev *dev, void (*fn)(void *arg), void *arg);
+/*
+ * The list order (@keys, up to @max) and a_k of every row (@slots, rows
+ * entries, may be NULL) of the active (@staged 0) or staged mapping.
+ * Return: keys in the list, -ENOENT, -EINVAL (not RecFlash mode / nothing staged).
+ */
+int rf_debug_map(struct isp_dev *dev, uint32_t tid, int staged, uint32_t *keys,
+		 uint32_t max, uint32_t *slots, uint32_t *tau);
+
+#endif /* RECFLASH_INT_H */
