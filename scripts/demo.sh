@@ -1,0 +1,33 @@
+#!/bin/sh
+# demo.sh - the main demo (`make demo`, what plain `make` runs): boot the
+# patched QEMU with an ISP drive and show what the drive reports.
+# For now the guest runs `reis info` when the libreis CLI is in the image,
+# else tests/vm/guest/isp_identify; ISP_DEMO="prog args" picks another
+# guest program (e.g. ISP_DEMO=bench_vm_latency). The flash backing file
+# lives in $BUILD/demo/, so what a demo deploys is there next time.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/vm-lib.sh"
+
+why=$(vm_check) || { echo "demo: $why" >&2; exit 1; }
+dir=$BUILD/demo
+mkdir -p "$dir"
+[ -f "$dir/ns.img" ] || truncate -s 256M "$dir/ns.img"
+accel=$(vm_accel)
+demo_arg=""
+[ -n "${ISP_DEMO:-}" ] && demo_arg="isp.demo=$(echo "$ISP_DEMO" | tr ' ' ',')"
+
+echo "demo: booting the ISP SSD VM ($accel; the console follows)"
+log=$dir/console.log
+# shellcheck disable=SC2046
+timeout "${DEMO_TIMEOUT:-600}" "$VM_QEMU" \
+    $(vm_args "$accel" "isp=on,isp-backing=$dir/flash.img" "$dir/ns.img") \
+    -monitor none -serial stdio \
+    -append "$VM_APPEND_BASE isp.run=demo isp.timeout=${DEMO_TIMEOUT:-600} $demo_arg" </dev/null 2>&1 |
+    tr -d '\r' | tee "$log" | grep -v -e '^@@ISP-' -e 'reboot: Power down'
+rc=$(sed -n 's/^@@ISP-RESULT demo \([0-9]*\)$/\1/p' "$log" | tail -n 1)
+if [ "$rc" != 0 ]; then
+    echo "demo: failed (guest program exit ${rc:-missing}; console log: $log)" >&2
+    exit 1
+fi
+echo "demo: done (console log: $log)"

@@ -1,0 +1,154 @@
+#!/bin/bash
+# guest-image.sh - build the guest: Debian's kernel and a small initramfs.
+# Called by `make guest` after the guest programs are built into
+# $BUILD/guest-bin/.
+#
+#   1. apt-get download the kernel package that linux-image-amd64 depends on
+#      now (into $ISP_CACHE/downloads) and unpack it once per version;
+#   2. take vmlinuz, the nvme modules and, recursively, the modules they
+#      depend on (modinfo -F depends), decompressed;
+#   3. pack busybox-static, tests/vm/guest-init.sh as /init, every program
+#      in $BUILD/guest-bin/ (and the reis CLI when built) into
+#      $BUILD/guest/initramfs.cpio.gz; copy the kernel to $BUILD/guest/vmlinuz.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
+DL=$ISP_CACHE/downloads
+OUT=$BUILD/guest
+MODULES="nvme"
+
+log() { echo "guest-image: $*"; }
+die() { echo "guest-image: error: $*" >&2; exit 1; }
+
+mkdir -p "$DL" "$OUT" "$ISP_CACHE/kernel"
+
+# download PKG VERSION: the .deb path, fetched once.
+download() {
+    deb=$DL/${1}_${2#*:}_amd64.deb
+    if [ ! -f "$deb" ]; then
+        # stale package lists name files the archive no longer has: refresh once
+        (cd "$DL" && apt-get download -q "$1=$2" >"$DL/apt.log" 2>&1) ||
+            { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1 &&
+                (cd "$DL" && apt-get download -q "$1=$2" >"$DL/apt.log" 2>&1); } || {
+            tail -n 5 "$DL/apt.log" >&2
+            die "apt-get download $1=$2 failed"
+        }
+    fi
+    [ -f "$deb" ] || die "$deb missing after apt-get download"
+    echo "$deb"
+}
+
+# --- kernel package -----------------------------------------------------------
+exec 9>"$ISP_CACHE/guest.lock"
+flock 9
+
+meta_ver=$(apt-cache policy linux-image-amd64 2>/dev/null | sed -n 's/^ *Candidate: //p')
+[ -n "$meta_ver" ] && [ "$meta_ver" != "(none)" ] ||
+    die "apt knows no linux-image-amd64 (run apt-get update)"
+meta_deb=$(download linux-image-amd64 "$meta_ver")
+dep=$(dpkg-deb -f "$meta_deb" Depends | tr ',' '\n' | grep -m1 'linux-image-[0-9]') ||
+    die "$meta_deb depends on no linux-image-<abi> package"
+kpkg=$(echo "$dep" | sed -n 's/^ *\(linux-image-[^ ]*\).*/\1/p')
+kver=$(echo "$dep" | sed -n 's/.*(= *\([^)]*\)).*/\1/p')
+[ -n "$kpkg" ] && [ -n "$kver" ] || die "cannot parse dependency '$dep'"
+kdeb=$(download "$kpkg" "$kver")
+
+kdir=$ISP_CACHE/kernel/${kpkg}_$kver
+if [ ! -f "$kdir/.unpacked" ]; then
+    log "unpacking $kpkg $kver"
+    rm -rf "$kdir"
+    mkdir -p "$kdir"
+    dpkg-deb -x "$kdeb" "$kdir"
+    touch "$kdir/.unpacked"
+fi
+krel=$(ls -1 "$kdir/lib/modules" | head -n 1)
+[ -n "$krel" ] && [ -f "$kdir/boot/vmlinuz-$krel" ] || die "$kdeb has no vmlinuz"
+moddir=$kdir/lib/modules/$krel
+
+# --- initramfs tree -------------------------------------------------------------
+stage=$(mktemp -d "$OUT/.stage.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/etc" "$stage/lib/modules" "$stage/dev" \
+    "$stage/proc" "$stage/sys" "$stage/tmp"
+
+# Module index: normalized name (- and _ are the same) -> file.
+find "$moddir/kernel" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' \
+    -o -name '*.ko.gz' >"$stage/.all"
+modfile() {
+    local want f b
+    want=$(echo "$1" | tr '-' '_')
+    while read -r f; do
+        b=${f##*/}
+        b=${b%%.ko*}
+        [ "$(echo "$b" | tr '-' '_')" = "$want" ] && { echo "$f"; return 0; }
+    done <"$stage/.all"
+    return 1
+}
+
+# add_module NAME: its dependencies first, then itself, each once.
+# (recursive: `local` keeps each level's variables)
+add_module() {
+    local name src rel dst d
+    name=$(echo "$1" | tr '-' '_')
+    grep -qx "$name" "$stage/.seen" 2>/dev/null && return 0
+    echo "$name" >>"$stage/.seen"
+    src=$(modfile "$name") || die "module $1 not found in $kpkg"
+    rel=${src#"$moddir/"}
+    dst=$stage/lib/modules/${rel%.ko*}.ko
+    mkdir -p "$(dirname "$dst")"
+    case $src in
+    *.ko.xz) xz -dc "$src" >"$dst" ;;
+    *.ko.zst) zstd -qdc "$src" >"$dst" ;;
+    *.ko.gz) gzip -dc "$src" >"$dst" ;;
+    *) cp "$src" "$dst" ;;
+    esac
+    for d in $(modinfo -F depends "$dst" | tr ',' ' '); do
+        add_module "$d"
+    done
+    echo "${dst#"$stage/lib/modules/"}" >>"$stage/etc/isp-modules"
+}
+: >"$stage/etc/isp-modules"
+for m in $MODULES; do
+    add_module "$m"
+done
+rm -f "$stage/.all" "$stage/.seen"
+
+busybox=$(dpkg -L busybox-static 2>/dev/null | grep -m1 '/bin/busybox$') ||
+    die "busybox-static is not installed (run scripts/setup-deps.sh)"
+cp "$busybox" "$stage/bin/busybox"
+cp "$ROOT/tests/vm/guest-init.sh" "$stage/init"
+chmod 755 "$stage/init"
+
+# is_static FILE: no program interpreter, so it runs without libraries.
+is_static() {
+    ! readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter'
+}
+n=0
+if [ -d "$BUILD/guest-bin" ]; then
+    for p in "$BUILD"/guest-bin/*; do
+        [ -f "$p" ] && [ -x "$p" ] || continue
+        is_static "$p" || die "$p is not statically linked"
+        cp "$p" "$stage/bin/"
+        n=$((n + 1))
+    done
+fi
+[ "$n" -gt 0 ] || log "warning: no guest programs in $BUILD/guest-bin"
+if [ -x "$BUILD/host-lib/reis" ]; then
+    if is_static "$BUILD/host-lib/reis"; then
+        cp "$BUILD/host-lib/reis" "$stage/bin/reis"
+    else
+        log "warning: $BUILD/host-lib/reis is not static; left out of the guest"
+    fi
+fi
+
+# --- pack -------------------------------------------------------------------------
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
+    gzip -9n >"$OUT/initramfs.cpio.gz.tmp"
+mv -f "$OUT/initramfs.cpio.gz.tmp" "$OUT/initramfs.cpio.gz"
+cmp -s "$kdir/boot/vmlinuz-$krel" "$OUT/vmlinuz" ||
+    cp "$kdir/boot/vmlinuz-$krel" "$OUT/vmlinuz"
+echo "$krel" >"$OUT/kernel-release"
+log "kernel $krel, modules: $(tr '\n' ' ' <"$stage/etc/isp-modules")"
+log "$n guest programs; $OUT/initramfs.cpio.gz $(du -k "$OUT/initramfs.cpio.gz" | cut -f1) KiB"

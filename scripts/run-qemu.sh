@@ -1,0 +1,37 @@
+#!/bin/sh
+# run-qemu.sh [QEMU ARGS...] - the patched QEMU by hand, with an ISP drive
+# and an interactive guest shell on this terminal (Ctrl-A X quits QEMU;
+# `exit` in the guest powers it off). Extra arguments go to QEMU.
+#
+# Environment (defaults in brackets):
+#   ISP_DIR        where the flash backing file and namespace image live
+#                  [$BUILD/vm]
+#   ISP_PRESET     isp-preset [reis-ssd1]    ISP_PARAMS   isp-params ["k=v;k=v"]
+#   ISP_TIMING     annotate | delay [annotate]
+#   ISP_TRACE_DIR  isp-trace-dir (Perfetto timelines) [off]
+#   ISP            on | off [on]
+#   ISP_RUN        guest mode: shell | tests | demo | bench [shell]
+#   ISP_ACCEL      tcg | kvm [probe]   ISP_VM_MEM, ISP_VM_SMP [512, 2]
+# QEMU trace events: add e.g. `-trace 'pci_nvme_isp_*'`.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/vm-lib.sh"
+
+why=$(vm_check) || { echo "run-qemu: $why" >&2; exit 1; }
+dir=${ISP_DIR:-$BUILD/vm}
+mkdir -p "$dir"
+[ -f "$dir/ns.img" ] || truncate -s 256M "$dir/ns.img"
+
+dev="isp=${ISP:-on}"
+if [ "${ISP:-on}" = on ]; then
+    dev="$dev,isp-backing=$dir/flash.img,isp-timing=${ISP_TIMING:-annotate}"
+    [ -n "${ISP_PRESET:-}" ] && dev="$dev,isp-preset=$ISP_PRESET"
+    # QEMU option syntax: a literal ',' is written ',,'
+    [ -n "${ISP_PARAMS:-}" ] && dev="$dev,isp-params=$(echo "$ISP_PARAMS" | sed 's/,/,,/g')"
+    [ -n "${ISP_TRACE_DIR:-}" ] && dev="$dev,isp-trace-dir=$ISP_TRACE_DIR"
+fi
+accel=$(vm_accel)
+echo "run-qemu: $accel, nvme $dev (Ctrl-A X quits)" >&2
+# shellcheck disable=SC2046
+exec "$VM_QEMU" $(vm_args "$accel" "$dev" "$dir/ns.img") -serial mon:stdio \
+    -append "$VM_APPEND_BASE isp.run=${ISP_RUN:-shell}" "$@"

@@ -1,0 +1,80 @@
+# shellcheck shell=sh
+# vm-lib.sh - sourced by scripts/demo.sh, run-qemu.sh, vm-bench.sh and
+# tests/vm/run-vm-tests.sh: where the VM's pieces are, which accelerator
+# works, and the QEMU command line. Callers set ROOT and use set -eu.
+#
+# Environment:
+#   ISP_ACCEL=tcg|kvm   skip the KVM probe
+#   ISP_VM_MEM=MiB      guest memory (default 512)
+#   ISP_VM_SMP=N        guest CPUs (default 2)
+
+BUILD=${BUILD:-$ROOT/build}
+ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
+VM_QEMU=$BUILD/qemu-system-x86_64
+VM_KERNEL=$BUILD/guest/vmlinuz
+VM_INITRD=$BUILD/guest/initramfs.cpio.gz
+VM_APPEND_BASE="console=ttyS0 panic=-1 quiet loglevel=3"
+
+# vm_check: 0 when the patched QEMU and the guest image exist, else a reason.
+vm_check() {
+    if [ ! -x "$VM_QEMU" ]; then
+        echo "$VM_QEMU missing (make qemu)"
+        return 1
+    fi
+    if [ ! -f "$VM_KERNEL" ] || [ ! -f "$VM_INITRD" ]; then
+        echo "guest image missing in $BUILD/guest (make guest)"
+        return 1
+    fi
+    return 0
+}
+
+# vm_accel: print "kvm" or "tcg". KVM only when a guest really boots with it
+# (nested KVM can hang); the probe's answer is kept per host boot.
+vm_accel() {
+    case ${ISP_ACCEL:-auto} in
+    tcg | kvm) echo "$ISP_ACCEL"; return 0 ;;
+    esac
+    if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+        echo tcg
+        return 0
+    fi
+    _boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+    _cache=$ISP_CACHE/kvm-probe
+    if [ -f "$_cache" ]; then
+        read -r _b _r <"$_cache" || true
+        if [ "$_b" = "$_boot" ] && [ -n "$_r" ]; then
+            echo "$_r"
+            return 0
+        fi
+    fi
+    _out=$(timeout -k 5 20 "$VM_QEMU" -accel kvm -cpu host -m 256 -nodefaults \
+        -display none -no-reboot -monitor none -serial stdio \
+        -kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
+        -append "$VM_APPEND_BASE isp.run=probe" </dev/null 2>&1 || true)
+    case $_out in
+    *@@ISP-PROBE-OK*) _r=kvm ;;
+    *) _r=tcg ;;
+    esac
+    mkdir -p "$ISP_CACHE"
+    echo "$_boot $_r" >"$_cache"
+    echo "$_r"
+}
+
+# vm_accel_args ACCEL
+vm_accel_args() {
+    if [ "$1" = kvm ]; then
+        echo "-accel kvm -cpu host"
+    else
+        echo "-accel tcg -cpu max"
+    fi
+}
+
+# vm_args ACCEL NVME_DEVICE_OPTS NS_IMAGE: the VM's arguments but for the
+# console, monitor and -append (paths must not contain spaces).
+vm_args() {
+    echo "$(vm_accel_args "$1") -machine q35 -smp ${ISP_VM_SMP:-2}" \
+        "-m ${ISP_VM_MEM:-512} -nodefaults -display none -no-reboot" \
+        "-kernel $VM_KERNEL -initrd $VM_INITRD" \
+        "-drive file=$3,if=none,id=nvm0,format=raw" \
+        "-device nvme,serial=isp-ssd-0,drive=nvm0,$2"
+}

@@ -1,0 +1,105 @@
+#!/bin/sh
+# run-qtest.sh RESULTS_DIR - QEMU's own qos tests (all of qos-test, nvme
+# included) on the patched build, plus a few checks of the ISP device
+# properties. Called by `make qtest`, after `make qemu`.
+#
+# qos-test is built in the cached QEMU tree ($BUILD/qemu-build) and pointed
+# at $BUILD/qemu-system-x86_64, the wrapper that adds Debian's firmware
+# directories (qtest reads the target from the binary's file name, so the
+# extra arguments cannot live in QTEST_QEMU_BINARY). QOS_FILTER=nvme runs
+# only the nvme tests. Writes RESULTS_DIR/qtest.counts.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
+results=${1:?usage: run-qtest.sh RESULTS_DIR}
+mkdir -p "$results"
+rm -f "$results"/qtest.*
+qemu=$BUILD/qemu-system-x86_64
+bld=$BUILD/qemu-build
+pass=0 fail=0 skip=0
+
+finish() {
+    echo "$pass $fail $skip" >"$results/qtest.counts"
+    echo "qtest: $pass passed, $fail failed, $skip skipped"
+    [ "$fail" = 0 ]
+}
+
+if [ ! -x "$qemu" ] || [ ! -d "$bld" ]; then
+    echo "FAIL qtest: no patched QEMU build (make qemu)"
+    fail=1
+    finish
+    exit 1
+fi
+
+# --- qos-test ---------------------------------------------------------------
+# The tree is shared with scripts/qemu-build.sh: take its lock.
+exec 9>"$ISP_CACHE/qemu.lock"
+flock 9
+start=$(date +%s)
+if ! ninja -C "$bld" tests/qtest/qos-test >"$results/qtest.build.log" 2>&1; then
+    flock -u 9
+    echo "FAIL qtest/build: ninja tests/qtest/qos-test (log: $results/qtest.build.log)"
+    tail -n 20 "$results/qtest.build.log" | sed 's/^/    /'
+    fail=1
+    finish
+    exit 1
+fi
+flock -u 9
+echo "qtest: qos-test built in $(($(date +%s) - start)) s"
+
+paths=""
+if [ -n "${QOS_FILTER:-}" ]; then
+    paths=$(QTEST_QEMU_BINARY=$qemu "$bld/tests/qtest/qos-test" -l |
+        grep "^/.*$QOS_FILTER" | sed 's/^/-p /' | tr '\n' ' ')
+fi
+start=$(date +%s)
+# shellcheck disable=SC2086
+QTEST_QEMU_BINARY=$qemu timeout "${QTEST_TIMEOUT:-1200}" \
+    "$bld/tests/qtest/qos-test" --tap -k $paths \
+    >"$results/qtest.qos.tap" 2>"$results/qtest.qos.stderr" && rc=0 || rc=$?
+echo "qtest: qos-test ran in $(($(date +%s) - start)) s (exit $rc)"
+
+# TAP: "ok N /path", "ok N /path # SKIP why", "not ok N /path"
+while read -r line; do
+    name=$(echo "$line" | sed 's/^\(not \)\{0,1\}ok [0-9]* *//; s/ *# *SKIP.*//')
+    case $line in
+    "not ok"*) fail=$((fail + 1)); echo "FAIL qtest/qos$name" ;;
+    "ok "*"# SKIP"*) skip=$((skip + 1)); echo "SKIP qtest/qos$name: ${line#*# SKIP}" ;;
+    "ok "*) pass=$((pass + 1)); echo "PASS qtest/qos$name" ;;
+    esac
+done <"$results/qtest.qos.tap"
+planned=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$results/qtest.qos.tap" | tail -n 1)
+reported=$((pass + fail + skip))
+if [ "$rc" != 0 ] || [ -z "$planned" ] || [ "$planned" != "$reported" ]; then
+    fail=$((fail + 1))
+    echo "FAIL qtest/qos (exit $rc, planned ${planned:-?}, reported $reported)"
+    tail -n 10 "$results/qtest.qos.stderr" | sed 's/^/    /'
+fi
+
+# --- ISP device properties (realize-time validation) -------------------------
+# check NAME EXPECT DEVICE_OPTS: start QEMU paused and quit; EXPECT is "ok"
+# or a piece of the error message QEMU must print.
+check() {
+    out=$(echo quit | timeout 30 "$qemu" -M pc -S -nodefaults -display none \
+        -monitor stdio -device "nvme,serial=q0,$3" 2>&1) && rc=0 || rc=$?
+    case $2 in
+    ok) [ "$rc" = 0 ] && ok=1 || ok=0 ;;
+    *) case $out in *"$2"*) [ "$rc" != 0 ] && ok=1 || ok=0 ;; *) ok=0 ;; esac ;;
+    esac
+    if [ "$ok" = 1 ]; then
+        pass=$((pass + 1)); echo "PASS qtest/isp-props/$1"
+    else
+        fail=$((fail + 1)); echo "FAIL qtest/isp-props/$1 (exit $rc, want '$2')"
+        echo "$out" | tail -n 5 | sed 's/^/    /'
+    fi
+}
+check default-off ok ""
+check on-in-memory ok "isp=on"
+check on-delay ok "isp=on,isp-timing=delay,isp-preset=reis-ssd2"
+check bad-timing "isp-timing must be 'annotate' or 'delay'" "isp=on,isp-timing=later"
+check needs-isp-on "need isp=on" "isp-preset=reis-ssd1"
+check bad-preset "unknown preset" "isp=on,isp-preset=no-such-drive"
+check bad-params "isp:" "isp=on,isp-params=no_such_key=1"
+
+finish

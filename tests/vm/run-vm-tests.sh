@@ -1,0 +1,135 @@
+#!/bin/sh
+# run-vm-tests.sh RESULTS_DIR - boot the patched QEMU and run the guest
+# test programs ($BUILD/guest-bin/test_*) inside it. Called by `make vmtest`.
+#
+# Boots, in this order, on one raw namespace image in a temp dir:
+#   isp      isp=on with a flash backing file: every test_* except the
+#            *_isp_off and *_delay ones;
+#   restart  isp=on again on the same backing file and namespace:
+#            test_vm_identify and every *_restart / *_persist test (these
+#            run in both boots and tell them apart by what the drive holds);
+#   isp-off  isp=off: test_*_isp_off;
+#   delay    isp=on (in memory), isp-timing=delay, 200 ms per command:
+#            test_*_delay.
+# Each program prints between console markers (tests/vm/guest-init.sh) and
+# gets TEST_TIMEOUT seconds (default 120); a boot gets the sum plus
+# VM_BOOT_TIMEOUT (default 120). A failing, missing or timed-out result, or
+# QEMU not exiting cleanly, is a failure. Prints PASS/FAIL/SKIP lines and
+# writes RESULTS_DIR/vm.counts ("passed failed skipped"); console logs are
+# kept as RESULTS_DIR/vm.<boot>.console.log.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/scripts/vm-lib.sh"
+
+results=${1:?usage: run-vm-tests.sh RESULTS_DIR}
+mkdir -p "$results"
+rm -f "$results"/vm.*
+test_timeout=${TEST_TIMEOUT:-120}
+boot_timeout=${VM_BOOT_TIMEOUT:-120}
+pass=0 fail=0 skip=0
+
+finish() {
+    echo "$pass $fail $skip" >"$results/vm.counts"
+    echo "vm: $pass passed, $fail failed, $skip skipped"
+    [ "$fail" = 0 ]
+}
+
+if ! why=$(vm_check); then
+    echo "FAIL vm: $why"
+    fail=1
+    finish
+    exit 1
+fi
+
+tmp=$(mktemp -d /tmp/isp-vmtest.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+truncate -s 64M "$tmp/ns.img"
+
+all=""
+for p in "$BUILD"/guest-bin/test_*; do
+    [ -x "$p" ] && all="$all $(basename "$p")"
+done
+on_tests="" off_tests="" delay_tests="" restart_tests=""
+for t in $all; do
+    case $t in
+    *_isp_off) off_tests="$off_tests $t" ;;
+    *_delay) delay_tests="$delay_tests $t" ;;
+    *) on_tests="$on_tests $t" ;;
+    esac
+    case $t in
+    test_vm_identify | *_restart | *_persist) restart_tests="$restart_tests $t" ;;
+    esac
+done
+
+accel=$(vm_accel)
+echo "vm: accelerator $accel"
+
+# boot NAME DEVICE_OPTS TESTS...: one VM run, then one line per test.
+boot() {
+    name=$1 dev=$2
+    shift 2
+    [ $# -gt 0 ] || return 0
+    log=$results/vm.$name.console.log
+    list=$(echo "$*" | tr ' ' ',')
+    limit=$((boot_timeout + test_timeout * $#))
+    start=$(date +%s)
+    # shellcheck disable=SC2046
+    timeout -k 10 "$limit" "$VM_QEMU" $(vm_args "$accel" "$dev" "$tmp/ns.img") \
+        -monitor none -serial stdio \
+        -append "$VM_APPEND_BASE isp.run=tests isp.tests=$list isp.timeout=$test_timeout" \
+        </dev/null >"$log.raw" 2>"$results/vm.$name.qemu.log" && rc=0 || rc=$?
+    tr -d '\r' <"$log.raw" >"$log"
+    rm -f "$log.raw"
+    secs=$(($(date +%s) - start))
+    ready=$(sed -n 's/^@@ISP-READY \([0-9.]*\).*/\1/p' "$log" | head -n 1)
+    echo "vm: boot '$name': ${secs} s wall, drive ready ${ready:-never} s after kernel start"
+
+    for t in "$@"; do
+        out=$results/vm.$name.$t.log
+        awk -v t="$t" '$1 == "@@ISP-START" && $2 == t { on = 1; next }
+            $1 == "@@ISP-RESULT" && $2 == t { on = 0 } on' "$log" >"$out"
+        res=$(awk -v t="$t" '$1 == "@@ISP-RESULT" && $2 == t { print $3 }' "$log" | tail -n 1)
+        case $res in
+        0) pass=$((pass + 1)); echo "PASS vm/$name/$t" ;;
+        77) skip=$((skip + 1)); echo "SKIP vm/$name/$t: $(tail -n 1 "$out")" ;;
+        143 | 124)
+            fail=$((fail + 1)); echo "FAIL vm/$name/$t (timed out after ${test_timeout}s)"
+            tail -n 20 "$out" | sed 's/^/    /' ;;
+        "")
+            fail=$((fail + 1)); echo "FAIL vm/$name/$t (no result: guest or QEMU died, or boot timed out)"
+            tail -n 20 "$log" | sed 's/^/    /' ;;
+        *)
+            fail=$((fail + 1)); echo "FAIL vm/$name/$t (exit $res)"
+            tail -n 20 "$out" | sed 's/^/    /' ;;
+        esac
+    done
+
+    # QEMU must survive whatever the guest sent and exit when it powers off.
+    if [ "$rc" = 0 ] && grep -q '^@@ISP-DONE' "$log"; then
+        pass=$((pass + 1)); echo "PASS vm/$name/qemu-exit"
+    else
+        fail=$((fail + 1))
+        if [ "$rc" = 124 ]; then
+            echo "FAIL vm/$name/qemu-exit (boot timed out after ${limit}s)"
+        else
+            echo "FAIL vm/$name/qemu-exit (qemu exit $rc)"
+        fi
+        tail -n 10 "$results/vm.$name.qemu.log" | sed 's/^/    /'
+    fi
+}
+
+isp_dev="isp=on,isp-backing=$tmp/flash.img"
+# shellcheck disable=SC2086
+boot isp "$isp_dev" $on_tests
+if [ -e "$tmp/flash.img" ]; then
+    # shellcheck disable=SC2086
+    boot restart "$isp_dev" $restart_tests
+else
+    skip=$((skip + 1)); echo "SKIP vm/restart: the first boot created no backing file"
+fi
+# shellcheck disable=SC2086
+boot isp-off "isp=off" $off_tests
+# shellcheck disable=SC2086
+boot delay "isp=on,isp-timing=delay,isp-params=ctrl_cmd=200ms" $delay_tests
+
+finish
