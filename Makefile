@@ -7,7 +7,7 @@ ISP_CACHE ?= /var/cache/isp-ssd
 export BUILD ISP_CACHE
 
 .PHONY: all deps hwmodel hostlib examples qemu guest demo check test \
-	vmtest qtest bench clean
+	vmtest qtest corpus corpus-full bench clean
 
 all: demo
 
@@ -36,6 +36,14 @@ demo: qemu guest
 check: hostlib examples
 	$(MAKE) -C tests check
 
+# Real data (docs/corpus.md): WordNet glosses embedded with USE-lite, cached
+# under $(ISP_CACHE)/corpus. The subset feeds tests and the demo.
+corpus: deps
+	scripts/corpus.sh
+
+corpus-full: deps
+	scripts/corpus.sh --full
+
 vmtest: qemu guest
 	$(MAKE) -C tests vmtest
 
@@ -43,14 +51,14 @@ qtest: qemu
 	$(MAKE) -C tests qtest
 
 # Runs every suite even when one fails; the summary decides the exit code.
-test: deps
+test: deps corpus
 	@rm -f $(BUILD)/results/*.counts
 	-@$(MAKE) --no-print-directory check
 	-@$(MAKE) --no-print-directory vmtest
 	-@$(MAKE) --no-print-directory qtest
 	@tests/summary.sh $(BUILD)/results
 
-bench: hostlib examples
+bench: hostlib examples corpus
 	$(MAKE) -C examples bench
 
 clean:
