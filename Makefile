@@ -30,7 +30,7 @@ guest: hostlib examples
 	$(MAKE) -C tests guest-bins
 	scripts/guest-image.sh
 
-demo: qemu guest
+demo: qemu guest corpus
 	scripts/demo.sh
 
 check: hostlib examples

@@ -1,10 +1,14 @@
 #!/bin/sh
-# demo.sh - the main demo (`make demo`, what plain `make` runs): boot the
-# patched QEMU with an ISP drive and show what the drive reports.
-# For now the guest runs `reis info` when the libreis CLI is in the image,
-# else tests/vm/guest/isp_identify; ISP_DEMO="prog args" picks another
-# guest program (e.g. ISP_DEMO=bench_vm_latency). The flash backing file
-# lives in $BUILD/demo/, so what a demo deploys is there next time.
+# demo.sh - the main demo (`make demo`, what plain `make` runs): a RAG query
+# answered by the drive inside a booted VM. The host puts the WordNet-gloss
+# database bundle (scripts/rag-bundle.sh) at the start of the namespace
+# image; in the guest, examples/rag_demo reads it with ordinary block reads,
+# deploys it into the drive (or finds it already deployed) and answers
+# queries with IVF_SEARCH, printing the passages, modeled latency and energy.
+# ISP_DEMO="prog args" runs another guest program instead (e.g.
+# ISP_DEMO="reis info", ISP_DEMO=dlrm_demo, ISP_DEMO=bench_vm_latency).
+# The flash backing file lives in $BUILD/demo/, so what a demo deploys is
+# there next time.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/vm-lib.sh"
@@ -13,9 +17,10 @@ why=$(vm_check) || { echo "demo: $why" >&2; exit 1; }
 dir=$BUILD/demo
 mkdir -p "$dir"
 [ -f "$dir/ns.img" ] || truncate -s 256M "$dir/ns.img"
+demo=${ISP_DEMO:-rag_demo}
+[ "$demo" = rag_demo ] && "$ROOT/scripts/rag-bundle.sh" "$dir/ns.img"
 accel=$(vm_accel)
-demo_arg=""
-[ -n "${ISP_DEMO:-}" ] && demo_arg="isp.demo=$(echo "$ISP_DEMO" | tr ' ' ',')"
+demo_arg="isp.demo=$(echo "$demo" | tr ' ' ',')"
 
 echo "demo: booting the ISP SSD VM ($accel; the console follows)"
 log=$dir/console.log

@@ -1155,4 +1155,9 @@ int reis_discover(struct reis_disc *out, unsigned max, uint32_t flags);
 }
 #endif
 
+/* Feature headers: RecFlash embedding tables and SLS. */
+#include "libreis/recflash.h"
+/* REIS databases, search, host-side vector tools. */
+#include "libreis/reis_db.h"
+
 #endif /* LIBREIS_H */

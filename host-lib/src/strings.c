@@ -99,6 +99,28 @@ const char *reis_opcode_name(uint8_t opcode)
 	case REIS_OP_IDENTIFY: return "ISP_IDENTIFY";
 	case REIS_OP_ECHO_C2H: return "ISP_ECHO_C2H";
 	case REIS_OP_STATS: return "ISP_STATS";
+	case REIS_OP_TRACE_ARM: return "ISP_TRACE_ARM";
+	case REIS_OP_DB_CREATE: return "REIS_DB_CREATE";
+	case REIS_OP_DB_LIST: return "REIS_DB_LIST";
+	case REIS_OP_DB_WRITE: return "REIS_DB_WRITE";
+	case REIS_OP_DB_INFO: return "REIS_DB_INFO";
+	case REIS_OP_DB_COMMIT: return "REIS_DB_COMMIT";
+	case REIS_OP_SEARCH: return "REIS_SEARCH";
+	case REIS_OP_DB_DELETE: return "REIS_DB_DELETE";
+	case REIS_OP_IVF_SEARCH: return "REIS_IVF_SEARCH";
+	case REIS_OP_DOC_READ: return "REIS_DOC_READ";
+	case 0xa2: return "ISP_RESULT_READ";
+	case 0xa4: return "ISP_RESULT_RELEASE";
+	case REIS_OP_RF_TBL_CREATE: return "RF_TBL_CREATE";
+	case REIS_OP_RF_TBL_LIST: return "RF_TBL_LIST";
+	case REIS_OP_RF_TBL_WRITE: return "RF_TBL_WRITE";
+	case REIS_OP_RF_TBL_STATS: return "RF_TBL_STATS";
+	case REIS_OP_RF_TBL_COMMIT: return "RF_TBL_COMMIT";
+	case REIS_OP_RF_SLS: return "RF_SLS";
+	case REIS_OP_RF_TBL_DELETE: return "RF_TBL_DELETE";
+	case REIS_OP_RF_PROFILE: return "RF_PROFILE";
+	case REIS_OP_RF_REMAP: return "RF_REMAP";
+	case REIS_OP_RF_SWITCH: return "RF_SWITCH";
 	default: return NULL;
 	}
 }

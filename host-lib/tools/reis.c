@@ -546,9 +546,15 @@ static const struct reis_cli_cmd reis_cmds[] = {
 	  "  -r, --reset     zero the counters after reading\n", 1, cmd_stats },
 };
 
+static const struct reis_cli_table reis_dev_table = {
+	reis_cmds, sizeof(reis_cmds) / sizeof(reis_cmds[0]),
+};
+
 /* Command tables: the device commands here, each feature's in its file. */
-static const struct reis_cli_table reis_tables[] = {
-	{ reis_cmds, sizeof(reis_cmds) / sizeof(reis_cmds[0]) },
+static const struct reis_cli_table *const reis_tables[] = {
+	&reis_dev_table,
+	&reis_db_table,
+	&reis_sls_table,
 };
 
 #define NTABLES (sizeof(reis_tables) / sizeof(reis_tables[0]))
@@ -579,9 +585,9 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n", reis_version());
 	for (t = 0; t < NTABLES; t++)
-		for (i = 0; i < reis_tables[t].n; i++)
-			fprintf(f, "  %-8s %s\n", reis_tables[t].cmds[i].name,
-				reis_tables[t].cmds[i].summary);
+		for (i = 0; i < reis_tables[t]->n; i++)
+			fprintf(f, "  %-8s %s\n", reis_tables[t]->cmds[i].name,
+				reis_tables[t]->cmds[i].summary);
 }
 
 int main(int argc, char **argv)
@@ -637,9 +643,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (t = 0; t < NTABLES; t++)
-		for (i = 0; i < reis_tables[t].n; i++)
-			if (!strcmp(argv[optind], reis_tables[t].cmds[i].name))
-				cmd = &reis_tables[t].cmds[i];
+		for (i = 0; i < reis_tables[t]->n; i++)
+			if (!strcmp(argv[optind], reis_tables[t]->cmds[i].name))
+				cmd = &reis_tables[t]->cmds[i];
 	if (!cmd)
 		return usage_err("unknown command '%s'", argv[optind]);
 	argc -= optind;

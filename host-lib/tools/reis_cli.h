@@ -39,6 +39,10 @@ struct reis_cli_table {
 	size_t n;
 };
 
+/* Each feature's command table, defined in its tools/reis_<feature>.c. */
+extern const struct reis_cli_table reis_sls_table;	/* RecFlash */
+extern const struct reis_cli_table reis_db_table;	/* REIS */
+
 void j_init(FILE *f);
 void j_sep(const char *key);
 void j_str_raw(const char *s);

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_reis_corpus - REIS on the real corpus through libreis (the host
+ * side of issue 4's measurements).
+ *
+ * Steps:
+ *  1. load the WordNet/USE corpus (docs/corpus.md; the full one when built,
+ *     else the test subset) and build an IVF database (about sqrt(n)
+ *     clusters, INT8 rerank, glosses as documents), calibrated on the
+ *     held-out queries;
+ *  2. for reis-ssd1 and reis-ssd2, deploy it into an in-process drive (in
+ *     delay mode, so each command runs alone in the model) and,
+ *     for each nprobe (and brute force), search the 2000 evaluation queries:
+ *     recall@10 against exact float search, modeled QPS of 64-query
+ *     batches, modeled latency of single queries (with and without the
+ *     documents), and the host CPU time the emulator spent per query;
+ *  3. in the same run, the host CPU time per query of a plain host scan of
+ *     the same binary codes (XOR + POPCNT over all entries, top-100 by
+ *     (Hamming, entry), INT8 rerank): what a host would do with the data.
+ *
+ * Usage: bench_reis_corpus [CORPUS_DIR]   (default $ISP_CACHE/corpus/
+ *        wordnet-full if built, else wordnet-subset; prints "skipped"
+ *        when neither exists)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "libreis.h"
+
+#define K 10
+#define BATCH 64
+#define LAT_Q 200	/* single-query latency: averaged over this many */
+
+static char cdir[512];
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void load(const char *name, struct reis_vecs *v)
+{
+	char p[600], err[256];
+
+	snprintf(p, sizeof(p), "%s/%s", cdir, name);
+	if (reis_vecs_load(p, v, err, sizeof(err))) {
+		fprintf(stderr, "bench_reis_corpus: %s\n", err);
+		exit(1);
+	}
+}
+
+static uint8_t *slurp(const char *name, uint64_t *len)
+{
+	char p[600];
+	struct stat st;
+	uint8_t *b;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", cdir, name);
+	f = fopen(p, "rb");
+	if (!f || fstat(fileno(f), &st))
+		exit(1);
+	b = malloc((size_t)st.st_size + 1);
+	if (!b || fread(b, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+		exit(1);
+	fclose(f);
+	*len = (uint64_t)st.st_size;
+	return b;
+}
+
+struct cand {
+	uint32_t ham;
+	uint32_t idx;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->ham != y->ham)
+		return x->ham < y->ham ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * Plain host scan: every entry's Hamming distance (reis_hamming), the 100
+ * nearest by (distance, entry) via a histogram cut, INT8 rerank, top 10.
+ * Returns CPU seconds for @nq queries.
+ */
+static double host_scan(const struct reis_db_image *img, const struct reis_queries *q,
+			uint32_t nq, uint64_t *sink)
+{
+	uint32_t bytes = img->dim / 8, *ham = malloc(img->n * sizeof(*ham)), qi;
+	struct cand *c = malloc(img->n * sizeof(*c));
+	uint32_t hist[8193];
+	double t0 = cpu_s();
+	uint64_t e;
+
+	if (!ham || !c)
+		exit(1);
+	for (qi = 0; qi < nq; qi++) {
+		const uint8_t *qb = q->bin + (size_t)qi * bytes;
+		const int8_t *q8 = q->int8 + (size_t)qi * img->dim;
+		uint32_t cut, below = 0, m = 10 * K, nc = 0, j, d;
+		int64_t best = INT64_MIN;
+
+		memset(hist, 0, (img->dim + 1) * sizeof(hist[0]));
+		for (e = 0; e < img->n; e++) {
+			ham[e] = reis_hamming(qb, img->bin + e * bytes, bytes);
+			hist[ham[e]]++;
+		}
+		for (cut = 0; cut <= img->dim && below + hist[cut] < m; cut++)
+			below += hist[cut];
+		for (e = 0; e < img->n; e++)
+			if (ham[e] <= cut) {
+				c[nc].ham = ham[e];
+				c[nc++].idx = (uint32_t)e;
+			}
+		qsort(c, nc, sizeof(*c), cand_cmp);
+		if (nc > m)
+			nc = m;
+		for (j = 0; j < nc; j++) {
+			const int8_t *x8 = img->int8 + (size_t)c[j].idx * img->dim;
+			int64_t s = 0;
+
+			for (d = 0; d < img->dim; d++)
+				s += (int32_t)q8[d] * x8[d];
+			if (s > best)
+				best = s;
+		}
+		*sink += (uint64_t)best;
+	}
+	free(ham);
+	free(c);
+	return cpu_s() - t0;
+}
+
+static void run_preset(const char *preset, struct reis_db_image *img,
+		       const struct reis_queries *q, const struct reis_vecs *gt)
+{
+	struct reis_inproc_opts io;
+	struct reis_dev *dev;
+	uint32_t nps[] = { 1, 2, 4, 8, 16, 32, 64, 0 }, i, nq = q->nq;
+	char err[256];
+	double t0;
+
+	memset(&io, 0, sizeof(io));
+	io.preset = preset;
+	/* Completions wait for the modeled time: commands never queue behind
+	 * each other in the model, so every number is one command alone. */
+	io.flags = REIS_INPROC_DELAY;
+	io.errbuf = err;
+	io.errlen = sizeof(err);
+	if (reis_open_inproc(&io, &dev)) {
+		fprintf(stderr, "bench_reis_corpus: %s: %s\n", preset, err);
+		exit(1);
+	}
+	t0 = wall_s();
+	if (reis_db_deploy(dev, img, NULL)) {
+		fprintf(stderr, "bench_reis_corpus: deploy: %s\n", reis_last_error(dev));
+		exit(1);
+	}
+	printf("\n%s: %u ch x %u dies x %u planes; deploy of %.1f MB took %.2f s host\n",
+	       preset, reis_dev_info(dev)->channels, reis_dev_info(dev)->dies_per_channel,
+	       reis_dev_info(dev)->planes_per_die,
+	       (img->n * (img->dim / 8 + img->dim) + img->docs_bytes) / 1e6, wall_s() - t0);
+	printf("%-8s %9s %11s %11s %12s %11s %12s %10s\n", "nprobe", "recall@10", "QPS(model)",
+	       "lat us", "lat+docs us", "uJ/query", "host cpu us/q", "pages/q");
+	for (i = 0; i < sizeof(nps) / sizeof(nps[0]); i++) {
+		struct reis_search_opts so;
+		struct reis_search_result r;
+		struct reis_hit *hits = malloc((size_t)nq * K * sizeof(*hits));
+		uint64_t model_ns = 0, nj = 0, pages = 0, lat = 0, latd = 0;
+		uint32_t first, ivf = nps[i] != 0;
+		double c0, cpu;
+
+		if (!hits)
+			exit(1);
+		memset(&so, 0, sizeof(so));
+		so.did = img->did;
+		so.k = K;
+		so.nprobe = nps[i];
+		/* Throughput: 64-query batches, one command at a time. */
+		c0 = cpu_s();
+		for (first = 0; first < nq; first += BATCH) {
+			struct reis_queries sub = *q;
+
+			sub.nq = nq - first < BATCH ? nq - first : BATCH;
+			sub.bin = q->bin + (size_t)first * (q->dim / 8);
+			sub.int8 = q->int8 + (size_t)first * q->dim;
+			if ((ivf ? reis_ivf_search(dev, &so, &sub, &r) :
+			     reis_search(dev, &so, &sub, &r))) {
+				fprintf(stderr, "search: %s\n", reis_last_error(dev));
+				exit(1);
+			}
+			model_ns += r.search_ns + r.read_ns;
+			nj += r.search_nj + r.read_nj;
+			pages += r.pages_read;
+			memcpy(hits + (size_t)first * K, r.hits, (size_t)sub.nq * K * sizeof(*hits));
+			reis_search_result_free(&r);
+		}
+		cpu = cpu_s() - c0;
+		/* Latency: one query per command, without and with documents. */
+		for (first = 0; first < LAT_Q; first++) {
+			struct reis_queries one = *q;
+
+			one.nq = 1;
+			one.bin = q->bin + (size_t)first * (q->dim / 8);
+			one.int8 = q->int8 + (size_t)first * q->dim;
+			so.flags = 0;
+			if ((ivf ? reis_ivf_search(dev, &so, &one, &r) :
+			     reis_search(dev, &so, &one, &r)))
+				exit(1);
+			lat += r.search_ns + r.read_ns;
+			reis_search_result_free(&r);
+			so.flags = REIS_SF_DOCS;
+			if ((ivf ? reis_ivf_search(dev, &so, &one, &r) :
+			     reis_search(dev, &so, &one, &r)))
+				exit(1);
+			latd += r.search_ns + r.read_ns;
+			reis_search_result_free(&r);
+		}
+		if (ivf)
+			printf("%-8u", nps[i]);
+		else
+			printf("%-8s", "BF");
+		printf(" %9.4f %11.0f %11.1f %12.1f %11.1f %12.1f %10.1f\n",
+		       reis_recall(hits, K, gt->data, gt->dim, nq, K), nq / (model_ns / 1e9),
+		       lat / 1e3 / LAT_Q, latd / 1e3 / LAT_Q, nj / 1e3 / nq, cpu * 1e6 / nq,
+		       (double)pages / nq);
+		free(hits);
+	}
+	reis_close(dev);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cache = getenv("ISP_CACHE");
+	struct reis_vecs base, qv, gt, cq, cgt;
+	struct reis_build_opts bo;
+	struct reis_db_image img;
+	struct reis_queries q;
+	uint64_t dlen, ilen, sink = 0;
+	uint8_t *docs, *idx;
+	char err[256], mf[600];
+	struct stat st;
+	double t0, host;
+
+	if (argc > 1) {
+		snprintf(cdir, sizeof(cdir), "%s", argv[1]);
+	} else {
+		snprintf(cdir, sizeof(cdir), "%s/corpus/wordnet-full",
+			 cache ? cache : "/var/cache/isp-ssd");
+		snprintf(mf, sizeof(mf), "%s/manifest.json", cdir);
+		if (stat(mf, &st))
+			snprintf(cdir, sizeof(cdir), "%s/corpus/wordnet-subset",
+				 cache ? cache : "/var/cache/isp-ssd");
+	}
+	snprintf(mf, sizeof(mf), "%s/manifest.json", cdir);
+	if (stat(mf, &st)) {
+		printf("bench_reis_corpus: skipped: no corpus in %s (scripts/corpus.sh)\n", cdir);
+		return 0;
+	}
+	load("passages.fvecs", &base);
+	load("queries.fvecs", &qv);
+	load("gt_top100.ivecs", &gt);
+	load("calib.fvecs", &cq);
+	load("calib_top100.ivecs", &cgt);
+	docs = slurp("docs.bin", &dlen);
+	idx = slurp("docs.idx", &ilen);
+	if (ilen != (base.n + 1) * 8)
+		return 1;
+	printf("corpus %s: %" PRIu64 " passages x %u-d, %" PRIu64 " queries\n", cdir, base.n,
+	       base.dim, qv.n);
+
+	memset(&bo, 0, sizeof(bo));
+	bo.did = 1;
+	bo.kind = REIS_DB_IVF;
+	bo.flags = REIS_BUILD_INT8;
+	bo.km.seed = 1;
+	bo.km.max_iter = 10;
+	bo.km.max_train_per_list = 64;
+	bo.docs = docs;
+	bo.doc_offsets = (const uint64_t *)(const void *)idx;
+	bo.calib_queries = cq.data;
+	bo.ncalib_queries = (uint32_t)cq.n;
+	bo.calib_truth = cgt.data;
+	bo.calib_truth_k = cgt.dim;
+	bo.name = "wordnet";
+	t0 = wall_s();
+	if (reis_db_build(&bo, base.data, base.n, base.dim, &img, err, sizeof(err))) {
+		fprintf(stderr, "bench_reis_corpus: build: %s\n", err);
+		return 1;
+	}
+	printf("IVF build (k-means %u clusters, quantize, calibrate): %.1f s host\n", img.nlist,
+	       wall_s() - t0);
+	if (reis_encode_queries(img.quant, qv.data, (uint32_t)qv.n, &q))
+		return 1;
+
+	run_preset("reis-ssd1", &img, &q, &gt);
+	run_preset("reis-ssd2", &img, &q, &gt);
+
+	host = host_scan(&img, &q, q.nq, &sink);
+	printf("\nplain host scan of the same %" PRIu64 " binary codes (XOR+POPCNT, top-100, "
+	       "INT8 rerank): %.1f us CPU per query (checksum %" PRIu64 ")\n", img.n,
+	       host * 1e6 / q.nq, sink % 1000);
+	printf("QPS(model): 64-query batches, one command in flight, modeled time of the "
+	       "search and result transfer; lat: one query per command; host cpu: this "
+	       "process's CPU time per query while the in-process drive emulates it.\n");
+	reis_queries_free(&q);
+	reis_db_image_free(&img);
+	reis_vecs_free(&base);
+	reis_vecs_free(&qv);
+	reis_vecs_free(&gt);
+	reis_vecs_free(&cq);
+	reis_vecs_free(&cgt);
+	free(docs);
+	free(idx);
+	return 0;
+}

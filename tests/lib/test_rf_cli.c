@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_rf_cli - the reis CLI's RecFlash commands on an in-process drive
+ * with a backing file (state carries from one invocation to the next):
+ * table create (generated rows, profile placement), tables, table stats,
+ * sls from a generated trace and from a bags file with weights, remap
+ * full / switch, table delete; --json gives one document each with the
+ * expected fields; bad usage exits 2; drive errors exit 1 with the errno
+ * in the JSON error.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "rf_util.h"
+
+static char cli[PATH_MAX + 32], base[PATH_MAX + 128], out[1 << 16];
+
+static int run(const char *fmt, const char *arg)
+{
+	char cmd[PATH_MAX * 3 + 1024], args[512];
+	FILE *f;
+	size_t n;
+	int st;
+
+	snprintf(args, sizeof(args), fmt, arg);
+	snprintf(cmd, sizeof(cmd), "%s %s %s 2>/dev/null", cli, base, args);
+	f = popen(cmd, "r");
+	REQUIRE(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* One JSON object on one line, braces and brackets balanced outside strings. */
+static int one_json(const char *s)
+{
+	int depth = 0, instr = 0, lines = 0;
+
+	if (*s != '{')
+		return 0;
+	for (; *s; s++) {
+		if (instr) {
+			if (*s == '\\' && s[1])
+				s++;
+			else if (*s == '"')
+				instr = 0;
+			continue;
+		}
+		if (*s == '"')
+			instr = 1;
+		else if (*s == '{' || *s == '[')
+			depth++;
+		else if (*s == '}' || *s == ']')
+			depth--;
+		else if (*s == '\n')
+			lines++;
+		if (depth < 0)
+			return 0;
+	}
+	return depth == 0 && !instr && lines == 1;
+}
+
+static int find_cli(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *s;
+
+	if (getenv("REIS_CLI")) {
+		snprintf(cli, sizeof(cli), "%s", getenv("REIS_CLI"));
+		return access(cli, X_OK);
+	}
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	s = strstr(self, "/tests/lib/");
+	if (!s)
+		return -1;
+	*s = 0;
+	snprintf(cli, sizeof(cli), "%s/host-lib/reis", self);
+	return access(cli, X_OK);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/test_rf_cli.XXXXXX", path[PATH_MAX], bags[PATH_MAX];
+	FILE *f;
+
+	if (find_cli())
+		SKIP("reis CLI not built");
+	if (!rf_have_engine("recflash-slc"))
+		SKIP("the drive has no RecFlash engine");
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/flash.img", dir);
+	snprintf(bags, sizeof(bags), "%s/bags.txt", dir);
+	snprintf(base, sizeof(base), "--preset recflash-slc --backing %s", path);
+
+	CHECK(run("--help", "") == 0);
+	CHECK(strstr(out, "tables") && strstr(out, "table") && strstr(out, "sls") &&
+	      strstr(out, "remap"));
+	CHECK(run("table --help", "") == 0 && strstr(out, "table create --tid"));
+	CHECK(run("--json tables", "") == 0);
+	CHECK(one_json(out) && strstr(out, "\"count\":0"));
+
+	CHECK(run("--json table create --tid 5 --rows 4000 --dim 8 --dtype fp16 --mode %s "
+		  "--name cli --profile-k 0 --profile-len 20000", "recflash") == 0);
+	CHECK(one_json(out) && strstr(out, "\"tid\":5") && strstr(out, "\"dtype\":\"fp16\"") &&
+	      strstr(out, "\"profiled\":true"));
+	CHECK(run("table create --tid 6 --rows 100 --dim 4 --mode %s", "rmssd") == 0);
+	CHECK(strstr(out, "table 6 deployed") != NULL);
+	CHECK(run("--json tables", "") == 0);
+	CHECK(one_json(out) && strstr(out, "\"count\":2") && strstr(out, "\"name\":\"cli\""));
+	CHECK(run("tables", "") == 0 && strstr(out, "recflash") && strstr(out, "rmssd"));
+
+	CHECK(run("--json sls 5 --trace-k 0.3 --batch 4 --lookups 10 --batches %s", "3") == 0);
+	CHECK(one_json(out) && strstr(out, "\"lookups\":120") && strstr(out, "\"batches\":3"));
+	f = fopen(bags, "w");
+	REQUIRE(f);
+	fprintf(f, "# two bags\n1 2 3\n\n4:0.5, 5:2 6:-1\n");
+	fclose(f);
+	CHECK(run("--json sls 5 --print --bags %s", bags) == 0);
+	CHECK(one_json(out) && strstr(out, "\"bags_per_batch\":2") &&
+	      strstr(out, "\"last_batch\":[["));
+	CHECK(run("sls 5 --mean --bags %s", bags) == 0 && strstr(out, "page reads"));
+
+	/* Counters count since power-on: this invocation's drive is fresh. */
+	CHECK(run("--json table stats %s", "5") == 0);
+	CHECK(one_json(out) && strstr(out, "\"mode\":\"recflash\"") &&
+	      strstr(out, "\"received_rows\":64000") && strstr(out, "\"profiled\":true"));
+	CHECK(run("table stats %s", "5") == 0 && strstr(out, "page buffer"));
+	CHECK(run("--json remap 5 full --switch --profile-k 0 --profile-len %s", "5000") == 0);
+	CHECK(one_json(out) && strstr(out, "\"triggered\":true") &&
+	      strstr(out, "\"remap_state\":\"idle\"") && strstr(out, "\"generation\":1"));
+	/* The switched mapping is committed: the next invocation finds it. */
+	CHECK(run("--json table stats %s", "5") == 0);
+	CHECK(one_json(out) && strstr(out, "\"generation\":1"));
+	CHECK(run("--json remap 5 adaptive --switch%s", "") == 0);
+	CHECK(one_json(out) && strstr(out, "\"kind\":\"adaptive\""));
+	/* Staged and switched in one invocation. */
+	CHECK(run("remap 5 full%s", "") == 0 && strstr(out, "staged"));
+	CHECK(run("remap 5 full --if-triggered%s", "") == 0 && strstr(out, "trigger does not hold"));
+
+	/* Usage errors exit 2, drive errors 1. */
+	CHECK(run("table create --rows 10 --dim %s", "4") == 2);
+	CHECK(run("table create --tid 9 --rows 10 --dim 4 --dtype %s", "fp64") == 2);
+	CHECK(run("table create --tid 9 --rows 10 --dim 4 --mode rmssd --profile-k 0 "
+		  "--profile-len %s", "10") == 2);
+	CHECK(run("sls %s", "5") == 2);
+	CHECK(run("sls 5 --trace-k %s", "-1") == 2);
+	CHECK(run("remap 5 %s", "sideways") == 2);
+	CHECK(run("table %s", "frobnicate") == 2);
+	CHECK(run("--json table stats %s", "99") == 1);
+	CHECK(one_json(out) && strstr(out, "\"errno\":2") && strstr(out, "ISP Unknown ID"));
+	CHECK(run("--json table create --tid 5 --rows 10 --dim %s", "4") == 1);
+	CHECK(strstr(out, "\"errno\":17") != NULL);
+	f = fopen(bags, "w");
+	REQUIRE(f);
+	fprintf(f, "1 2 x\n");
+	fclose(f);
+	CHECK(run("sls 5 --bags %s", bags) == 1);	/* bad row index */
+
+	CHECK(run("--json table delete %s", "5") == 0);
+	CHECK(one_json(out) && strstr(out, "\"deleted\":true"));
+	CHECK(run("table delete %s", "6") == 0);
+	CHECK(run("--json tables%s", "") == 0 && strstr(out, "\"count\":0"));
+
+	unlink(bags);
+	unlink(path);
+	rmdir(dir);
+	return t_result();
+}
