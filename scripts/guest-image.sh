@@ -77,14 +77,10 @@ mkdir -p "$stage/bin" "$stage/etc" "$stage/lib/modules" "$stage/dev" \
 find "$moddir/kernel" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' \
     -o -name '*.ko.gz' >"$stage/.all"
 modfile() {
-    local want f b
-    want=$(echo "$1" | tr '-' '_')
-    while read -r f; do
-        b=${f##*/}
-        b=${b%%.ko*}
-        [ "$(echo "$b" | tr '-' '_')" = "$want" ] && { echo "$f"; return 0; }
-    done <"$stage/.all"
-    return 1
+    awk -v want="$(echo "$1" | tr '-' '_')" '{
+        b = $0; sub(/.*\//, "", b); sub(/\.ko.*/, "", b); gsub(/-/, "_", b)
+        if (b == want) { print; found = 1; exit }
+    } END { exit !found }' "$stage/.all"
 }
 
 # add_module NAME: its dependencies first, then itself, each once.

@@ -54,6 +54,9 @@ function loadModelLibs(npmDir) {
 async function worker(npmDir) {
     const t0 = performance.now();
     const { core, emb, weights } = loadModelLibs(npmDir);
+    // initModel() loads the graph while the wasm backend may still be
+    // initializing (a race: lost on Node 18, or under load): wait for it.
+    await core.ready();
     const model = await emb.initModel(weights.modelSource);
     // A parent that died leaves no orphan behind.
     process.on("disconnect", () => process.exit(1));
