@@ -8,7 +8,7 @@ PKGS="build-essential pkg-config git ca-certificates xz-utils zstd cpio dpkg-dev
  python3 meson ninja-build flex bison
  libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev
  seabios qemu-system-data ipxe-qemu
- liburing-dev libnvme-dev
+ liburing-dev
  busybox-static kmod
  wordnet-base nodejs npm"
 
@@ -56,10 +56,13 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 fi
 
-echo "setup-deps: apt-get update" >&2
-apt-get update -qq
-if [ -n "$(echo "$missing" | tr -d ' ')" ]; then
-    echo "setup-deps: installing$missing" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
-fi
 mkdir -p "$stamp_dir"
+log=$stamp_dir/setup-deps.log
+echo "setup-deps: apt-get update" >&2
+apt-get update -qq >"$log" 2>&1 || { tail -n 20 "$log" >&2; exit 1; }
+if [ -n "$(echo "$missing" | tr -d ' ')" ]; then
+    echo "setup-deps: installing$missing (log: $log)" >&2
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        $missing >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
+fi
