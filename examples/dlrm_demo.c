@@ -47,8 +47,8 @@ static void usage(FILE *f)
 		"  --dev PATH        drive /dev/ngXnY (default: first ISP drive, else in-process)\n"
 		"  --inproc          in-process drive\n"
 		"  --preset P        in-process preset (default recflash-tlc)\n"
-		"  --params LIST     in-process preset overrides (default blocks_per_plane=256:\n"
-		"                    a RecFlash table takes at least two block stripes)\n"
+		"  --params LIST     in-process preset overrides, e.g. cache_bytes=1m (the\n"
+		"                    presets hold RMC1-3 at 1 M rows without any)\n"
 		"  --model M         rmc1 (default), rmc2 or rmc3 (RecFlash Table II)\n"
 		"  --rows N          rows per table (default 20000; paper 1000000)\n"
 		"  --batch N         samples per batch (default 16)\n"
@@ -99,7 +99,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->preset = "recflash-tlc";
-	o->params = "blocks_per_plane=256";
+	o->params = NULL;
 	o->model = "rmc1";
 	o->rows = 20000;
 	o->batch = 16;

@@ -9,7 +9,9 @@
  *      queries with their precomputed embeddings;
  *   2. build an IVF database: k-means, binary + INT8 codes, the passages
  *      "lemmas: gloss" as documents, recall->nprobe calibrated on the
- *      corpus' held-out queries;
+ *      corpus' held-out queries, and a distance-filtering threshold
+ *      calibrated on them too (reis_df_calibrate(): k = 10 at the nprobe
+ *      of recall 0.95), so the dies drop most entries (REIS 4.3.3);
  *   3. add a few demo queries (text, embedding, answer) as a user section
  *      and write the image (scripts/rag-bundle.sh puts it at the start of
  *      the namespace image, so the guest reads it from /dev/nvme0n1).
@@ -19,10 +21,12 @@
  * against an in-process drive):
  *   1. read the image from the block device (normal SSD mode);
  *   2. find the database on the drive, or deploy it (RAG mode) with a
- *      progress line;
- *   3. for each demo query: encode its embedding with the database's
- *      quantizer, IVF_SEARCH with a target recall and the documents, print
- *      the top passages, the modeled latency and energy;
+ *      progress line; the deploy stores the quantizer with it (META);
+ *   3. read the quantizer back from the drive (reis_db_quantizer(): what a
+ *      host that did not deploy the database would do), and for each demo
+ *      query: encode its embedding with it, IVF_SEARCH with a target recall
+ *      and the documents, print the top passages, the modeled latency and
+ *      energy;
  *   4. print what the drive did (ISP_STATS before and after).
  */
 #include <errno.h>
@@ -203,6 +207,27 @@ static int cmd_bundle(const char *dir, const char *out)
 		fprintf(stderr, "rag_demo: build: %s\n", err);
 		return 1;
 	}
+	{
+		/* REIS 4.3.3: the DF threshold for k = 10 at the demo's nprobe,
+		 * from the held-out queries (docs/reis.md §7). */
+		struct reis_queries cal;
+		struct reis_df_opts dfo;
+		struct reis_df_calib dfc;
+
+		memset(&dfo, 0, sizeof(dfo));
+		dfo.k = 10;
+		dfo.target_recall = 9500;
+		if (reis_encode_queries(img.quant, cq.data, (uint32_t)cq.n, &cal) ||
+		    reis_df_calibrate(&img, &cal, &dfo, &dfc)) {
+			fprintf(stderr, "rag_demo: distance-filter calibration failed\n");
+			return 1;
+		}
+		reis_queries_free(&cal);
+		img.df_threshold = dfc.threshold;
+		fprintf(stderr, "rag_demo: distance filter: threshold %u (nprobe %u, %.0f%% of "
+			"the probed entries stay in the dies on the held-out queries)\n",
+			dfc.threshold, dfc.nprobe, 100.0 * (1 - dfc.pass_frac));
+	}
 
 	/* Demo queries: ones whose own gloss is the exact top-3 (good demos). */
 	qcap = sizeof(h) + RAG_MAX_QUERIES * (8 + RAG_MAX_TEXT + 4 * (size_t)qv.dim);
@@ -243,8 +268,9 @@ static int cmd_bundle(const char *dir, const char *out)
 		return 1;
 	}
 	printf("rag_demo: %s: database %u '%s', %" PRIu64 " passages x %u-d, %u clusters, "
-	       "%u calibration points, %u demo queries, built in %.1f s\n", out, img.did,
-	       img.name, img.n, img.dim, img.nlist, img.ncalib, picked, now_s() - t0);
+	       "%u calibration points, DF threshold %u, %u demo queries, built in %.1f s\n",
+	       out, img.did, img.name, img.n, img.dim, img.nlist, img.ncalib, img.df_threshold,
+	       picked, now_s() - t0);
 	reis_db_image_free(&img);
 	free(qsec);
 	free(nd);
@@ -307,6 +333,7 @@ static int cmd_run(int argc, char **argv)
 	const char *dev_path = "/dev/ng0n1", *bundle = "/dev/nvme0n1", *inproc = NULL;
 	struct reis_db_image img;
 	struct reis_db_info info;
+	struct reis_quant quant;
 	struct reis_stats s0, s1;
 	struct reis_dev *dev;
 	const uint8_t *qs;
@@ -392,8 +419,11 @@ static int cmd_run(int argc, char **argv)
 	       reis_transport(dev), reis_dev_info(dev)->preset, reis_dev_info(dev)->channels,
 	       reis_dev_info(dev)->dies_per_channel, reis_dev_info(dev)->planes_per_die);
 	ret = reis_db_info(dev, img.did, &info);
+	/* A database from an older bundle (or without the quantizer in META)
+	 * is replaced. */
 	if (!ret && (info.state != REIS_DB_READY || info.n != img.n ||
-		     strcmp(info.name, img.name) || info.ncalib != img.ncalib)) {
+		     strcmp(info.name, img.name) || info.ncalib != img.ncalib ||
+		     info.df_threshold != img.df_threshold || !info.meta_bytes)) {
 		printf("database %u on the drive is stale: deleting it\n", img.did);
 		ret = reis_db_delete(dev, img.did);
 		if (ret) {
@@ -424,6 +454,18 @@ static int cmd_run(int argc, char **argv)
 		printf("database %u '%s' already deployed (it survived the restart)\n", img.did,
 		       img.name);
 	}
+	/* The queries are encoded with the quantizer the drive keeps with the
+	 * database, not the bundle's: any host can search it. */
+	ret = reis_db_info(dev, img.did, &info);
+	if (!ret)
+		ret = reis_db_quantizer(dev, img.did, &quant);
+	if (ret) {
+		fprintf(stderr, "rag_demo: quantizer: %s\n", reis_last_error(dev));
+		return 1;
+	}
+	printf("quantizer read from the drive (META section, %u bytes); distance-filter "
+	       "threshold %u (Hamming) applied in the dies\n", info.meta_bytes,
+	       info.df_threshold);
 	if (reis_stats(dev, 0, &s0))
 		memset(&s0, 0, sizeof(s0));
 
@@ -451,7 +493,7 @@ static int cmd_run(int argc, char **argv)
 			continue;
 		if (only == UINT32_MAX && qi >= 3)
 			break;
-		if (reis_encode_queries(img.quant, emb, 1, &q))
+		if (reis_encode_queries(&quant, emb, 1, &q))
 			return 1;
 		memset(&so, 0, sizeof(so));
 		so.did = img.did;
@@ -496,6 +538,7 @@ static int cmd_run(int argc, char **argv)
 		       (s1.energy_pj - s0.energy_pj) / 1e6);
 	}
 	reis_close(dev);
+	reis_quant_free(&quant);
 	reis_db_image_free(&img);
 	return 0;
 }

@@ -17,6 +17,16 @@ why=$(vm_check) || { echo "demo: $why" >&2; exit 1; }
 dir=$BUILD/demo
 mkdir -p "$dir"
 [ -f "$dir/ns.img" ] || truncate -s 256M "$dir/ns.img"
+# A flash file from an older build with other default geometry would be
+# refused by QEMU (never reformatted): move it aside, say so, start afresh.
+if [ -f "$dir/flash.img" ] && [ -x "$BUILD/host-lib/reis" ] &&
+    ! why=$("$BUILD/host-lib/reis" --inproc --backing "$dir/flash.img" info 2>&1 >/dev/null) &&
+    echo "$why" | grep -q 'another geometry\|not a backing file\|version'; then
+    old=$dir/flash.img.old-$(date +%Y%m%d%H%M%S)
+    mv "$dir/flash.img" "$old"
+    echo "demo: $why" >&2
+    echo "demo: kept the old flash file as $old; using a new one" >&2
+fi
 demo=${ISP_DEMO:-rag_demo}
 [ "$demo" = rag_demo ] && "$ROOT/scripts/rag-bundle.sh" "$dir/ns.img"
 accel=$(vm_accel)

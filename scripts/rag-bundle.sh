@@ -5,9 +5,10 @@
 #   1. the corpus: scripts/corpus.sh (builds the 20000-passage subset once,
 #      minutes; cached in $ISP_CACHE/corpus);
 #   2. the bundle: $BUILD/examples/rag_demo bundle CORPUS OUT (IVF database
-#      image with the glosses, the quantizer and a few demo queries with
-#      their precomputed embeddings), kept in $BUILD/demo/ and rebuilt only
-#      when the corpus or rag_demo changed;
+#      image with the glosses, the quantizer, a calibrated distance-filter
+#      threshold and a few demo queries with their precomputed embeddings),
+#      kept in $BUILD/demo/ and rebuilt only when the corpus or rag_demo
+#      changed;
 #   3. the namespace image: grown if needed, the bundle written at byte 0
 #      (only when it differs). In the guest, rag_demo reads it back from
 #      /dev/nvme0n1: normal block reads next to the drive's RAG mode.

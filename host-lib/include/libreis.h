@@ -101,6 +101,7 @@ static inline enum reis_dir reis_opcode_dir(uint8_t opcode)
 #define REIS_SC_BAD_PAYLOAD	0x07c6
 #define REIS_SC_MISCOMPARE	0x07c7
 #define REIS_SC_RESOURCE	0x07c8
+#define REIS_SC_TICKET_IN_USE	0x07c9	/* DNR; libreis retries with a new ticket */
 #define REIS_STATUS_DNR		0x4000u
 #define REIS_STATUS_MORE	0x2000u
 #define REIS_STATUS_CODE_MASK	0x07ffu
@@ -125,6 +126,7 @@ enum reis_cap {
 	REIS_CAP_REIS_PL = 1u << 11,
 	REIS_CAP_REIS_MPIBC = 1u << 12,
 	REIS_CAP_REIS_TAGS = 1u << 13,
+	REIS_CAP_REIS_META = 1u << 14,	/* database META section, REIS_META_READ */
 	REIS_CAP_RECFLASH = 1u << 16,
 	REIS_CAP_RECFLASH_REMAP = 1u << 17,
 	REIS_CAP_RECFLASH_CACHE = 1u << 18,
@@ -441,6 +443,11 @@ int reis_open(const char *path, uint32_t flags, struct reis_dev **dev);
  *           concurrently and they complete in any order.
  * @flags: REIS_INPROC_DELAY: a completion is not reaped before its modeled
  *         time has passed since submission (the drive's delay mode).
+ *         REIS_INPROC_VCLOCK: delay mode on a virtual clock of the drive:
+ *         commands are submitted at the virtual time and reaping a
+ *         completion advances it to the completion's modeled end instead
+ *         of sleeping (a benchmark sees delay-mode timing without waiting;
+ *         host compute time does not pass on the drive).
  * @errbuf: if not NULL, receives a reason when opening fails.
  * @errlen: size of @errbuf.
  * @rsvd: must be zero.
@@ -460,6 +467,7 @@ struct reis_inproc_opts {
 };
 
 #define REIS_INPROC_DELAY (1u << 0)
+#define REIS_INPROC_VCLOCK (1u << 1)
 #define REIS_INPROC_MAX_WORKERS 64u
 #define REIS_INPROC_DEFAULT_XFER (512u << 10)
 
@@ -1041,7 +1049,9 @@ const char *reis_status_str(uint16_t status);
  * Internal -EIO, Invalid Namespace -ENXIO, Capacity Exceeded -ENOSPC,
  * Unknown ID -ENOENT, ID Exists -EEXIST, Busy -EBUSY, Dimension Mismatch
  * -EDOM, Bad Offset -ERANGE, Incomplete -ENODATA, Bad Payload -EBADMSG,
- * Miscompare -EILSEQ, Resource Busy -EAGAIN, anything else -EIO.
+ * Miscompare -EILSEQ, Resource Busy -EAGAIN, Ticket In Use -EADDRINUSE
+ * (the ticket names another command's result: draw a new one; -EEXIST
+ * stays "ID Exists"), anything else -EIO.
  *
  * Return: 0 for success, else a negative errno.
  */

@@ -41,6 +41,7 @@ _Static_assert(REIS_SC_INCOMPLETE == ISP_SC_INCOMPLETE, "status");
 _Static_assert(REIS_SC_BAD_PAYLOAD == ISP_SC_BAD_PAYLOAD, "status");
 _Static_assert(REIS_SC_MISCOMPARE == ISP_SC_MISCOMPARE, "status");
 _Static_assert(REIS_SC_RESOURCE == ISP_SC_RESOURCE, "status");
+_Static_assert(REIS_SC_TICKET_IN_USE == ISP_SC_TICKET_IN_USE, "status");
 _Static_assert(REIS_STATUS_DNR == ISP_STATUS_DNR, "status");
 _Static_assert(REIS_STATUS_MORE == ISP_STATUS_MORE, "status");
 _Static_assert(REIS_MAX_XFER_CAP == ISP_MAX_XFER_CAP, "max_xfer");
@@ -53,6 +54,7 @@ _Static_assert((int)REIS_CLS_N == (int)ISP_CLS_N, "command classes");
 _Static_assert((int)REIS_RES_N == (int)ISP_RES_NCLASSES, "resource classes");
 _Static_assert((int)REIS_CAP_RECFLASH_CACHE == (int)ISP_CAP_RECFLASH_CACHE, "caps");
 _Static_assert((int)REIS_CAP_REIS_TAGS == (int)ISP_CAP_REIS_TAGS, "caps");
+_Static_assert((int)REIS_CAP_REIS_META == (int)ISP_CAP_REIS_META, "caps");
 
 /* Completions fetched from a transport per call. */
 #define REIS_REAP_BATCH 32u

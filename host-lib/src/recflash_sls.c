@@ -2,8 +2,9 @@
 /*
  * recflash_sls.c - SLS batches (command-set.md §5 and §6): split a batch by
  * bags into commands that fit max_xfer and the result memory, send each
- * under a random non-zero ticket (a collision, ISP Busy, is retried with a
- * new one), read the result back in chunks with release on the last, check
+ * under a random non-zero ticket (a collision, ISP Ticket In Use, is
+ * retried with a new one), read the result back in chunks with release on
+ * the last, check
  * it and scatter the pooled vectors into the caller's buffer.
  *
  * An asynchronous operation is a small state machine driven by the
@@ -373,7 +374,7 @@ static void rf_sls_cb(struct reis_req *req, void *arg)
 	op->cpl = *c;
 	switch (p->phase) {
 	case PH_SLS:
-		if (c->err == -EBUSY && (c->status & REIS_STATUS_CODE_MASK) == ISP_SC_BUSY &&
+		if ((c->status & REIS_STATUS_CODE_MASK) == ISP_SC_TICKET_IN_USE &&
 		    p->collisions < RF_TICKET_RETRIES) {
 			/* Someone holds this ticket: draw another. */
 			p->collisions++;

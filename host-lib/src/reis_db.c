@@ -57,7 +57,7 @@ uint32_t reis_ticket_new(void)
 /* Single commands                                                         */
 /* ---------------------------------------------------------------------- */
 
-static void reis_create_wire(const struct reis_db_image *img,
+static void reis_create_wire(const struct reis_db_image *img, uint32_t meta_bytes,
 			     struct isp_wire_reis_create *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -75,18 +75,25 @@ static void reis_create_wire(const struct reis_db_image *img,
 	c->docs_bytes = img->docs_bytes;
 	c->timestamp = img->timestamp;
 	memcpy(c->name, img->name, ISP_REIS_NAME_LEN);
+	c->meta_bytes = meta_bytes;
 }
 
-int reis_db_create(struct reis_dev *dev, const struct reis_db_image *img)
+static int reis_db_create_meta(struct reis_dev *dev, const struct reis_db_image *img,
+			       uint32_t meta_bytes)
 {
 	_Alignas(64) struct isp_wire_reis_create c;
 	struct reis_req req;
 
 	if (!dev || !img)
 		return -EINVAL;
-	reis_create_wire(img, &c);
+	reis_create_wire(img, meta_bytes, &c);
 	reis_prep_cmd(&req, REIS_OP_DB_CREATE, &c, sizeof(c));
 	return reis_exec(dev, &req);
+}
+
+int reis_db_create(struct reis_dev *dev, const struct reis_db_image *img)
+{
+	return reis_db_create_meta(dev, img, 0);
 }
 
 static void reis_prep_write(struct reis_req *req, uint32_t did, uint32_t section,
@@ -239,7 +246,8 @@ static int reis_info_from_wire(const struct isp_wire_reis_dbinfo *w,
 	if ((c->kind != ISP_REIS_BF && c->kind != ISP_REIS_IVF) ||
 	    (w->state != ISP_REIS_DEPLOYING && w->state != ISP_REIS_READY) ||
 	    c->dim < ISP_REIS_MIN_DIM || c->dim > ISP_REIS_MAX_DIM || c->dim % 64 ||
-	    c->nlist > ISP_REIS_MAX_NLIST || c->ncalib > ISP_REIS_MAX_CALIB)
+	    c->nlist > ISP_REIS_MAX_NLIST || c->ncalib > ISP_REIS_MAX_CALIB ||
+	    c->meta_bytes > ISP_REIS_MAX_META)
 		return -EPROTO;
 	memset(info, 0, sizeof(*info));
 	info->did = c->did;
@@ -255,6 +263,7 @@ static int reis_info_from_wire(const struct isp_wire_reis_dbinfo *w,
 	info->group = c->group;
 	info->state = w->state;
 	info->epb = w->epb;
+	info->meta_bytes = c->meta_bytes;
 	info->timestamp = c->timestamp;
 	info->docs_bytes = c->docs_bytes;
 	for (i = 0; i < ISP_REIS_NAME_LEN && c->name[i]; i++) {
@@ -478,7 +487,8 @@ int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
 	static const struct reis_deploy_opts defaults;
 	struct reis_dep_sec sec[REIS_NSECTIONS], *tags;
 	struct reis_dep d;
-	uint64_t total = 0, bytes;
+	void *meta = NULL;
+	uint64_t total = 0, bytes, meta_len = 0;
 	unsigned nsec = 0, started = 0, active = 0, depth, i;
 	char err[REIS_ERRMSG_LEN];
 	int ret;
@@ -495,6 +505,22 @@ int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
 	if (o->chunk % 4)
 		return reis__seterr(dev, -EINVAL, "deploy: chunk %u is not a multiple of 4",
 				    o->chunk);
+	if (o->flags & ~REIS_DEPLOY_NO_META)
+		return reis__seterr(dev, -EINVAL, "deploy: unknown flags 0x%x", o->flags);
+	/* The quantizer travels with the database (META), so a host that did
+	 * not deploy it can still encode queries (reis_db_quantizer()). */
+	if (img->quant && !(o->flags & REIS_DEPLOY_NO_META) &&
+	    (dev->info.caps & REIS_CAP_REIS_META)) {
+		if (img->quant->dim != img->dim || img->quant->metric != img->metric)
+			return reis__seterr(dev, -EINVAL, "deploy: the quantizer (dimension %u, "
+					    "metric %u) does not match the database (%u, %u)",
+					    img->quant->dim, img->quant->metric, img->dim,
+					    img->metric);
+		ret = reis_meta_encode(img->quant, &meta, &meta_len);
+		if (ret)
+			return reis__seterr(dev, ret, "deploy: cannot encode the quantizer "
+					    "into META");
+	}
 	memset(&d, 0, sizeof(d));
 	d.dev = dev;
 	d.did = img->did;
@@ -522,6 +548,7 @@ int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
 		ADD(REIS_SEC_CLUSTERS, img->cluster_sizes, (uint64_t)img->nlist * 4);
 		ADD(REIS_SEC_CALIB, img->calib, (uint64_t)img->ncalib * 8);
 	}
+	ADD(REIS_SEC_META, meta, meta_len);
 #undef ADD
 	tags = nsec && sec[0].id == REIS_SEC_TAGS ? &sec[0] : NULL;
 	for (i = 0; i < nsec; i++) {
@@ -535,7 +562,7 @@ int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
 	if (depth > dev->qdepth - dev->inflight)
 		depth = dev->qdepth > dev->inflight ? dev->qdepth - dev->inflight : 1;
 
-	ret = reis_db_create(dev, img);
+	ret = reis_db_create_meta(dev, img, (uint32_t)meta_len);
 	if (ret)
 		goto free_tails;
 	if (o->progress)
@@ -605,6 +632,7 @@ int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
 free_tails:
 	for (i = 0; i < nsec; i++)
 		free(sec[i].tail);
+	free(meta);
 	return ret;
 }
 

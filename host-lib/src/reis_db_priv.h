@@ -85,6 +85,12 @@ static inline uint32_t reis__read_len(const struct reis_dev *dev, uint64_t off,
 	return left < dev->max_xfer ? (uint32_t)left : dev->max_xfer;
 }
 
+/* The quantizer's "REISQNT1" bytes (file and META record alike). */
+uint64_t reis__quant_bytes(uint32_t dim);
+int reis__quant_pack(const struct reis_quant *q, uint8_t *out);
+int reis__quant_unpack(const uint8_t *buf, uint64_t len, struct reis_quant *q,
+		       const char *what, char *err, size_t errlen);
+
 /* FNV-1a 64 over @len bytes, continuing from @h. */
 uint64_t reis__fnv64(uint64_t h, const void *p, uint64_t len);
 #define REIS_FNV64_INIT UINT64_C(0xcbf29ce484222325)

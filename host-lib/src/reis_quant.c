@@ -366,13 +366,16 @@ struct reis_quant_file {
 };
 _Static_assert(sizeof(struct reis_quant_file) == 32, "file layout");
 
-int reis_quant_save(const struct reis_quant *q, const char *path)
+uint64_t reis__quant_bytes(uint32_t dim)
+{
+	return sizeof(struct reis_quant_file) + 8ull * dim;
+}
+
+int reis__quant_pack(const struct reis_quant *q, uint8_t *out)
 {
 	struct reis_quant_file h;
-	FILE *f;
-	int ret = 0;
 
-	if (!q || !path || !q->dim || !q->mean || !q->scale)
+	if (!q || !q->dim || !q->mean || !q->scale)
 		return -EINVAL;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, "REISQNT1", 8);
@@ -381,21 +384,81 @@ int reis_quant_save(const struct reis_quant *q, const char *path)
 	h.flags = q->flags;
 	h.checksum = reis__fnv64(reis__fnv64(REIS_FNV64_INIT, q->mean, q->dim * 4ull),
 				 q->scale, q->dim * 4ull);
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), q->mean, q->dim * 4ull);
+	memcpy(out + sizeof(h) + q->dim * 4ull, q->scale, q->dim * 4ull);
+	return 0;
+}
+
+int reis__quant_unpack(const uint8_t *buf, uint64_t len, struct reis_quant *q,
+		       const char *what, char *err, size_t errlen)
+{
+	struct reis_quant_file h;
+	uint32_t d;
+
+	memset(q, 0, sizeof(*q));
+	if (len < sizeof(h) || memcmp(buf, "REISQNT1", 8))
+		return reis__errf(err, errlen, -EINVAL, "%s: not a quantizer (REISQNT1)", what);
+	memcpy(&h, buf, sizeof(h));
+	if (h.dim < REIS_DB_MIN_DIM || h.dim > REIS_DB_MAX_DIM || h.dim % 64 ||
+	    h.metric > REIS_METRIC_L2 || (h.flags & ~REIS_QUANT_CENTER))
+		return reis__errf(err, errlen, -EINVAL, "%s: bad header (dim %u, metric %u, "
+				  "flags 0x%x)", what, h.dim, h.metric, h.flags);
+	if (len != reis__quant_bytes(h.dim))
+		return reis__errf(err, errlen, -EINVAL, "%s: truncated or trailing bytes",
+				  what);
+	if (reis_quant_alloc(q, h.dim))
+		return reis__errf(err, errlen, -ENOMEM, "out of memory");
+	memcpy(q->mean, buf + sizeof(h), h.dim * 4ull);
+	memcpy(q->scale, buf + sizeof(h) + h.dim * 4ull, h.dim * 4ull);
+	if (reis__fnv64(reis__fnv64(REIS_FNV64_INIT, q->mean, h.dim * 4ull), q->scale,
+			h.dim * 4ull) != h.checksum) {
+		reis_quant_free(q);
+		return reis__errf(err, errlen, -EINVAL, "%s: checksum mismatch", what);
+	}
+	for (d = 0; d < h.dim; d++)
+		if (!isfinite(q->mean[d]) || !(q->scale[d] > 0) || !isfinite(q->scale[d])) {
+			reis_quant_free(q);
+			return reis__errf(err, errlen, -EINVAL, "%s: dimension %u has a bad "
+					  "mean or scale", what, d);
+		}
+	q->metric = h.metric;
+	q->flags = h.flags;
+	return 0;
+}
+
+int reis_quant_save(const struct reis_quant *q, const char *path)
+{
+	uint8_t *buf;
+	uint64_t len;
+	FILE *f;
+	int ret = 0;
+
+	if (!q || !path || !q->dim || !q->mean || !q->scale)
+		return -EINVAL;
+	len = reis__quant_bytes(q->dim);
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	reis__quant_pack(q, buf);
 	f = fopen(path, "wb");
-	if (!f)
-		return -errno;
-	if (fwrite(&h, sizeof(h), 1, f) != 1 || fwrite(q->mean, 4, q->dim, f) != q->dim ||
-	    fwrite(q->scale, 4, q->dim, f) != q->dim)
+	if (!f) {
+		ret = -errno;
+		free(buf);
+		return ret;
+	}
+	if (fwrite(buf, 1, len, f) != len)
 		ret = -EIO;
 	if (fclose(f) && !ret)
 		ret = -errno;
+	free(buf);
 	return ret;
 }
 
 int reis_quant_load(struct reis_quant *q, const char *path, char *err, size_t errlen)
 {
-	struct reis_quant_file h;
-	uint32_t d;
+	uint64_t max = reis__quant_bytes(REIS_DB_MAX_DIM), len;
+	uint8_t *buf;
 	FILE *f;
 	int ret;
 
@@ -407,41 +470,15 @@ int reis_quant_load(struct reis_quant *q, const char *path, char *err, size_t er
 		ret = -errno;
 		return reis__errf(err, errlen, ret, "%s: %s", path, strerror(-ret));
 	}
-	if (fread(&h, sizeof(h), 1, f) != 1 || memcmp(h.magic, "REISQNT1", 8)) {
-		fclose(f);
-		return reis__errf(err, errlen, -EINVAL, "%s: not a quantizer file (REISQNT1)",
-				  path);
-	}
-	if (h.dim < REIS_DB_MIN_DIM || h.dim > REIS_DB_MAX_DIM || h.dim % 64 ||
-	    h.metric > REIS_METRIC_L2 || (h.flags & ~REIS_QUANT_CENTER)) {
-		fclose(f);
-		return reis__errf(err, errlen, -EINVAL, "%s: bad header (dim %u, metric %u, "
-				  "flags 0x%x)", path, h.dim, h.metric, h.flags);
-	}
-	if (reis_quant_alloc(q, h.dim)) {
+	/* One byte more than the largest quantizer tells "trailing bytes". */
+	buf = malloc(max + 1);
+	if (!buf) {
 		fclose(f);
 		return reis__errf(err, errlen, -ENOMEM, "out of memory");
 	}
-	if (fread(q->mean, 4, h.dim, f) != h.dim || fread(q->scale, 4, h.dim, f) != h.dim ||
-	    fgetc(f) != EOF) {
-		fclose(f);
-		reis_quant_free(q);
-		return reis__errf(err, errlen, -EINVAL, "%s: truncated or trailing bytes",
-				  path);
-	}
+	len = fread(buf, 1, max + 1, f);
 	fclose(f);
-	if (reis__fnv64(reis__fnv64(REIS_FNV64_INIT, q->mean, h.dim * 4ull), q->scale,
-			h.dim * 4ull) != h.checksum) {
-		reis_quant_free(q);
-		return reis__errf(err, errlen, -EINVAL, "%s: checksum mismatch", path);
-	}
-	for (d = 0; d < h.dim; d++)
-		if (!isfinite(q->mean[d]) || !(q->scale[d] > 0) || !isfinite(q->scale[d])) {
-			reis_quant_free(q);
-			return reis__errf(err, errlen, -EINVAL, "%s: dimension %u has a bad "
-					  "mean or scale", path, d);
-		}
-	q->metric = h.metric;
-	q->flags = h.flags;
-	return 0;
+	ret = reis__quant_unpack(buf, len, q, path, err, errlen);
+	free(buf);
+	return ret;
 }

@@ -456,6 +456,7 @@ int reis_ref_search(const struct reis_db_image *const *dbs, unsigned ndbs, int i
 				const struct reis_db_image *img = dbs[cands[j].db];
 
 				h->id = img->ids ? img->ids[cands[j].entry] : cands[j].entry;
+				h->entry = (uint32_t)cands[j].entry;
 				h->did = img->did;
 				h->hamming = cands[j].ham;
 				h->score = rerank ? cands[j].score : 0;

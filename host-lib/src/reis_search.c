@@ -3,7 +3,7 @@
  * reis_search.c - Search / IVF_Search (docs/command-set.md §4) and their
  * result transfer (§6). One asynchronous search is a small state machine
  * driven by completions: SEARCH under a random ticket (a collision, ISP
- * Busy, retried with a new ticket), then RESULT_READs at increasing
+ * Ticket In Use, retried with a new ticket), then RESULT_READs at increasing
  * offsets, the last one releasing the ticket. It keeps exactly one command
  * in flight and resubmits its own request from its callback, so it never
  * needs a free queue slot there; many searches run side by side. The
@@ -33,7 +33,7 @@ _Static_assert(REIS_HIT_NONE == ISP_REIS_HIT_NONE, "hit padding");
 #define REIS_SR_DONE 4u
 #define REIS_SR_FAILED 5u	/* releasing after a failed read, then done */
 
-/* Ticket collisions retried before ISP Busy is taken as the database's. */
+/* Ticket collisions (ISP Ticket In Use) retried with fresh tickets. */
 #define REIS_TICKET_RETRIES 8u
 /* Guess of the document bytes per hit for the first result read. */
 #define REIS_DOC_GUESS 512u
@@ -43,6 +43,18 @@ _Static_assert(REIS_HIT_NONE == ISP_REIS_HIT_NONE, "hit padding");
 
 #define HDR_BYTES ((uint64_t)sizeof(struct isp_wire_result_hdr) + \
 		   sizeof(struct isp_wire_reis_result))
+
+/* Tests linking the static library may force tickets (collisions). */
+uint32_t (*reis__search_ticket_hook)(void);
+
+static uint32_t reis_search_ticket(void)
+{
+	uint32_t t;
+
+	if (reis__search_ticket_hook && (t = reis__search_ticket_hook()) != 0)
+		return t;
+	return reis_ticket_new();
+}
 
 /* The blobs a (merged) result's documents point into. */
 struct reis_res_priv {
@@ -146,6 +158,7 @@ int reis_search_result_decode(const void *blob, uint64_t len, uint32_t nq, uint3
 				return -EPROTO;	/* a hit after padding */
 			}
 			o->did = w.did;
+			o->entry = w.entry;
 			o->hamming = w.hamming;
 			o->score = w.score;
 			if (w.doc_len) {
@@ -387,12 +400,13 @@ static void reis_sr_cb(struct reis_req *req, void *arg)
 	if (err) {
 		char m[128];
 
-		/* A ticket someone else holds: draw another. */
+		/* A ticket someone else holds (only Ticket In Use, never ISP
+		 * Busy: that is the database's state): draw another. */
 		if (sr->state == REIS_SR_SEARCH && (req->cpl.status & REIS_STATUS_CODE_MASK) ==
-		    REIS_SC_BUSY && sr->retries < REIS_TICKET_RETRIES) {
+		    REIS_SC_TICKET_IN_USE && sr->retries < REIS_TICKET_RETRIES) {
 			sr->retries++;
 			sr->res.ncmds++;
-			sr->ticket = reis_ticket_new();
+			sr->ticket = reis_search_ticket();
 			req->cmd.cdw12 = sr->ticket;
 			if (!reis_sr_resubmit(sr))
 				return;
@@ -501,7 +515,7 @@ int reis_search_submit(struct reis_dev *dev, struct reis_search_req *sr, uint8_t
 	sr->res.nq = q->nq;
 	sr->res.k = o->k;
 	sr->res.flags = o->flags;
-	sr->ticket = reis_ticket_new();
+	sr->ticket = reis_search_ticket();
 	sr->state = REIS_SR_SEARCH;
 	sr->submit_ns = reis__now_ns();
 	reis_prep_cmd(&sr->req, opcode, sr->payload, sr->payload_len);

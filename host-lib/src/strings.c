@@ -32,6 +32,7 @@ const char *reis_strerror(int err)
 	case -EDEADLK: return "would wait inside a completion callback";
 	case -ENOSPC: return "capacity exceeded";
 	case -EEXIST: return "ID already exists";
+	case -EADDRINUSE: return "ticket in use (retry with another ticket)";
 	case -EDOM: return "dimension mismatch";
 	case -ERANGE: return "offset out of range or out of order";
 	case -ENODATA: return "incomplete (not every section written)";
@@ -64,6 +65,7 @@ const char *reis_status_str(uint16_t status)
 	case REIS_SC_BAD_PAYLOAD: return "ISP Bad Payload";
 	case REIS_SC_MISCOMPARE: return "ISP Miscompare";
 	case REIS_SC_RESOURCE: return "ISP Resource Busy";
+	case REIS_SC_TICKET_IN_USE: return "ISP Ticket In Use";
 	default: return "Unknown Status";
 	}
 }
@@ -87,6 +89,7 @@ int reis_status_errno(uint16_t status)
 	case REIS_SC_BAD_PAYLOAD: return -EBADMSG;
 	case REIS_SC_MISCOMPARE: return -EILSEQ;
 	case REIS_SC_RESOURCE: return -EAGAIN;
+	case REIS_SC_TICKET_IN_USE: return -EADDRINUSE;
 	default: return -EIO;
 	}
 }
@@ -109,6 +112,7 @@ const char *reis_opcode_name(uint8_t opcode)
 	case REIS_OP_DB_DELETE: return "REIS_DB_DELETE";
 	case REIS_OP_IVF_SEARCH: return "REIS_IVF_SEARCH";
 	case REIS_OP_DOC_READ: return "REIS_DOC_READ";
+	case REIS_OP_META_READ: return "REIS_META_READ";
 	case 0xa2: return "ISP_RESULT_READ";
 	case 0xa4: return "ISP_RESULT_RELEASE";
 	case REIS_OP_RF_TBL_CREATE: return "RF_TBL_CREATE";
@@ -180,6 +184,7 @@ const char *reis_cap_name(uint64_t cap)
 	case REIS_CAP_REIS_PL: return "reis-pl";
 	case REIS_CAP_REIS_MPIBC: return "reis-mpibc";
 	case REIS_CAP_REIS_TAGS: return "reis-tags";
+	case REIS_CAP_REIS_META: return "reis-meta";
 	case REIS_CAP_RECFLASH: return "recflash";
 	case REIS_CAP_RECFLASH_REMAP: return "recflash-remap";
 	case REIS_CAP_RECFLASH_CACHE: return "recflash-cache";

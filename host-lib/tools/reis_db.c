@@ -26,6 +26,7 @@
 #define DB_MAX_STDIN_QUERIES 100000u
 #define DB_DOC_SHOW 240				/* document bytes printed */
 #define DB_MAX_DBS 4096u
+#define REIS_ERRMSG_MAX 512
 
 static double now_s(void)
 {
@@ -524,6 +525,10 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 		{ "pack", required_argument, NULL, 'p' },
 		{ "image", required_argument, NULL, 'G' },
 		{ "no-progress", no_argument, NULL, 'N' },
+		{ "no-meta", no_argument, NULL, 'O' },
+		{ "df-quantile", required_argument, NULL, 'Q' },
+		{ "df-k", required_argument, NULL, 'K' },
+		{ "df-nprobe", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *docs_path = NULL, *idx_path = NULL, *tags_path = NULL, *ids_path = NULL;
@@ -538,17 +543,22 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 	uint64_t *doff = NULL, *tags64 = NULL, *ids = NULL, v, i;
 	uint32_t *tags = NULL, did = 0;
 	double t0 = now_s(), t_build = 0, t_deploy = 0;
+	struct reis_df_opts dfo;
+	struct reis_df_calib dfc;
 	char err[256];
-	int opt, ret = 0, quiet = 0, built = 0;
+	int opt, ret = 0, quiet = 0, built = 0, df_auto = 0, no_meta = 0;
 
 	memset(&bo, 0, sizeof(bo));
 	memset(&base, 0, sizeof(base));
 	memset(&calib, 0, sizeof(calib));
 	memset(&truth, 0, sizeof(truth));
 	memset(&img, 0, sizeof(img));
+	memset(&dfo, 0, sizeof(dfo));
+	memset(&dfc, 0, sizeof(dfc));
 	bo.kind = REIS_DB_BF;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+d:n:v:8m:D:X:M:t:i:g:T:f:c:C:k:s:I:z:P:ejq:p:G:N",
+	while ((opt = getopt_long(argc, argv,
+				  "+d:n:v:8m:D:X:M:t:i:g:T:f:c:C:k:s:I:z:P:ejq:p:G:NOQ:K:R:",
 				  lo, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
@@ -600,10 +610,39 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 			bo.timestamp = v;
 			break;
 		case 'f':
+			if (!strcmp(optarg, "auto")) {
+				df_auto = 1;
+				break;
+			}
 			if (parse_u64(optarg, 0, REIS_DB_MAX_DIM, &v))
-				return usage_err("deploy: --df must be 0..%u", REIS_DB_MAX_DIM);
+				return usage_err("deploy: --df must be auto or 0..%u",
+						 REIS_DB_MAX_DIM);
 			bo.df_threshold = (uint32_t)v;
+			df_auto = 0;
 			break;
+		case 'Q': {
+			char *end;
+			double qf = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(qf > 0 && qf <= 1))
+				return usage_err("deploy: --df-quantile must be in (0, 1]");
+			dfo.quantile = (uint32_t)lround(qf * 10000);
+			if (!dfo.quantile)
+				dfo.quantile = 1;
+			break;
+		}
+		case 'K':
+			if (parse_u64(optarg, 1, REIS_MAX_K, &v))
+				return usage_err("deploy: --df-k must be 1..%u", REIS_MAX_K);
+			dfo.k = (uint32_t)v;
+			break;
+		case 'R':
+			if (parse_u64(optarg, 1, REIS_DB_MAX_NLIST, &v))
+				return usage_err("deploy: --df-nprobe must be 1..%u",
+						 REIS_DB_MAX_NLIST);
+			dfo.nprobe = (uint32_t)v;
+			break;
+		case 'O': no_meta = 1; break;
 		case 'c': calib_path = optarg; break;
 		case 'C': truth_path = optarg; break;
 		case 'k':
@@ -654,8 +693,13 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 		return usage_err("deploy: --image deploys a prepared image as is");
 	if (idx_path && !docs_path)
 		return usage_err("deploy: --docs-idx needs --docs");
-	if ((calib_path || truth_path) && bo.kind != REIS_DB_IVF)
-		return usage_err("deploy: --calib is for IVF databases (--ivf)");
+	if ((calib_path || truth_path) && bo.kind != REIS_DB_IVF && !df_auto)
+		return usage_err("deploy: --calib is for IVF databases (--ivf) or --df auto");
+	if (df_auto && (!calib_path || image))
+		return usage_err("deploy: --df auto needs --calib Q.fvecs (held-out queries)");
+	if (!df_auto && (dfo.quantile || dfo.k || dfo.nprobe))
+		return usage_err("deploy: --df-quantile, --df-k and --df-nprobe go with --df "
+				 "auto");
 	if (truth_path && !calib_path)
 		return usage_err("deploy: --calib-truth needs --calib");
 	memset(&bar, 0, sizeof(bar));
@@ -759,6 +803,25 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 			goto out;
 		}
 		built = 1;
+		if (df_auto) {
+			struct reis_queries cq;
+
+			/* REIS 4.3.3: one threshold per k, from held-out queries. */
+			dfo.factor = bo.calib_factor;
+			if (!dfo.k)
+				dfo.k = bo.calib_k;
+			ret = reis_encode_queries(img.quant, calib.data, (uint32_t)calib.n, &cq);
+			if (!ret)
+				ret = reis_df_calibrate(&img, &cq, &dfo, &dfc);
+			reis_queries_free(&cq);
+			if (ret) {
+				fprintf(stderr, "reis: deploy: --df auto: %s\n", ret == -EINVAL ?
+					"calibration failed (an IVF database needs its recall "
+					"calibration or --df-nprobe)" : strerror(-ret));
+				goto out;
+			}
+			img.df_threshold = dfc.threshold;
+		}
 		t_build = now_s() - t0;
 		if (quant_out && (ret = reis_quant_save(img.quant, quant_out))) {
 			fprintf(stderr, "reis: deploy: --quant-out %s: %s\n", quant_out,
@@ -777,6 +840,7 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 		double t1 = now_s();
 
 		memset(&dopt, 0, sizeof(dopt));
+		dopt.flags = no_meta ? REIS_DEPLOY_NO_META : 0;
 		dopt.progress = bar.on ? deploy_progress : NULL;
 		dopt.arg = &bar;
 		bar.t0 = t1;
@@ -806,6 +870,21 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 		j_u64("nlist", img.nlist);
 		j_u64("group", img.group);
 		j_u64("timestamp", img.timestamp);
+		j_u64("df_threshold", img.df_threshold);
+		if (df_auto) {
+			j_obj("df_calibration");
+			j_u64("k", dfo.k ? dfo.k : 10);
+			j_u64("nprobe", dfc.nprobe);
+			j_u64("queries", dfc.nq);
+			j_dbl("quantile", (dfo.quantile ? dfo.quantile :
+					   REIS_DF_DEFAULT_QUANTILE) / 10000.0);
+			j_u64("d_median", dfc.d_median);
+			j_u64("d_max", dfc.d_max);
+			j_dbl("pass_fraction", dfc.pass_frac);
+			j_obj_end();
+		}
+		j_bool("meta", !pack && !no_meta && img.quant &&
+		       (reis_dev_info(c->dev)->caps & REIS_CAP_REIS_META));
 		json_calib(&img);
 		j_dbl("build_s", t_build);
 		if (pack) {
@@ -833,6 +912,22 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 			for (k = 0; k < img.ncalib; k++)
 				printf(" %u:%.3f", img.calib[k].nprobe, img.calib[k].recall / 1e4);
 			printf("\n");
+		}
+		if (df_auto) {
+			char where[48];
+
+			if (dfc.nprobe)
+				snprintf(where, sizeof(where), "in %u probed clusters", dfc.nprobe);
+			else
+				snprintf(where, sizeof(where), "among all entries");
+			printf("df threshold %u (auto: the %u-th nearest %s, quantile %.4g over %u "
+			       "calibration queries: distance median %u, max %u; %.1f%% of the "
+			       "searched entries cross the channel, %.1f%% stay in the dies)\n",
+			       dfc.threshold, dfc.cand, where, (dfo.quantile ? dfo.quantile :
+			       REIS_DF_DEFAULT_QUANTILE) / 10000.0, dfc.nq, dfc.d_median, dfc.d_max,
+			       dfc.pass_frac * 100, (1 - dfc.pass_frac) * 100);
+		} else if (img.df_threshold) {
+			printf("df threshold %u\n", img.df_threshold);
 		}
 		if (pack)
 			printf("image written to %s (deploy it with reis deploy --image %s)\n",
@@ -995,22 +1090,63 @@ static int parse_search(const char *cmd, int argc, char **argv, struct search_ar
 		return usage_err("%s: unexpected argument '%s'", cmd, argv[optind]), -1;
 	if (!a->queries)
 		return usage_err("%s: give a QUERIES file (.fvecs/.npy) or '-' for stdin", cmd), -1;
-	if (!a->quant_path == !a->image_path)
-		return usage_err("%s: give the database's quantizer: --quant FILE (from reis "
-				 "deploy --quant-out) or --image FILE", cmd), -1;
+	if (a->quant_path && a->image_path)
+		return usage_err("%s: give at most one of --quant FILE and --image FILE "
+				 "(default: the quantizer stored with the database)", cmd), -1;
 	if (a->ivf && !a->o.nprobe && !a->o.target_recall)
 		a->o.target_recall = 9500;
 	return 0;
 }
 
-/* Load the quantizer and the float queries, encode them. */
-static int prepare_queries(const char *cmd, struct search_args *a, struct reis_queries *q)
+/*
+ * The quantizer stored with the database (its META section): for a group,
+ * the one of its lowest-numbered READY partition (they share one).
+ */
+static int drive_quant(struct ctx *c, const struct search_args *a, struct reis_quant *quant,
+		       char *err, size_t errlen)
+{
+	uint32_t did = a->o.did;
+	int ret;
+
+	if (a->o.flags & REIS_SF_GROUP) {
+		struct reis_db_info *l = calloc(DB_MAX_DBS, sizeof(*l));
+		int n, i;
+
+		if (!l)
+			return -ENOMEM;
+		n = reis_db_list(c->dev, l, DB_MAX_DBS);
+		did = 0;
+		for (i = 0; i < n && i < (int)DB_MAX_DBS && !did; i++)
+			if (l[i].group == a->o.did && l[i].state == REIS_DB_READY)
+				did = l[i].did;
+		free(l);
+		if (n < 0) {
+			snprintf(err, errlen, "listing the databases: %s", reis_last_error(c->dev));
+			return n;
+		}
+		if (!did) {
+			snprintf(err, errlen, "group %u has no READY database to take the "
+				 "quantizer from", a->o.did);
+			return -ENOENT;
+		}
+	}
+	ret = reis_db_quantizer(c->dev, did, quant);
+	if (ret)
+		snprintf(err, errlen, "%s%s", reis_last_error(c->dev), ret == -ENODATA ?
+			 "; give --quant FILE (reis deploy --quant-out) or --image FILE" : "");
+	return ret;
+}
+
+/* Load the quantizer (file, image or the drive) and the float queries,
+ * encode them. */
+static int prepare_queries(struct ctx *c, const char *cmd, struct search_args *a,
+			   struct reis_queries *q)
 {
 	struct reis_vecs v;
 	struct reis_quant quant;
 	struct reis_db_image img;
 	const struct reis_quant *qp;
-	char err[256];
+	char err[REIS_ERRMSG_MAX];
 	int ret;
 
 	memset(&img, 0, sizeof(img));
@@ -1022,8 +1158,11 @@ static int prepare_queries(const char *cmd, struct search_args *a, struct reis_q
 			ret = -EINVAL;
 		}
 		qp = img.quant;
-	} else {
+	} else if (a->quant_path) {
 		ret = reis_quant_load(&quant, a->quant_path, err, sizeof(err));
+		qp = &quant;
+	} else {
+		ret = drive_quant(c, a, &quant, err, sizeof(err));
 		qp = &quant;
 	}
 	if (ret) {
@@ -1149,7 +1288,7 @@ static int cmd_search(struct ctx *c, int argc, char **argv)
 		return EXIT_USAGE;
 	if (a.trace_out)
 		return usage_err("search: --out is for reis trace");
-	if (prepare_queries("search", &a, &q))
+	if (prepare_queries(c, "search", &a, &q))
 		return 1;
 	ret = a.ivf ? reis_ivf_search(c->dev, &a.o, &q, &r) : reis_search(c->dev, &a.o, &q, &r);
 	reis_queries_free(&q);
@@ -1176,7 +1315,7 @@ static int cmd_trace(struct ctx *c, int argc, char **argv)
 		return EXIT_USAGE;
 	if (!a.trace_out)
 		return usage_err("trace: --out FILE is required (the Perfetto JSON)");
-	if (prepare_queries("trace", &a, &q))
+	if (prepare_queries(c, "trace", &a, &q))
 		return 1;
 	if (!(reis_dev_info(c->dev)->caps & REIS_CAP_TRACE)) {
 		reis_queries_free(&q);
@@ -1237,8 +1376,9 @@ static int cmd_trace(struct ctx *c, int argc, char **argv)
 static void json_info(const struct reis_db_info *d)
 {
 	unsigned s;
-	static const char *const secs[] = { "", "bin", "int8", "docs", "tags", "ids",
-					    "centroids", "clusters", "calib" };
+	static const char *const secs[REIS_NSECTIONS] = { "", "bin", "int8", "docs", "tags",
+							   "ids", "centroids", "clusters",
+							   "calib", "meta" };
 
 	j_u64("did", d->did);
 	j_str("name", d->name);
@@ -1255,6 +1395,7 @@ static void json_info(const struct reis_db_info *d)
 	j_str("doc_mode", doc_mode_name(d->doc_mode));
 	j_u64("docs_bytes", d->docs_bytes);
 	j_u64("df_threshold", d->df_threshold);
+	j_u64("meta_bytes", d->meta_bytes);
 	j_u64("group", d->group);
 	j_u64("timestamp", d->timestamp);
 	j_u64("embeddings_per_page", d->epb);
@@ -1365,6 +1506,8 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 		       d.dram_bytes);
 		if (d.df_threshold)
 			printf("df threshold   %u\n", d.df_threshold);
+		printf("metadata       %u bytes%s\n", d.meta_bytes,
+		       d.meta_bytes ? " (the quantizer: reis search needs no --quant)" : "");
 		if (d.group)
 			printf("partition      group %u, timestamp %" PRIu64 "\n", d.group, d.timestamp);
 		printf("searches       %" PRIu64 "\n", d.searches);
@@ -1389,7 +1532,8 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 	"      --no-rerank      binary distances only\n" \
 	"      --docs           return and print the documents\n" \
 	"      --quant FILE     the database's quantizer (reis deploy --quant-out)\n" \
-	"      --image FILE     or the image file it was deployed from\n" \
+	"      --image FILE     or the image file it was deployed from; default:\n" \
+	"                       the quantizer stored with the database (META)\n" \
 	"      --show N         print at most N queries (default 20)\n" \
 	"  QUERIES is a .fvecs/.bvecs/.npy file, or '-': one query per line on stdin,\n" \
 	"  values separated by spaces or commas.\n"
@@ -1409,15 +1553,23 @@ static const struct reis_cli_cmd db_cmds[] = {
 	  "      --tags FILE      a tag per row: one number per line, or .ivecs\n"
 	  "      --ids FILE       a caller id per row: one number per line, or .ivecs\n"
 	  "      --group G --timestamp T   a time partition of group G\n"
-	  "      --df D           default distance-filter threshold (Hamming)\n"
+	  "      --df D|auto      default distance-filter threshold (Hamming); auto:\n"
+	  "                       calibrated on --calib queries (reis_df_calibrate)\n"
+	  "      --df-quantile Q  auto: quantile of the per-query distances (default 1:\n"
+	  "                       the largest; 0.99 filters more, may cost recall)\n"
+	  "      --df-k K         auto: the k it serves (default --calib-k, 10)\n"
+	  "      --df-nprobe P    auto, IVF: clusters probed (default: the calibrated\n"
+	  "                       nprobe for recall 0.95)\n"
 	  "      --calib Q.fvecs  held-out queries: calibrate recall->nprobe (IVF)\n"
+	  "                       and --df auto\n"
 	  "      --calib-truth T.ivecs  their exact neighbours (else computed)\n"
 	  "      --calib-k K      recall@K calibrated (default 10)\n"
 	  "      --seed S --iters N --init kmeans++|random --train-per-list N\n"
 	  "                       k-means settings (deterministic for a seed)\n"
 	  "      --center         center vectors before quantizing\n"
 	  "      --majority       majority-bit binary centroids (default: signs)\n"
-	  "      --quant-out FILE save the quantizer (reis search --quant needs it)\n"
+	  "      --quant-out FILE save the quantizer (also stored with the database)\n"
+	  "      --no-meta        do not store the quantizer in the drive (META)\n"
 	  "      --pack FILE      write an image file instead of deploying\n"
 	  "      --image FILE     deploy an image file made with --pack\n"
 	  "      --no-progress    no progress bar (it shows on a terminal)\n", 0, cmd_deploy },

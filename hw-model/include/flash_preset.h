@@ -37,6 +37,10 @@ struct fp_params {
 	/* Controller. */
 	uint64_t dram_bytes;		/* controller DRAM budget */
 	uint64_t cache_bytes;		/* RecFlash page-wise cache (SRAM) */
+	uint32_t cache_admit;		/* pages that may take a frame: 0 every
+					 * page, 1 the hot region's, 2 the
+					 * hottest (as many as the frames) */
+	uint32_t cache_fill;		/* a miss caches 0: the rows read; 1: the page */
 	uint32_t cores;			/* embedded cores */
 	uint32_t isp_cores;		/* cores REIS/RecFlash may use */
 	uint32_t core_mhz;

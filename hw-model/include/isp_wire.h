@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define ISP_WIRE_VERSION_MAJOR 1
-#define ISP_WIRE_VERSION_MINOR 0
+#define ISP_WIRE_VERSION_MINOR 1	/* 1: TICKET_IN_USE, REIS META, hit entry */
 
 /* Data direction, opcode bits 1:0 (NVMe base spec, Linux nvme_is_write()). */
 enum isp_dir {
@@ -59,6 +59,7 @@ enum isp_status {
 	ISP_SC_BAD_PAYLOAD = 0x07c6,
 	ISP_SC_MISCOMPARE = 0x07c7,
 	ISP_SC_RESOURCE = 0x07c8,
+	ISP_SC_TICKET_IN_USE = 0x07c9,	/* DNR: the host draws another ticket */
 };
 
 #define ISP_STATUS_DNR 0x4000u
@@ -133,6 +134,7 @@ enum isp_cap {
 	ISP_CAP_REIS_PL = 1u << 11,	/* pipelining */
 	ISP_CAP_REIS_MPIBC = 1u << 12,
 	ISP_CAP_REIS_TAGS = 1u << 13,	/* metadata filtering */
+	ISP_CAP_REIS_META = 1u << 14,	/* META section and REIS_META_READ */
 	ISP_CAP_RECFLASH = 1u << 16,
 	ISP_CAP_RECFLASH_REMAP = 1u << 17,
 	ISP_CAP_RECFLASH_CACHE = 1u << 18,

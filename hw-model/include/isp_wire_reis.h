@@ -6,7 +6,8 @@
  * A database (REIS Table 1: DB_Deploy / IVF_Deploy) is created with a fixed
  * header, filled section by section with DB_WRITE (each section streamed in
  * order from offset 0, in chunks under max_xfer), and becomes searchable only
- * at DB_COMMIT. SEARCH / IVF_SEARCH take a batch of queries under a ticket;
+ * at DB_COMMIT. Its optional META section (host metadata such as the
+ * quantizer) is read back with META_READ. SEARCH / IVF_SEARCH take a batch of queries under a ticket;
  * the host then reads the hits (and documents) with RESULT_READ.
  */
 #ifndef ISP_WIRE_REIS_H
@@ -22,6 +23,7 @@ enum isp_reis_opcode {
 	ISP_OP_REIS_DB_INFO = 0x96,	/* C2H */
 	ISP_OP_REIS_DB_COMMIT = 0x98,	/* none */
 	ISP_OP_REIS_SEARCH = 0x99,	/* H2C: Search(Q, Qid, Did, k) */
+	ISP_OP_REIS_META_READ = 0x9a,	/* C2H: bytes of the META section */
 	ISP_OP_REIS_DB_DELETE = 0x9c,	/* none */
 	ISP_OP_REIS_IVF_SEARCH = 0x9d,	/* H2C: IVF_Search(Q, Qid, Did, k, R) */
 	ISP_OP_REIS_DOC_READ = 0xa6,	/* C2H */
@@ -37,6 +39,7 @@ enum isp_reis_opcode {
 #define ISP_REIS_MAX_K 1024
 #define ISP_REIS_MAX_RERANK 64		/* candidates = factor * k (REIS: 10) */
 #define ISP_REIS_NAME_LEN 32
+#define ISP_REIS_MAX_META (1u << 20)	/* META section bytes (host metadata) */
 
 enum isp_reis_kind {
 	ISP_REIS_BF = 1,	/* brute force (DB_Deploy) */
@@ -77,7 +80,8 @@ struct isp_wire_reis_create {
 	uint64_t docs_bytes;		/* length of the DOCS section stream */
 	uint64_t timestamp;		/* partition time (7.1), caller's unit */
 	char name[ISP_REIS_NAME_LEN];	/* NUL-padded label */
-	uint8_t rsvd[64];
+	uint32_t meta_bytes;		/* META section, 0..ISP_REIS_MAX_META */
+	uint8_t rsvd[60];
 };
 _Static_assert(sizeof(struct isp_wire_reis_create) == 160, "wire size");
 
@@ -98,7 +102,9 @@ enum isp_reis_section {
 	ISP_REIS_SEC_CLUSTERS = 7,	/* nlist * 4: u32 cluster sizes (IVF); entries
 					 * are ordered by cluster, sizes sum to n */
 	ISP_REIS_SEC_CALIB = 8,		/* ncalib * 8: struct isp_wire_reis_calib */
-	ISP_REIS_NSECTIONS = 9,
+	ISP_REIS_SEC_META = 9,		/* meta_bytes: opaque host metadata, stored
+					 * in TLC and read back with META_READ */
+	ISP_REIS_NSECTIONS = 10,
 };
 
 /* Recall -> nprobe calibration (IVF_SEARCH with a target recall R). */
@@ -170,7 +176,7 @@ struct isp_wire_reis_hit {
 	uint32_t hamming;		/* binary distance to the query */
 	int64_t score;			/* INT8 rerank score (0 with NO_RERANK) */
 	uint32_t doc_len;		/* bytes of its document (0: none) */
-	uint32_t rsvd;
+	uint32_t entry;			/* entry index in database did (DOC_READ's) */
 	uint64_t doc_off;		/* its document's offset in the blob */
 };
 _Static_assert(sizeof(struct isp_wire_reis_hit) == 40, "wire size");
@@ -190,7 +196,7 @@ struct isp_wire_reis_dbinfo {
 	uint64_t pages[4];		/* bin, centroid, int8, doc pages used */
 	uint64_t dram_bytes;		/* R-DB + R-IVF + calibration in DRAM */
 	uint64_t searches;		/* queries answered */
-	uint8_t rsvd[32];
+	uint8_t rsvd[24];
 };
 _Static_assert(sizeof(struct isp_wire_reis_dbinfo) == 320, "wire size");
 

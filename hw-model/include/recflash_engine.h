@@ -70,6 +70,14 @@ struct rf_ht {
 	uint8_t *hotbit;	/* bit k: k in [head, tau] */
 	uint64_t cmps;		/* comparator operations (III-C6) */
 	uint64_t ptr_ops;	/* pointer-updater operations (III-C6) */
+	/*
+	 * Emulation shortcut, not part of the model: every key before hint_k
+	 * (hint_i keys from the head) has f >= hint_f, so an insert of f <=
+	 * hint_f may start its scan there and count those hint_i comparisons
+	 * without doing them (D_train arrives in descending f).
+	 */
+	uint32_t hint_k, hint_i, hint_f;
+	int hint_ok;
 };
 
 /**

@@ -47,7 +47,8 @@
  *
  * SLC region (ESP, REIS 4.1.2): centroid pages [c_first, c_first + cpages),
  * then binary pages [b_first, b_first + bpages). TLC region: INT8 pages,
- * caller-id pages, document pages. Logical pages of a region follow
+ * caller-id pages, document pages, META pages (the section's bytes back to
+ * back, page_bytes per page, no OOB). Logical pages of a region follow
  * Parallelism-First order (fs_region_ppa()).
  *
  * Binary page: entry j's code at byte j * cb; its OOB entry at OOB byte
@@ -80,9 +81,9 @@ struct re_layout {
 	uint32_t oob_bytes;
 	uint32_t rsvd;
 	uint64_t cpages, bpages;		/* SLC sub-regions */
-	uint64_t ipages, idpages, dpages;	/* TLC sub-regions */
+	uint64_t ipages, idpages, dpages, mpages;	/* TLC sub-regions */
 	uint64_t c_first, b_first;
-	uint64_t i_first, id_first, d_first;
+	uint64_t i_first, id_first, d_first, m_first;
 	uint64_t slc_pages, tlc_pages;		/* region sizes needed */
 };
 

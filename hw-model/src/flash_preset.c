@@ -25,9 +25,10 @@ static void fp_defaults(struct fp_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->subpage_bytes = 4 * KIB;		/* REIS 4.1.1: 4 KB sub-page */
-	p->blocks_per_plane = 64;		/* A2: device option, test capacity */
+	p->blocks_per_plane = 256;		/* A2: device option, emulated capacity */
 	p->dram_bytes = 1024ull * MIB;		/* A5: REIS 2.3 ratio, 1 GB per TB */
 	p->cache_bytes = 128 * KIB;		/* RecFlash III-C2: 128 KB SRAM */
+	p->cache_admit = 2;			/* RecFlash III-C2, Fig. 5d: hot pages */
 	p->cores = 4;				/* REIS Table 3: 4 cores */
 	p->isp_cores = 1;			/* REIS 4.3.4: one core for REIS */
 	p->core_mhz = 1500;			/* A6: Cortex-R8 top clock */
@@ -135,6 +136,7 @@ static void fp_recflash_slc(struct fp_params *p)
 	p->page_bytes = 4 * KIB;		/* RecFlash Table III */
 	p->oob_bytes = 256;			/* A4: Macronix [1] 4096+256 */
 	p->pages_per_block = 64;		/* A3: Macronix [1] */
+	p->blocks_per_plane = 2048;		/* A2: Macronix [1], 4096 blocks / 2 planes */
 	p->native_mode = ISP_CELL_SLC;
 }
 
@@ -212,6 +214,7 @@ struct fp_field {
 	F32(oob_bytes, FP_SIZE) F32(subpage_bytes, FP_SIZE)		\
 	F32(native_mode, FP_COUNT) F32(slc_blocks, FP_COUNT)		\
 	F64(dram_bytes, FP_SIZE) F64(cache_bytes, FP_SIZE)		\
+	F32(cache_admit, FP_COUNT) F32(cache_fill, FP_COUNT)		\
 	F32(cores, FP_COUNT) F32(isp_cores, FP_COUNT)			\
 	F32(core_mhz, FP_COUNT) F32(link_mbps, FP_COUNT)		\
 	F32(channel_mbps, FP_COUNT) F32(dram_mbps, FP_COUNT)		\
@@ -491,6 +494,8 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	r = r ? r : fp_range(err, errlen, "slc_blocks", p->slc_blocks, 0, p->blocks_per_plane);
 	r = r ? r : fp_range(err, errlen, "dram_bytes", p->dram_bytes, MIB, 1ull << 40);
 	r = r ? r : fp_range(err, errlen, "cache_bytes", p->cache_bytes, 0, 1ull << 32);
+	r = r ? r : fp_range(err, errlen, "cache_admit", p->cache_admit, 0, 2);
+	r = r ? r : fp_range(err, errlen, "cache_fill", p->cache_fill, 0, 1);
 	r = r ? r : fp_range(err, errlen, "cores", p->cores, 1, 64);
 	r = r ? r : fp_range(err, errlen, "isp_cores", p->isp_cores, 1, p->cores);
 	r = r ? r : fp_range(err, errlen, "core_mhz", p->core_mhz, 1, 10000);

@@ -142,6 +142,7 @@ const char *isp_status_name(uint16_t status)
 	case ISP_SC_BAD_PAYLOAD: return "ISP Bad Payload";
 	case ISP_SC_MISCOMPARE: return "ISP Miscompare";
 	case ISP_SC_RESOURCE: return "ISP Resource Busy";
+	case ISP_SC_TICKET_IN_USE: return "ISP Ticket In Use";
 	default: return "Unknown Status";
 	}
 }
@@ -799,7 +800,7 @@ static uint16_t isp_trace_arm(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 	ret = isp_results_reserve(&dev->results, cmd->cdw12, ISP_TRACE_MAX_JSON +
 				  sizeof(struct isp_wire_result_hdr));
 	if (ret == -EEXIST)
-		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "ticket in use");
+		return isp_fail(cpl, ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR, "ticket in use");
 	if (ret)
 		return isp_fail(cpl, ISP_SC_RESOURCE, "result table full");
 	pthread_mutex_lock(&dev->lock);

@@ -74,6 +74,12 @@ static uint16_t re_op_doc_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 	return re_cmd_doc_read(re_of(ctx), ctx, cmd, data, len, cpl);
 }
 
+static uint16_t re_op_meta_read(struct isp_ctx *ctx, const struct isp_cmd *cmd,
+				void *data, size_t len, struct isp_cpl *cpl)
+{
+	return re_cmd_meta_read(re_of(ctx), ctx, cmd, data, len, cpl);
+}
+
 static const struct isp_op re_ops[] = {
 	{ ISP_OP_REIS_DB_CREATE, ISP_CLS_REIS_DEPLOY, sizeof(struct isp_wire_reis_create),
 	  "REIS_DB_CREATE", re_op_create },
@@ -83,6 +89,7 @@ static const struct isp_op re_ops[] = {
 	  "REIS_DB_INFO", re_op_info },
 	{ ISP_OP_REIS_DB_COMMIT, ISP_CLS_REIS_DEPLOY, 0, "REIS_DB_COMMIT", re_op_commit },
 	{ ISP_OP_REIS_SEARCH, ISP_CLS_REIS_SEARCH, 0, "REIS_SEARCH", re_op_search },
+	{ ISP_OP_REIS_META_READ, ISP_CLS_REIS_SEARCH, 0, "REIS_META_READ", re_op_meta_read },
 	{ ISP_OP_REIS_DB_DELETE, ISP_CLS_REIS_DEPLOY, 0, "REIS_DB_DELETE", re_op_delete },
 	{ ISP_OP_REIS_IVF_SEARCH, ISP_CLS_REIS_SEARCH, 0, "REIS_IVF_SEARCH",
 	  re_op_ivf_search },
@@ -151,7 +158,7 @@ static void re_identify(void *state, struct isp_wire_identify *id)
 {
 	struct re_eng *e = state;
 
-	id->caps |= ISP_CAP_REIS | ISP_CAP_REIS_IVF | ISP_CAP_REIS_TAGS;
+	id->caps |= ISP_CAP_REIS | ISP_CAP_REIS_IVF | ISP_CAP_REIS_TAGS | ISP_CAP_REIS_META;
 	if (e->p->reis_df)
 		id->caps |= ISP_CAP_REIS_DF;
 	if (e->p->reis_pl)

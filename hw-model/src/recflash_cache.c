@@ -138,13 +138,15 @@ static int rf_bit(const uint64_t *w, uint32_t j)
 }
 
 int rf_cache_touch_locked(struct rf_cache *c, uint64_t key, uint32_t area_id,
-			  uint64_t lpage, uint32_t row)
+			  uint64_t lpage, uint32_t row, unsigned flags)
 {
 	uint32_t i = rf_cache_find(c, key);
 	uint64_t *w;
 	int hit;
 
 	if (i == RF_NIL) {
+		if (!(flags & RF_CT_ADMIT))
+			return RF_CT_BYPASS;
 		if (c->free == RF_NIL)
 			rf_cache_drop(c, c->lru_tail);	/* evict the least recently used */
 		i = c->free;
@@ -155,18 +157,22 @@ int rf_cache_touch_locked(struct rf_cache *c, uint64_t key, uint32_t area_id,
 		c->fr[i].used = 1;
 		c->fr[i].hnext = c->bucket[rf_cache_hash(c, key)];
 		c->bucket[rf_cache_hash(c, key)] = i;
-		memset(c->bits + (size_t)i * c->words, 0, c->words * sizeof(*c->bits));
+		memset(c->bits + (size_t)i * c->words, (flags & RF_CT_PAGE) ? 0xff : 0,
+		       c->words * sizeof(*c->bits));
 		c->used++;
-	} else {
-		rf_lru_unlink(c, i);
+		rf_lru_front(c, i);
+		if (!(flags & RF_CT_PAGE) && row < c->words * 64)
+			c->bits[(size_t)i * c->words + (row >> 6)] |= UINT64_C(1) << (row & 63);
+		return RF_CT_FILLED;
 	}
+	rf_lru_unlink(c, i);
 	rf_lru_front(c, i);
 	w = c->bits + (size_t)i * c->words;
 	if (row >= c->words * 64)
-		return 0;
+		return RF_CT_ROW;
 	hit = rf_bit(w, row);
 	w[row >> 6] |= UINT64_C(1) << (row & 63);
-	return hit;
+	return hit ? RF_CT_HIT : RF_CT_ROW;
 }
 
 void rf_cache_drop_area(struct rf_cache *c, uint32_t area_id, uint64_t lo, uint64_t hi)

@@ -64,6 +64,7 @@ int rf_ht_copy(struct rf_ht *dst, const struct rf_ht *src)
 	dst->tail = src->tail;
 	dst->tau = src->tau;
 	dst->tau_prev = src->tau_prev;
+	dst->hint_ok = 0;
 	return 0;
 }
 
@@ -133,6 +134,7 @@ uint32_t rf_ht_threshold(struct rf_ht *ht)
 
 	memset(ht->hotbit, 0, (size_t)ht->n / 8 + 1);
 	ht->tau = ht->tau_prev = RF_NIL;
+	ht->hint_ok = 0;
 	for (i = 0; k != RF_NIL && i < ht->hot; i++) {
 		rf_ht_setbit(ht, k, 1);
 		ht->tau = k;
@@ -145,7 +147,7 @@ uint32_t rf_ht_threshold(struct rf_ht *ht)
 
 int rf_ht_insert(struct rf_ht *ht, uint32_t k, uint32_t f, uint32_t *retired)
 {
-	uint32_t ptr, old;
+	uint32_t ptr, old, i = 0;
 
 	if (retired)
 		*retired = RF_NIL;
@@ -154,12 +156,22 @@ int rf_ht_insert(struct rf_ht *ht, uint32_t k, uint32_t f, uint32_t *retired)
 	if (rf_ht_linked(ht, k))
 		rf_ht_unlink(ht, k);
 	ht->f[k] = f;
-	for (ptr = ht->head; ptr != RF_NIL && ht->tau != RF_NIL && ptr != ht->tau;
-	     ptr = ht->next[ptr]) {
+	ptr = ht->head;
+	if (ht->hint_ok && f <= ht->hint_f) {
+		/* The keys before the hint all compare "not greater". */
+		ptr = ht->hint_k;
+		i = ht->hint_i;
+		ht->cmps += i;
+	}
+	for (; ptr != RF_NIL && ht->tau != RF_NIL && ptr != ht->tau; ptr = ht->next[ptr], i++) {
 		ht->cmps++;
 		if (f <= ht->f[ptr])
 			continue;
 		rf_ht_link_before(ht, k, ptr);
+		ht->hint_k = ptr;	/* head .. k all have f >= @f */
+		ht->hint_i = i + 1;
+		ht->hint_f = f;
+		ht->hint_ok = 1;
 		rf_ht_setbit(ht, k, 1);
 		/* The threshold key leaves the hot region for the tail. */
 		old = ht->tau;
@@ -171,6 +183,12 @@ int rf_ht_insert(struct rf_ht *ht, uint32_t k, uint32_t f, uint32_t *retired)
 		if (retired)
 			*retired = old;
 		return 1;
+	}
+	if (ptr != RF_NIL && ptr == ht->tau) {
+		ht->hint_k = ptr;	/* every key before tau has f >= @f */
+		ht->hint_i = i;
+		ht->hint_f = f;
+		ht->hint_ok = 1;
 	}
 	rf_ht_append(ht, k, f);
 	return 0;

@@ -42,6 +42,7 @@
 #define RF_TRACK_MAX_KEYS (1u << 18)	/* distinct rows tracked per table */
 #define RF_OWNER_TAG (UINT64_C(0x5246) << 32)	/* "RF": our regions */
 #define RF_ROWBUF_MAX (64u << 20)	/* per SLS: distinct rows staged at once */
+#define RF_REMAP_ROOM 2u		/* adaptive remaps an area holds before compaction */
 /*
  * RecFlash III-C6: the Algorithm 1 logic (comparator, pointer updater) is a
  * 500 MHz module doing one operation per cycle: 2 ns, charged as 3 cycles
@@ -74,12 +75,17 @@ struct rf_cache {
 int rf_cache_init(struct rf_cache *c, uint64_t cache_bytes, uint32_t page_bytes);
 void rf_cache_destroy(struct rf_cache *c);
 /*
- * One lookup of row @row of page @key, the cache lock held: 1 if cached;
- * else 0 and the row is now cached (its page framed, least recently used
- * frame evicted). The frame becomes the most recently used either way.
+ * One lookup of row @row of page @key, the cache lock held. A cached page
+ * becomes the most recently used; the row is a hit if its frame holds it,
+ * else it is filled in. An uncached page takes a frame (the least recently
+ * used is evicted) only with RF_CT_ADMIT; RF_CT_PAGE fills the new frame
+ * with the whole page instead of the one row.
  */
+#define RF_CT_ADMIT 1u
+#define RF_CT_PAGE 2u
+enum { RF_CT_BYPASS, RF_CT_HIT, RF_CT_FILLED, RF_CT_ROW };
 int rf_cache_touch_locked(struct rf_cache *c, uint64_t key, uint32_t area_id,
-			  uint64_t lpage, uint32_t row);
+			  uint64_t lpage, uint32_t row, unsigned flags);
 /* Drop frames of area @area_id with lpage in [@lo, @hi). */
 void rf_cache_drop_area(struct rf_cache *c, uint32_t area_id, uint64_t lo, uint64_t hi);
 
@@ -143,6 +149,8 @@ struct rf_map {
 	uint32_t nruns;
 	struct rf_run run[RF_MAX_RUNS];
 	uint64_t dram;		/* controller DRAM it holds ("rf-map") */
+	uint8_t *top;		/* bit k: key k may bring its page into the cache
+				 * (cache_admit = 2); NULL otherwise */
 };
 
 struct rf_tstats {
@@ -236,6 +244,8 @@ void rf_area_put(struct rf_eng *e, struct rf_area *ar);	/* eng->lock not held */
 int rf_area_ppa(struct rf_eng *e, const struct rf_area *ar, uint64_t lpage, uint64_t *ppa);
 void rf_map_put(struct rf_eng *e, struct rf_map *m);	/* free an unpublished/retired map */
 uint64_t rf_map_dram(const struct rf_table *t);	/* DRAM of one RecFlash mapping */
+/* The cache admission set of a finished RecFlash map (cache_admit = 2). */
+int rf_map_top(struct rf_eng *e, const struct rf_table *t, struct rf_map *m);
 int rf_map_new(struct rf_eng *e, struct rf_table *t, struct rf_area *ar, int with_ht,
 	       struct rf_map **out);
 

@@ -7,14 +7,13 @@
  * SLS keep reading through the old one, staged, and made active by SWITCH
  * in one metadata commit.
  *
- * Physical side of Step 4 (docs/recflash-engine.md "Remap"): every key of
- * the new hot region [head, tau] gets a new slot, packed in list order from
- * the first row of a fresh block stripe; NAND erases whole blocks, so the
- * stripes that held the old hot region are victims: their other rows
- * (retired hot keys, cold rows sharing the blocks) are read and rewritten
- * after the hot pages, and the victim blocks are erased once the new
- * mapping is committed. Keys appended at the tail keep their slot ("assigned
- * directly": every row already has one) unless they sit in a victim stripe.
+ * Physical side of Step 4 (docs/recflash-engine.md "Remap"): only the keys
+ * of the new hot region [head, tau] move, to fresh pages packed in list
+ * order; all other keys keep their slots as Algorithm 1 says. The stale
+ * copies are reclaimed by deferred garbage collection: a stripe nothing
+ * points into is erased at the switch, and an area without room for the
+ * next hot region is compacted by relocating the table into a fresh area
+ * (its old area erased at the switch).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -79,6 +78,8 @@ int rf_full_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 	if (!ret)
 		ret = rf_write_image(e, t, ctx, m, &al, mv, t1, &d2);
 	m->ht.cmps = m->ht.ptr_ops = 0;
+	if (!ret)
+		ret = rf_map_top(e, t, m);
 out:
 	free(order);
 	free(seen);
@@ -91,7 +92,18 @@ out:
 	return 0;
 }
 
-/* Algorithm 1 on a copy of the active list, then Step 4 in flash. */
+/*
+ * Algorithm 1 on a copy of the active list, then Step 4 in flash: the keys
+ * of the new hot region [head, tau] get fresh pages, packed in list order
+ * from a stripe row (same page offset on every plane); every other key keeps
+ * its slot ("no change", and "assigned directly" for keys appended at the
+ * tail: every row already has one). The hot keys' old copies become stale;
+ * NAND erases whole blocks, so their space comes back only when a stripe
+ * holds nothing live (rf_gc() at the switch) or when the area is compacted:
+ * if it lacks free pages, the table is relocated into a fresh area in list
+ * order and the old area is erased at the switch (deferred garbage
+ * collection, docs/recflash-engine.md "Remap").
+ */
 static int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		       const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
 		       uint64_t ready, struct rf_map **out, struct rf_moves *mv,
@@ -100,7 +112,6 @@ static int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx
 	struct rf_area *ar = old->area;
 	const struct rf_map *live[1] = { old };
 	struct rf_map *m = NULL;
-	uint8_t *oldhot = NULL, *victim = NULL;
 	uint32_t *keys = NULL, nk = 0, i, k, inserted = 0;
 	uint64_t t1, d1 = ready, d2 = ready, need, ops;
 	struct rf_alloc al;
@@ -120,14 +131,11 @@ static int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx
 	m->a = m->ht.a;
 	m->ht.cmps = m->ht.ptr_ops = 0;
 	rf_ht_threshold(&m->ht);		/* Step 2 */
-	oldhot = malloc((size_t)t->rows / 8 + 1);
-	victim = calloc(ar->nstripes, 1);
 	keys = malloc((size_t)t->rows * sizeof(*keys));
-	if (!oldhot || !victim || !keys) {
+	if (!keys) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	memcpy(oldhot, m->ht.hotbit, (size_t)t->rows / 8 + 1);
 	for (i = 0; i < nkc; i++)		/* Step 3 */
 		if (kc[i].key < t->rows &&
 		    rf_ht_insert(&m->ht, kc[i].key, kc[i].count, NULL) == 1)
@@ -145,29 +153,32 @@ static int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx
 		*done = t1;
 		goto out;
 	}
-	/* Step 4: stripes of the old hot region are rewritten and erased. */
-	for (k = 0; k < t->rows; k++)
-		if (oldhot[k >> 3] >> (k & 7) & 1)
-			victim[(old->a[k] / t->rpp) / ar->sp] = 1;
+	/* Step 4. */
 	for (k = m->ht.head; k != RF_NIL && nk < t->hot; k = m->ht.next[k])
 		keys[nk++] = k;
-	for (k = 0; k < t->rows; k++)
-		if (!rf_ht_is_hot(&m->ht, k) && victim[(old->a[k] / t->rpp) / ar->sp])
-			keys[nk++] = k;
 	need = (nk + t->rpp - 1) / t->rpp + t->img_pages + ar->np;
-	if (rf_alloc_free_pages(ar, victim) < need) {
-		ret = -ENOSPC;
-		goto out;
+	if (rf_alloc_free_pages(ar, NULL) < need) {
+		struct rf_area *nar;
+
+		ret = rf_area_new(e, t, t->area_pages, ctx, t1, &nar);
+		if (ret)
+			goto out;
+		rf_area_put(e, m->area);	/* the map's reference moves */
+		m->area = nar;
+		for (; k != RF_NIL; k = m->ht.next[k])
+			keys[nk++] = k;
+		rf_alloc_init(&al, nar, NULL);
+	} else {
+		rf_alloc_init(&al, ar, NULL);
 	}
-	rf_alloc_init(&al, ar, victim);
 	ret = rf_move_rows(e, t, ctx, old, &al, keys, nk, m->ht.a, mv, t1, &d1);
 	if (!ret)
 		ret = rf_write_image(e, t, ctx, m, &al, mv, t1, &d2);
 	*done = rf_max(d1, d2);
 out:
-	free(oldhot);
-	free(victim);
 	free(keys);
+	if (!ret)
+		ret = rf_map_top(e, t, m);
 	if (ret) {
 		rf_map_put(e, m);
 		return ret;
@@ -224,6 +235,7 @@ static uint16_t rf_do_switch(struct rf_eng *e, struct rf_table *t, struct isp_ct
 			     struct isp_cpl *cpl)
 {
 	const struct rf_map *live[1];
+	struct rf_area *retired = NULL;
 	struct rf_map *old, *m;
 	uint64_t erases = 0, give = 0;
 	int ret;
@@ -234,6 +246,12 @@ static uint16_t rf_do_switch(struct rf_eng *e, struct rf_table *t, struct isp_ct
 	t->active = m;
 	t->staged = NULL;
 	t->remap_state = ISP_RF_REMAP_IDLE;
+	/* A FULL or relocating remap leaves the old area behind: keep it until
+	 * the commit no longer points there, then erase it. */
+	if (old->area != m->area) {
+		retired = old->area;
+		retired->refs++;
+	}
 	/* The table's own reservation covers the active mapping. */
 	give = m->dram;
 	m->dram = old->dram;
@@ -244,10 +262,15 @@ static uint16_t rf_do_switch(struct rf_eng *e, struct rf_table *t, struct isp_ct
 	rf_map_put(e, old);
 	ft_dram(e->ft, &ctx->ftc, 64, ctx->ready);
 	ret = isp_dev_commit(e->dev);
-	if (ret)
+	if (ret) {
+		rf_area_put(e, retired);
 		return isp_fail(cpl, ISP_SC_INTERNAL, "metadata commit failed");
+	}
 	live[0] = m;
 	ret = rf_gc(e, t, ctx, m->area, live, 1, ctx->ftc.end, &erases);
+	if (!ret && retired)
+		ret = rf_gc(e, t, ctx, retired, NULL, 0, ctx->ftc.end, &erases);
+	rf_area_put(e, retired);
 	pthread_mutex_lock(&t->tlock);
 	t->st.remap_erases += erases;
 	pthread_mutex_unlock(&t->tlock);

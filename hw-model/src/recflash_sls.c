@@ -32,6 +32,7 @@ struct rf_spage {
 	uint64_t ppa;
 	uint64_t lpage;
 	uint32_t d0, nd;	/* its distinct rows: ds[d0 .. d0 + nd) */
+	uint32_t fill;		/* read out whole into a new cache frame */
 };
 
 static int rf_spage_cmp(const void *x, const void *y)
@@ -78,31 +79,57 @@ struct rf_sls_run {
 	uint64_t flash_ps, flash_pj;
 };
 
+/* Whether a lookup of key @k may bring its page into a cache frame. */
+static int rf_sls_admit(const struct rf_eng *e, const struct rf_map *m, uint32_t k)
+{
+	switch (e->p->cache_admit) {
+	case 0:
+		return 1;			/* every page */
+	case 1:
+		return rf_ht_is_hot(&m->ht, k);	/* pages of the hot region */
+	default:				/* the hottest pages */
+		return m->top && (m->top[k >> 3] >> (k & 7) & 1);
+	}
+}
+
 /*
  * The page cache, walked in lookup order (bag by bag, index by index) as
  * the controller meets the lookups, so recency follows the real access
  * stream. A distinct row counts once per command, at its first lookup: a
- * hit needs no flash, a miss marks it for read-out (need = 1) and caches
- * it; its later lookups in the command only refresh the LRU order (the row
- * is already in the controller). @pgi: page of each distinct row.
+ * hit needs no flash, a miss marks it for read-out (need = 1); its later
+ * lookups in the command only refresh the LRU order (the row is already in
+ * the controller). A miss caches the row, or with cache_fill = 1 its whole
+ * page (the page is then read out whole, p->fill; its other rows still
+ * count as misses in this command: they come from the flash). Only some
+ * rows bring their page in (rf_sls_admit(): by default the hottest keys of
+ * the list, as many as the frames hold); others use a cached page but
+ * never take a frame.
+ * @pgi: page of each distinct row.
  */
 static void rf_sls_cache(struct rf_eng *e, const struct rf_map *m, const struct rf_table *t,
-			 const uint32_t *pos, uint32_t nidx, const uint32_t *ds,
-			 const struct rf_spage *pg, const uint32_t *pgi, uint8_t *need,
-			 struct rf_sls_run *r)
+			 const uint32_t *idx, const uint32_t *pos, uint32_t nidx,
+			 const uint32_t *ds, struct rf_spage *pg, const uint32_t *pgi,
+			 uint8_t *need, struct rf_sls_run *r)
 {
+	unsigned base = e->p->cache_fill ? RF_CT_PAGE : 0;
 	uint32_t i;
 
 	pthread_mutex_lock(&e->cache.lock);
 	for (i = 0; i < nidx; i++) {
 		uint32_t d = pos[i];
-		const struct rf_spage *p = &pg[pgi[d]];
-		int hit = rf_cache_touch_locked(&e->cache, p->ppa, m->area->reg.id,
-						p->lpage, ds[d] % t->rpp);
+		struct rf_spage *p = &pg[pgi[d]];
+		unsigned fl = base;
+		int res;
 
+		if (rf_sls_admit(e, m, idx[i]))
+			fl |= RF_CT_ADMIT;
+		res = rf_cache_touch_locked(&e->cache, p->ppa, m->area->reg.id, p->lpage,
+					    ds[d] % t->rpp, fl);
+		if (res == RF_CT_FILLED && (fl & RF_CT_PAGE))
+			p->fill = 1;
 		if (need[d])
 			continue;
-		if (hit) {
+		if (res == RF_CT_HIT && !p->fill) {
 			r->hits++;
 			need[d] = 2;
 		} else {
@@ -113,7 +140,11 @@ static void rf_sls_cache(struct rf_eng *e, const struct rf_map *m, const struct 
 	pthread_mutex_unlock(&e->cache.lock);
 }
 
-/* The page operation for page @p: 0 if nothing must be read from it. */
+/*
+ * The page operation for page @p; returns the rows it reads for the SLS
+ * (0 and op->n_dout 0: nothing to read; a page filled into the cache is
+ * read even when a re-fill in the same command left it no such row).
+ */
 static uint32_t rf_sls_op(const struct rf_eng *e, const struct rf_table *t,
 			  const struct rf_spage *p, const uint32_t *ds, const uint8_t *need,
 			  struct ft_page_op *op)
@@ -126,7 +157,7 @@ static uint32_t rf_sls_op(const struct rf_eng *e, const struct rf_table *t,
 			last = ds[j] % t->rpp;	/* rows ascend within a page */
 		}
 	memset(op, 0, sizeof(*op));
-	if (!nread)
+	if (!nread && !p->fill)
 		return 0;
 	op->mode = fg_ppa_mode(e->g, p->ppa);
 	op->flags = FT_OP_MP;
@@ -135,6 +166,10 @@ static uint32_t rf_sls_op(const struct rf_eng *e, const struct rf_table *t,
 		/* Sequential: from the page start to the last needed row's end. */
 		op->n_dout = 1;
 		op->dout_bytes = (last + 1) * t->row_bytes;
+	} else if (p->fill) {
+		/* The whole page into a cache frame: one sequential read-out. */
+		op->n_dout = 1;
+		op->dout_bytes = t->rpp * t->row_bytes;
 	} else {
 		/* Selective: one tRR + tRC * N burst per row (Eq. 2). */
 		op->flags |= FT_OP_BURSTS;
@@ -167,7 +202,7 @@ static void rf_sls_flash(struct rf_eng *e, struct rf_table *t, struct isp_ctx *c
 			uint32_t nread = rf_sls_op(e, t, &pg[i], ds, need, &op);
 			uint32_t pl = fg_ppa_plane(e->g, pg[i].ppa);
 
-			if (!nread)
+			if (!op.n_dout)
 				continue;
 			if (n && (pl / P != die || op.page != off || op.mode != ops[0].mode ||
 				  (mask & (1u << (pl % P))) || n == P))
@@ -287,7 +322,7 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 	}
 	ret = isp_results_reserve(res, ticket, rbytes);
 	if (ret == -EEXIST)
-		st = isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "ticket in use");
+		st = isp_fail(cpl, ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR, "ticket in use");
 	else if (ret == -EINVAL)
 		st = isp_fail(cpl, ISP_BAD_FIELD, "ticket 0");
 	else if (ret)
@@ -340,6 +375,7 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		pg[npg].lpage = lp;
 		pg[npg].d0 = i;
 		pg[npg].nd = 1;
+		pg[npg].fill = 0;
 		pg[npg].key = (uint64_t)fg_ppa_die(e->g, pg[npg].ppa) << 32 |
 			      (uint64_t)FG_FIELD(pg[npg].ppa, PAGE) << 8 |
 			      FG_FIELD(pg[npg].ppa, PLANE);
@@ -396,7 +432,7 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 			st = isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
 			goto out;
 		}
-		rf_sls_cache(e, m, t, pos, h.nidx, ds, pg, pgi, need, &run);
+		rf_sls_cache(e, m, t, idx, pos, h.nidx, ds, pg, pgi, need, &run);
 	}
 	qsort(pg, npg, sizeof(*pg), rf_spage_cmp);
 	rf_sls_flash(e, t, ctx, pg, npg, ds, need, t_map, &run);

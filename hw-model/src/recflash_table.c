@@ -249,15 +249,39 @@ void rf_map_put(struct rf_eng *e, struct rf_map *m)
 		return;
 	if (m->dram)
 		fs_dram_release(e->fs, "rf-map", m->dram);
+	free(m->top);
 	rf_ht_free(&m->ht);
 	rf_area_put(e, m->area);
 	free(m);
 }
 
-/* Controller DRAM of one RecFlash mapping: (f, a, prev, next) + hot bit. */
+/* Controller DRAM of one RecFlash mapping: (f, a, prev, next) + the hot
+ * bit and the cache-admission bit. */
 uint64_t rf_map_dram(const struct rf_table *t)
 {
-	return t->mode == ISP_RF_RECFLASH ? (uint64_t)t->rows * 16 + t->rows / 8 + 1 : 0;
+	return t->mode == ISP_RF_RECFLASH ? (uint64_t)t->rows * 16 + t->rows / 4 + 1 : 0;
+}
+
+/*
+ * cache_admit = 2: the keys that may bring their page into the page cache
+ * are the first of the list, as many as the cache's frames hold (at most
+ * the hot region): the hottest pages of the frequency placement.
+ */
+int rf_map_top(struct rf_eng *e, const struct rf_table *t, struct rf_map *m)
+{
+	uint64_t n = (uint64_t)e->cache.nframes * t->rpp, i;
+	uint32_t k;
+
+	if (!m->ht.n || e->p->cache_admit != 2 || !e->cache.nframes || m->top)
+		return 0;
+	if (n > t->hot)
+		n = t->hot;
+	m->top = calloc((size_t)t->rows / 8 + 1, 1);
+	if (!m->top)
+		return -ENOMEM;
+	for (k = m->ht.head, i = 0; k != RF_NIL && i < n; k = m->ht.next[k], i++)
+		m->top[k >> 3] |= (uint8_t)(1u << (k & 7));
+	return 0;
 }
 
 /* Identity mapping (row order), list in row order with f = 0. */
@@ -277,6 +301,11 @@ static int rf_map_identity(struct rf_eng *e, struct rf_table *t, struct rf_area 
 		}
 		rf_ht_threshold(&m->ht);
 		m->ht.cmps = m->ht.ptr_ops = 0;
+		ret = rf_map_top(e, t, m);
+		if (ret) {
+			rf_map_put(e, m);
+			return ret;
+		}
 	}
 	*out = m;
 	return 0;
@@ -294,13 +323,31 @@ struct rf_pg {
 	uint32_t i;
 };
 
-static int rf_pg_cmp(const void *x, const void *y)
+/* @pg: the old page of every moved key, by page then key order (a
+ * counting sort: a FULL remap moves every row of the table). */
+static int rf_pg_sort(const struct rf_map *old, const uint32_t *keys, uint32_t n,
+		      uint32_t rpp, struct rf_pg *pg)
 {
-	const struct rf_pg *a = x, *b = y;
+	uint64_t np = old->area->pages, p;
+	uint32_t *cnt = calloc(np + 1, sizeof(*cnt)), i, sum = 0, c;
 
-	if (a->lpage != b->lpage)
-		return a->lpage < b->lpage ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
+	if (!cnt)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		cnt[rf_slot(old, keys[i]) / rpp]++;
+	for (p = 0; p <= np; p++) {
+		c = cnt[p];
+		cnt[p] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t lp = rf_slot(old, keys[i]) / rpp;
+
+		pg[cnt[lp]].lpage = lp;
+		pg[cnt[lp]++].i = i;
+	}
+	free(cnt);
+	return 0;
 }
 
 int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
@@ -328,11 +375,9 @@ int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		goto out;
 	}
 	/* Read every old page holding moved rows once: its moved rows out. */
-	for (i = 0; i < n; i++) {
-		pg[i].lpage = rf_slot(old, keys[i]) / rpp;
-		pg[i].i = i;
-	}
-	qsort(pg, n, sizeof(*pg), rf_pg_cmp);
+	ret = rf_pg_sort(old, keys, n, rpp, pg);
+	if (ret)
+		goto out;
 	for (i = 0; i < n; i = j) {
 		struct ft_page_op op = { 0 };
 		uint64_t ppa, end;
@@ -580,10 +625,16 @@ static void rf_derive(struct rf_eng *e, struct rf_table *t)
 		t->hot = hot ? (uint32_t)hot : 1;
 		t->img_pages = rf_div_up(sizeof(struct rf_img_hdr) + (uint64_t)t->rows * 4 +
 					 (uint64_t)t->hot * 8, e->p->page_bytes);
-		/* Data + image + a stripe row of slack, then one spare stripe
-		 * for the log-structured remaps (docs/recflash-engine.md). */
-		need = rf_div_up(t->data_pages + t->img_pages + e->g->planes, sp) + 1;
-		t->area_pages = need * sp;
+		/*
+		 * Data + image + a stripe row, and room for RF_REMAP_ROOM adaptive
+		 * remaps (each writes the hot region and an image, from a stripe
+		 * row) before the area must be compacted; rounded up to whole
+		 * stripes (docs/recflash-engine.md "Capacity").
+		 */
+		need = t->data_pages + t->img_pages + e->g->planes +
+		       RF_REMAP_ROOM * (rf_div_up(t->hot, t->rpp) + t->img_pages +
+					e->g->planes);
+		t->area_pages = rf_div_up(need, sp) * sp;
 	} else {
 		t->hot = 0;
 		t->img_pages = 0;
@@ -1134,7 +1185,8 @@ int rf_save(struct rf_eng *e, void **blob, size_t *len)
 static int rf_load_image(struct rf_eng *e, struct rf_table *t, struct rf_map *m)
 {
 	uint32_t pb = e->p->page_bytes, r, k, *w;
-	uint64_t i, p = 0, bytes, slots = t->area_pages * t->rpp;
+	/* The area as allocated: a file from an older layout may be larger. */
+	uint64_t i, p = 0, bytes, slots = m->area->pages * t->rpp;
 	struct rf_img_hdr h;
 	uint8_t *img, *seen;
 	int ret = 0;
@@ -1260,6 +1312,11 @@ static int rf_load_one(struct rf_eng *e, const struct rf_meta_rec *r,
 				 "corrupt", t->tid);
 			goto fail_map;
 		}
+		ret = rf_map_top(e, t, m);
+		if (ret) {
+			snprintf(err, errlen, "RecFlash table %u: out of memory", t->tid);
+			goto fail_map;
+		}
 	} else if (r->img_pages) {
 		ret = -EIO;
 		snprintf(err, errlen, "RecFlash table %u: metadata corrupt", t->tid);
@@ -1306,6 +1363,7 @@ fail_map:
 	/* Only our memory: the committed region stays in the store. */
 	t->active = NULL;
 	rf_ht_free(&m->ht);
+	free(m->top);
 	free(m->area->wp);
 	free(m->area);
 	free(m);

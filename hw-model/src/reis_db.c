@@ -98,6 +98,7 @@ static uint64_t re_sec_size(const struct re_db *db, uint32_t sec)
 	case ISP_REIS_SEC_CLUSTERS: return ivf ? (uint64_t)c->nlist * 4 : 0;
 	case ISP_REIS_SEC_CALIB:
 		return ivf ? (uint64_t)c->ncalib * sizeof(struct isp_wire_reis_calib) : 0;
+	case ISP_REIS_SEC_META: return c->meta_bytes;
 	default: return 0;
 	}
 }
@@ -106,7 +107,7 @@ static int re_paged_sec(uint32_t sec)
 {
 	return sec == ISP_REIS_SEC_BIN || sec == ISP_REIS_SEC_CENTROIDS ||
 	       sec == ISP_REIS_SEC_INT8 || sec == ISP_REIS_SEC_IDS ||
-	       sec == ISP_REIS_SEC_DOCS;
+	       sec == ISP_REIS_SEC_DOCS || sec == ISP_REIS_SEC_META;
 }
 
 /* Deploy-only memory: staging pages and the tags. */
@@ -353,8 +354,11 @@ static int re_write_paged(struct re_eng *e, struct re_db *db, struct isp_ctx *ct
 	case ISP_REIS_SEC_INT8:
 		unit = L->dim; per = L->ipb; reg = &db->tlc; first = L->i_first;
 		break;
-	default:	/* IDS */
+	case ISP_REIS_SEC_IDS:
 		unit = RE_ID_BYTES; per = L->idpp; reg = &db->tlc; first = L->id_first;
+		break;
+	default:	/* META: opaque bytes, a page at a time */
+		unit = 1; per = e->p->page_bytes; reg = &db->tlc; first = L->m_first;
 		break;
 	}
 	ppb = (uint64_t)unit * per;

@@ -6,7 +6,7 @@
  *                  identify, statistics
  *   reis_db.c      DB_CREATE / WRITE / COMMIT / DELETE / LIST / INFO,
  *                  persistence
- *   reis_search.c  SEARCH / IVF_SEARCH / DOC_READ
+ *   reis_search.c  SEARCH / IVF_SEARCH / DOC_READ / META_READ
  *   reis_cost.c    the cost path shared by searches and re_estimate()
  *   reis_kernel.c  Hamming kernels, top-C candidate selection
  *   reis_layout.c  struct re_layout
@@ -122,6 +122,8 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 		       void *data, size_t len, struct isp_cpl *cpl, int ivf);
 uint16_t re_cmd_doc_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
 			 void *data, size_t len, struct isp_cpl *cpl);
+uint16_t re_cmd_meta_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			  void *data, size_t len, struct isp_cpl *cpl);
 
 /* ---- reis_kernel.c: top-C by key = Hamming << 32 | entry index ---- */
 

@@ -45,7 +45,7 @@ int re_layout_init(struct re_layout *L, const struct isp_wire_reis_create *c,
 	}
 	if (c->metric > ISP_REIS_L2 || c->doc_mode > ISP_REIS_DOC_PAGE)
 		return -EINVAL;
-	if (c->df_threshold > c->dim)
+	if (c->df_threshold > c->dim || c->meta_bytes > ISP_REIS_MAX_META)
 		return -EINVAL;
 	if (!page_bytes || !oob_bytes || !subpage_bytes || subpage_bytes > page_bytes)
 		return -EINVAL;
@@ -119,6 +119,7 @@ int re_layout_init(struct re_layout *L, const struct isp_wire_reis_create *c,
 	} else if (c->docs_bytes) {
 		return -EINVAL;
 	}
+	L->mpages = re_div_up(c->meta_bytes, page_bytes);
 	L->ttl_e = RE_DIST_BYTES + L->cb + 2 * RE_ADDR_BYTES;
 	L->ttl_c = RE_DIST_BYTES + L->cb + RE_CTAG_BYTES;
 	L->ibc_bytes = (L->epb > L->cpb ? L->epb : L->cpb) * L->cb;
@@ -128,6 +129,7 @@ int re_layout_init(struct re_layout *L, const struct isp_wire_reis_create *c,
 	L->i_first = 0;
 	L->id_first = L->ipages;
 	L->d_first = L->ipages + L->idpages;
-	L->tlc_pages = L->ipages + L->idpages + L->dpages;
+	L->m_first = L->d_first + L->dpages;
+	L->tlc_pages = L->m_first + L->mpages;
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reis_search.c - SEARCH, IVF_SEARCH and DOC_READ (docs/command-set.md
- * section 4; REIS 4.3, 7.1).
+ * reis_search.c - SEARCH, IVF_SEARCH, DOC_READ and META_READ
+ * (docs/command-set.md section 4; REIS 4.3, 7.1).
  *
  * A search really computes on the stored pages: every binary page of the
  * searched range is read back with fs_read() (codes and OOB), Hamming
@@ -683,7 +683,7 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	}
 	ret = isp_results_reserve(res, ticket, bound);
 	if (ret == -EEXIST) {
-		st = ISP_SC_BUSY | ISP_STATUS_DNR;
+		st = ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR;
 		why = "ticket in use";
 		goto fail;
 	}
@@ -813,6 +813,7 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 				wh.id = ISP_REIS_HIT_NONE;
 			} else {
 				wh.id = hits[i].id;
+				wh.entry = (uint32_t)hits[i].key;	/* DOC_READ's index */
 				wh.did = hits[i].db->c.did;
 				wh.hamming = (uint32_t)(hits[i].key >> 32);
 				wh.score = hits[i].score;
@@ -952,6 +953,75 @@ uint16_t re_cmd_doc_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp
 	t = ft_page_read(e->ft, &ctx->ftc, fg_ppa_plane(e->g, ppa), &op, ctx->ready);
 	t = ft_dram(e->ft, &ctx->ftc, dl, t);
 	isp_link_xfer(ctx, len, 1, t);
+	cpl->xfer_len = (uint32_t)len;
+	return 0;
+}
+
+/* ---- META_READ ---- */
+
+uint16_t re_cmd_meta_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			  void *data, size_t len, struct isp_cpl *cpl)
+{
+	uint64_t off = (uint64_t)cmd->cdw15 << 32 | cmd->cdw14, end, pos, t, last;
+	uint32_t pb = e->p->page_bytes;
+	struct re_db *db;
+	const char *why = NULL;
+	uint8_t *out = data;
+	uint16_t st = 0;
+
+	if (cmd->cdw13)
+		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
+	pthread_mutex_lock(&e->lock);
+	db = re_find(e, cmd->cdw12);
+	if (!db || db->state == RE_CREATING) {
+		st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
+		why = "unknown database";
+	} else if (db->state != RE_READY) {
+		st = ISP_SC_BUSY | ISP_STATUS_DNR;
+		why = "database is not READY";
+	} else if (!db->c.meta_bytes) {
+		st = ISP_BAD_FIELD;
+		why = "database has no META section";
+	} else if (off >= db->c.meta_bytes) {
+		st = ISP_SC_BAD_OFFSET | ISP_STATUS_DNR;
+		why = "offset at or past the end of the META section";
+	} else {
+		db->refs++;
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (st)
+		return isp_fail(cpl, st, why);
+	memset(data, 0, len);
+	end = off + len < db->c.meta_bytes ? off + len : db->c.meta_bytes;
+	last = ctx->ready;
+	/* Each META page touched is one TLC read whose bytes cross the
+	 * channel, as a document read is (REIS 4.4.1). */
+	for (pos = off; pos < end && !st; ) {
+		uint64_t pg = pos / pb, ppa;
+		uint32_t in = (uint32_t)(pos % pb), k;
+		struct ft_page_op op;
+
+		k = (uint32_t)(end - pos < pb - in ? end - pos : pb - in);
+		if (fs_region_ppa(e->fs, &db->tlc, db->L.m_first + pg, &ppa) ||
+		    fs_read(e->fs, ppa, in, out + (pos - off), k)) {
+			st = ISP_SC_INTERNAL;
+			break;
+		}
+		memset(&op, 0, sizeof(op));
+		op.mode = fg_ppa_mode(e->g, ppa);
+		op.n_dout = 1;
+		op.dout_bytes = k;
+		t = ft_page_read(e->ft, &ctx->ftc, fg_ppa_plane(e->g, ppa), &op, ctx->ready);
+		t = ft_dram(e->ft, &ctx->ftc, k, t);
+		last = re_max(last, t);
+		pos += k;
+	}
+	pthread_mutex_lock(&e->lock);
+	db->refs--;
+	pthread_mutex_unlock(&e->lock);
+	if (st)
+		return isp_fail(cpl, st, "META read failed");
+	isp_link_xfer(ctx, len, 1, last);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reis_cmp.h - compare a search result from the drive with the host
- * reference (reis_ref_search()) hit by hit: id, database, Hamming
- * distance, score, padding and document bytes. Shared by the library and
+ * reference (reis_ref_search()) hit by hit: id, entry index, database,
+ * Hamming distance, score, padding and document bytes. Shared by the library and
  * guest REIS tests.
  */
 #ifndef TESTS_REIS_CMP_H
@@ -30,7 +30,8 @@ static inline unsigned reis_cmp_results(const char *what, const struct reis_sear
 		int diff = g->id != w->id;
 
 		if (!diff && g->id != REIS_HIT_NONE)
-			diff = g->did != w->did || g->hamming != w->hamming || g->score != w->score;
+			diff = g->did != w->did || g->hamming != w->hamming ||
+			       g->score != w->score || g->entry != w->entry;
 		if (!diff && docs && g->id != REIS_HIT_NONE)
 			diff = g->doc_len != w->doc_len ||
 			       (w->doc_len && (!g->doc || memcmp(g->doc, w->doc, w->doc_len)));

@@ -107,7 +107,18 @@ struct t_db {
 	uint8_t *cent;		/* nlist * dim/8 */
 	uint32_t *csize;
 	struct isp_wire_reis_calib *calib;
+	uint8_t *meta;		/* META section (c.meta_bytes), or NULL */
 };
+
+/* Give @db a META section of @bytes pattern bytes. */
+static inline void t_db_meta(struct t_db *db, uint32_t bytes, uint32_t seed)
+{
+	free(db->meta);
+	db->meta = malloc(bytes ? bytes : 1);
+	REQUIRE(db->meta);
+	isp_wire_pattern(seed, db->meta, bytes);
+	db->c.meta_bytes = bytes;
+}
 
 static inline uint32_t t_rand(uint32_t *s)
 {
@@ -268,6 +279,7 @@ static inline void t_db_free(struct t_db *db)
 	free(db->cent);
 	free(db->csize);
 	free(db->calib);
+	free(db->meta);
 	memset(db, 0, sizeof(*db));
 }
 
@@ -333,6 +345,8 @@ static inline uint16_t t_write_all(struct isp_dev *dev, const struct t_db *db, u
 			st = t_write_sec(dev, c->did, ISP_REIS_SEC_CALIB, db->calib,
 					 (uint64_t)c->ncalib * 8, chunk);
 	}
+	if (!st && c->meta_bytes)
+		st = t_write_sec(dev, c->did, ISP_REIS_SEC_META, db->meta, c->meta_bytes, chunk);
 	return st;
 }
 
@@ -643,18 +657,21 @@ static inline int t_check_query(const struct t_res *r, uint32_t qi, const struct
 		const struct isp_wire_reis_hit *h = &r->hits[(size_t)qi * o->k + i];
 
 		if (i >= n) {
-			if (h->id != ISP_REIS_HIT_NONE)
+			if (h->id != ISP_REIS_HIT_NONE || h->entry)
 				bad++;
 			continue;
 		}
+		/* entry: the index in its database whatever the caller ids. */
 		if (h->id != ref[i].id || h->did != ref[i].did || h->hamming != ref[i].ham ||
-		    h->score != ref[i].score) {
+		    h->score != ref[i].score || h->entry != ref[i].idx) {
 			if (!bad)
-				fprintf(stderr, "q%u hit %u: drive id %llu did %u ham %u score %lld;"
-					" ref id %llu did %u ham %u score %lld\n", qi, i,
-					(unsigned long long)h->id, h->did, h->hamming,
-					(long long)h->score, (unsigned long long)ref[i].id,
-					ref[i].did, ref[i].ham, (long long)ref[i].score);
+				fprintf(stderr, "q%u hit %u: drive id %llu entry %u did %u ham %u "
+					"score %lld; ref id %llu entry %llu did %u ham %u score "
+					"%lld\n", qi, i, (unsigned long long)h->id, h->entry, h->did,
+					h->hamming, (long long)h->score,
+					(unsigned long long)ref[i].id,
+					(unsigned long long)ref[i].idx, ref[i].did, ref[i].ham,
+					(long long)ref[i].score);
 			bad++;
 			continue;
 		}

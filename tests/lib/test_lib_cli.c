@@ -245,7 +245,7 @@ int main(void)
 	CHECK(run("--inproc --json info") == 0);
 	REQUIRE(json_parse(&p, out) == 0);
 	CHECK(jis(&p, "transport", "inproc"));
-	CHECK(jis(&p, "version", "1.0"));
+	CHECK(jis(&p, "version", "1.1"));	/* command set 1.1: META, Ticket In Use */
 	CHECK(jis(&p, "preset", "reis-ssd1"));
 	CHECK(jis(&p, "max_xfer", "524288"));
 	CHECK(jis(&p, "geometry.channels", "8"));

@@ -189,10 +189,12 @@ static void check_strings(void)
 	static const uint16_t codes[] = {
 		0x0000, 0x0001, 0x0002, 0x0004, 0x0006, 0x000b, 0x0081, 0x07c0,
 		0x07c1, 0x07c2, 0x07c3, 0x07c4, 0x07c5, 0x07c6, 0x07c7, 0x07c8,
+		0x07c9,
 	};
 	static const int errnos[] = {
 		0, -EOPNOTSUPP, -EINVAL, -EIO, -EIO, -ENXIO, -ENOSPC, -ENOENT,
 		-EEXIST, -EBUSY, -EDOM, -ERANGE, -ENODATA, -EBADMSG, -EILSEQ, -EAGAIN,
+		-EADDRINUSE,
 	};
 	static const int lib_errnos[] = {
 		-ENODEV, -ENOSYS, -EPROTO, -ETIME, -EDEADLK, -ENOMEM, -EPERM, -EACCES,
@@ -242,6 +244,7 @@ static void check_strings(void)
 	CHECK(strcmp(reis_req_strerror(&r, buf, 5), "ISP_") == 0);	/* truncated */
 
 	CHECK(strcmp(reis_cap_name(REIS_CAP_REIS_IVF), "reis-ivf") == 0);
+	CHECK(strcmp(reis_cap_name(REIS_CAP_REIS_META), "reis-meta") == 0);
 	CHECK(reis_cap_name(1u << 30) == NULL);
 	CHECK(reis_cap_name(3) == NULL);
 	CHECK(strcmp(reis_cell_mode_name(REIS_CELL_TLC), "tlc") == 0);

@@ -4,9 +4,11 @@
  * kept in a backing file between invocations: deploy (brute force from
  * .fvecs with documents, tags and a quantizer file; IVF with calibration;
  * --pack then --image), search from a file and from stdin (hits equal to
- * the library reference, --json), db list/info/delete, trace to a Perfetto
- * file, --help for each command, and bad files and arguments refused with
- * a clear message and the documented exit code (1 failure, 2 usage).
+ * the library reference, --json), search with the quantizer the drive
+ * stored (META) from a new process, deploy --df auto (calibrated threshold)
+ * and --no-meta, db list/info/delete, trace to a Perfetto file, --help for
+ * each command, and bad files and arguments refused with a clear message
+ * and the documented exit code (1 failure, 2 usage).
  */
 #include <errno.h>
 #include <limits.h>
@@ -244,8 +246,39 @@ int main(void)
 	CHECK(run2(NULL, args, 1) == 1 && strstr(out, "has 2 lines"));
 	snprintf(args, sizeof(args), "deploy --did 3 --int8 %s", tp("v.fvecs"));
 	CHECK(run2(NULL, args, 1) == 1 && strstr(out, "ISP ID Exists"));
-	snprintf(args, sizeof(args), "search --did 3 %s", tp("q.fvecs"));
-	CHECK(run2(NULL, args, 1) == 2 && strstr(out, "quantizer"));
+	/* No --quant: each run is a new process; the quantizer comes from the
+	 * drive (META), the hits are the reference's. */
+	snprintf(args, sizeof(args), "--json search --did 3 -k 5 %s", tp("q.fvecs"));
+	CHECK(run(args) == 0);
+	n = json_ids(out, ids, 5);
+	CHECK(n == 5);
+	for (i = 0; i < n; i++)
+		CHECK(ids[i] == ref.hits[i].id);
+	CHECK(run("--json db info 3") == 0 && strstr(out, "\"meta_bytes\":") &&
+	      !strstr(out, "\"meta_bytes\":0"));
+	/* Deployed without META: search needs a quantizer file. */
+	snprintf(args, sizeof(args), "--json deploy --did 5 --no-meta --int8 %s", tp("v.fvecs"));
+	CHECK(run(args) == 0 && strstr(out, "\"meta\":false"));
+	snprintf(args, sizeof(args), "search --did 5 %s", tp("q.fvecs"));
+	CHECK(run2(NULL, args, 1) == 1 && strstr(out, "no quantizer") && strstr(out, "--quant"));
+	CHECK(run("db delete 5") == 0);
+	snprintf(args, sizeof(args), "search --did 3 --quant %s --image %s %s", tp("q.quant"),
+		 tp("bf.img"), tp("q.fvecs"));
+	CHECK(run2(NULL, args, 1) == 2 && strstr(out, "at most one"));
+	/* --df auto: a threshold calibrated on held-out queries (BF too). */
+	snprintf(args, sizeof(args), "--json deploy --did 6 --int8 --df auto --calib %s %s",
+		 tp("c.fvecs"), tp("v.fvecs"));
+	CHECK(run(args) == 0 && strstr(out, "\"df_calibration\":{") &&
+	      !strstr(out, "\"df_threshold\":0,"));
+	CHECK(run("db info 6") == 0 && strstr(out, "df threshold"));
+	snprintf(args, sizeof(args), "search --did 6 -k 10 %s", tp("q.fvecs"));
+	CHECK(run(args) == 0 && strstr(out, "3 queries"));
+	CHECK(run("db delete 6") == 0);
+	snprintf(args, sizeof(args), "deploy --did 7 --df auto %s", tp("v.fvecs"));
+	CHECK(run2(NULL, args, 1) == 2 && strstr(out, "--calib"));
+	snprintf(args, sizeof(args), "deploy --did 7 --df 20 --df-quantile 0.9 %s",
+		 tp("v.fvecs"));
+	CHECK(run2(NULL, args, 1) == 2);
 	CHECK(run2(NULL, "search --did 3 --quant /nonexistent x.fvecs", 1) == 1 &&
 	      strstr(out, "/nonexistent"));
 	CHECK(run2(NULL, "deploy --ivf -3 x.fvecs", 1) == 2);

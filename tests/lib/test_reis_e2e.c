@@ -5,7 +5,8 @@
  * from synthetic embeddings, search them with every option (rerank factor,
  * DF threshold, nprobe and target recall, tags, time-partition groups,
  * NO_RERANK, NO_DF/NO_PL/NO_MPIBC, documents) and require exactly the hits
- * of the host reference; documents byte-identical, DOC_READ, list/info,
+ * of the host reference; documents byte-identical, DOC_READ (also through
+ * each hit's entry index when ids are the caller's), list/info,
  * progress, delete; then close and reopen the drive on the same backing
  * file and require the same databases and the same results.
  */
@@ -290,6 +291,24 @@ int main(void)
 		CHECK(ret == (int)len && !memcmp(doc, want, len));
 	}
 	CHECK(reis_doc_read(dev, 12, 0, doc, 5) >= 5);	/* truncated copy */
+	/* IVF hits carry row numbers as ids; entry is the cluster-order index
+	 * DOC_READ takes, and gives the hit's own document. */
+	{
+		uint32_t h, differ = 0;
+
+		for (h = 0; h < keep_ivf.nq * keep_ivf.k; h++) {
+			const struct reis_hit *hit = &keep_ivf.hits[h];
+
+			if (hit->id == REIS_HIT_NONE)
+				continue;
+			CHECK(hit->entry < N && ivf.ids[hit->entry] == hit->id);
+			differ += hit->entry != hit->id;
+			ret = reis_doc_read(dev, 12, hit->entry, doc, sizeof(doc));
+			CHECK(ret == (int)hit->doc_len && !memcmp(doc, hit->doc, hit->doc_len));
+		}
+		CHECK(differ > 0);
+	}
+	CHECK(reis_db_info(dev, 11, &info[1]) == 0 && info[1].meta_bytes > 0);
 
 	/* Deleting removes it; the others stay. */
 	CHECK(reis_db_delete(dev, 20) == 0);

@@ -20,6 +20,18 @@
 
 static struct reis_dev *dev;
 
+/* libreis' test hook: the next tickets a search draws (0: random). */
+extern uint32_t (*reis__search_ticket_hook)(void);
+static uint32_t forced_ticket, nforced;
+
+static uint32_t force_ticket(void)
+{
+	if (!nforced)
+		return 0;
+	nforced--;
+	return forced_ticket;
+}
+
 /* @ret must be @err with drive status @sc (0: refused by libreis). */
 static void expect(int line, int ret, int err, uint16_t sc, int dnr)
 {
@@ -227,6 +239,16 @@ int main(void)
 	EXPECT(reis_db_commit(dev, 61), -ENODATA, REIS_SC_INCOMPLETE, 1);
 	so.did = 61;
 	EXPECT(reis_search(dev, &so, &q, &r), -EBUSY, REIS_SC_BUSY, 1);	/* deploying */
+	{
+		/* ISP Busy is the database's state: never retried with a ticket. */
+		struct reis_search_req sr;
+
+		memset(&sr, 0, sizeof(sr));
+		CHECK(reis_search_submit(dev, &sr, REIS_OP_SEARCH, &so, &q, NULL, NULL) == 0);
+		CHECK(reis_search_wait(dev, &sr) == -EBUSY);
+		CHECK_EQ_U64(sr.retries, 0);
+		CHECK_EQ_U64(sr.cpl.status, REIS_SC_BUSY | REIS_STATUS_DNR);
+	}
 	CHECK(reis_db_info(dev, 61, &info) == 0 && info.state == REIS_DB_DEPLOYING &&
 	      info.received[REIS_SEC_BIN] == 4096);
 	EXPECT(reis_db_delete(dev, 61), 0, 0, 0);	/* aborts the deploy */
@@ -289,7 +311,8 @@ int main(void)
 	EXPECT(reis_doc_read(dev, 404, 0, buf, sizeof(buf)), -ENOENT, REIS_SC_UNKNOWN_ID, 1);
 	EXPECT(reis_result_read(dev, 0x1234567, 0, buf, 64, 0), -ENOENT, REIS_SC_UNKNOWN_ID, 1);
 	EXPECT(reis_result_release(dev, 0x1234567), -ENOENT, REIS_SC_UNKNOWN_ID, 1);
-	/* A raw SEARCH under a chosen ticket: a second one is ISP Busy. */
+	/* A raw SEARCH under a chosen ticket: a second one is ISP Ticket In
+	 * Use (not ISP Busy), -EADDRINUSE. */
 	memset(payload, 0, sizeof(payload));
 	{
 		struct { uint32_t did, nq, k, flags; } hdr = { 9, 1, 5, 0 };
@@ -306,7 +329,32 @@ int main(void)
 	cmd.cdw10 = sizeof(payload) / 4;
 	cmd.cdw12 = ticket;
 	EXPECT(reis_cmd_raw(dev, &cmd, payload, sizeof(payload), NULL), 0, 0, 0);
-	EXPECT(reis_cmd_raw(dev, &cmd, payload, sizeof(payload), NULL), -EBUSY, REIS_SC_BUSY, 1);
+	EXPECT(reis_cmd_raw(dev, &cmd, payload, sizeof(payload), NULL), -EADDRINUSE,
+	       REIS_SC_TICKET_IN_USE, 1);
+	CHECK(strcmp(reis_status_str(0x47c9), "ISP Ticket In Use") == 0);
+	{
+		/* libreis retries a collision with fresh tickets... */
+		struct reis_search_req sr;
+		struct reis_search_opts o9;
+
+		memset(&o9, 0, sizeof(o9));
+		o9.did = 9;
+		o9.k = 5;
+		memset(&sr, 0, sizeof(sr));
+		forced_ticket = ticket;
+		nforced = 2;
+		reis__search_ticket_hook = force_ticket;
+		CHECK(reis_search_submit(dev, &sr, REIS_OP_SEARCH, &o9, &q, NULL, NULL) == 0);
+		CHECK(reis_search_wait(dev, &sr) == 0);
+		CHECK_EQ_U64(sr.retries, 2);
+		CHECK(sr.ticket != ticket && sr.res.nq == q.nq && sr.res.nhits[0] == 5);
+		reis_search_result_free(&sr.res);
+		/* ... a bounded number of times. */
+		nforced = 1000;
+		EXPECT(reis_search(dev, &o9, &q, &r), -EADDRINUSE, REIS_SC_TICKET_IN_USE, 1);
+		reis__search_ticket_hook = NULL;
+		nforced = 0;
+	}
 	EXPECT(reis_result_read(dev, ticket, 1 << 20, buf, 64, 0), -ERANGE, REIS_SC_BAD_OFFSET, 1);
 	EXPECT(reis_result_read(dev, ticket, 0, buf, 4096, 1), 0, 0, 0);
 	CHECK(!memcmp(buf, "RSLT", 4));

@@ -5,7 +5,9 @@
  * garbage), the binary and INT8 quantizers' exact formulas, quantizer
  * files, k-means determinism, seeding and empty clusters, exact top-k,
  * images (build, check, write/read, corruption), the reference search's
- * rules, and a calibration table that ascends and ends at brute force.
+ * rules, a calibration table that ascends and ends at brute force, and the
+ * distance-filter threshold calibration (with the largest quantile the
+ * calibration queries' hits are exactly the DF-off hits).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -425,7 +427,7 @@ static void same_hits(const struct reis_search_result *a, const struct reis_sear
 	CHECK(a->nq == b->nq && a->k == b->k);
 	for (i = 0; i < (uint64_t)a->nq * a->k; i++)
 		if (a->hits[i].id != b->hits[i].id || a->hits[i].hamming != b->hits[i].hamming ||
-		    a->hits[i].score != b->hits[i].score)
+		    a->hits[i].score != b->hits[i].score || a->hits[i].entry != b->hits[i].entry)
 			bad++;
 	CHECK_EQ_U64(bad, 0);
 }
@@ -707,6 +709,128 @@ static void test_decode_fuzz(void)
 	CHECK(ok > 0);
 }
 
+/* reis_df_calibrate(): REIS 4.3.3's threshold, checked on the reference. */
+static void test_df_calibrate(void)
+{
+	const uint32_t dim = 128, nq = 60;
+	const uint64_t n = 4000;
+	float *x = synth_vectors(41, n, dim, 30, 0.5f), *qf = synth_vectors(42, nq, dim, 30, 0.5f);
+	struct reis_build_opts bo;
+	struct reis_db_image bf, ivf;
+	const struct reis_db_image *one[1];
+	struct reis_queries q;
+	struct reis_df_opts o;
+	struct reis_df_calib c, c50;
+	struct reis_search_opts so;
+	struct reis_search_result on, off;
+	char err[256];
+	uint32_t i;
+
+	REQUIRE(x && qf);
+	memset(&bo, 0, sizeof(bo));
+	bo.did = 1;
+	bo.kind = REIS_DB_BF;
+	bo.flags = REIS_BUILD_INT8;
+	REQUIRE(reis_db_build(&bo, x, n, dim, &bf, err, sizeof(err)) == 0);
+	bo.kind = REIS_DB_IVF;
+	bo.nlist = 20;
+	bo.km.max_iter = 5;
+	bo.calib_queries = qf;
+	bo.ncalib_queries = nq;
+	REQUIRE(reis_db_build(&bo, x, n, dim, &ivf, err, sizeof(err)) == 0);
+	REQUIRE(reis_encode_queries(bf.quant, qf, nq, &q) == 0);
+
+	/* Brute force, the largest distance: DF on = DF off for these queries. */
+	memset(&o, 0, sizeof(o));
+	REQUIRE(reis_df_calibrate(&bf, &q, NULL, &c) == 0);
+	CHECK(c.threshold > 0 && c.threshold == c.d_max + 1 && c.nprobe == 0 && c.cand == 100 &&
+	      c.nq == nq);
+	CHECK(c.d_min <= c.d_median && c.d_median <= c.d_max);
+	CHECK(c.pass_frac > 0 && c.pass_frac < 0.5 && c.short_frac == 0);
+	printf("df bf: threshold %u (d %u/%u/%u), pass %.3f\n", c.threshold, c.d_min,
+	       c.d_median, c.d_max, c.pass_frac);
+	one[0] = &bf;
+	memset(&so, 0, sizeof(so));
+	so.did = 1;
+	for (i = 0; i < 2; i++) {
+		so.k = i ? 5 : 10;	/* a smaller k is served too */
+		so.flags = REIS_SF_NO_DF;
+		so.df_threshold = 0;
+		REQUIRE(reis_ref_search(one, 1, 0, &so, &q, &off) == 0);
+		so.flags = 0;
+		so.df_threshold = c.threshold;
+		REQUIRE(reis_ref_search(one, 1, 0, &so, &q, &on) == 0);
+		same_hits(&on, &off);
+		reis_search_result_free(&on);
+		reis_search_result_free(&off);
+	}
+	/* The median: a tighter threshold that leaves some queries short. */
+	o.quantile = 5000;
+	REQUIRE(reis_df_calibrate(&bf, &q, &o, &c50) == 0);
+	CHECK(c50.threshold == c.d_median + 1 && c50.threshold <= c.threshold);
+	CHECK(c50.pass_frac <= c.pass_frac && c50.short_frac > 0 && c50.short_frac < 1);
+
+	/* IVF: the calibrated nprobe for recall 0.95, or an explicit one. */
+	memset(&o, 0, sizeof(o));
+	REQUIRE(reis_df_calibrate(&ivf, &q, &o, &c) == 0);
+	memset(&so, 0, sizeof(so));
+	so.target_recall = 9500;
+	{
+		uint32_t j, want = ivf.calib[ivf.ncalib - 1].nprobe;
+
+		for (j = 0; j < ivf.ncalib; j++)
+			if (ivf.calib[j].recall >= 9500) {
+				want = ivf.calib[j].nprobe;
+				break;
+			}
+		CHECK_EQ_U64(c.nprobe, want);
+	}
+	o.nprobe = 4;
+	REQUIRE(reis_df_calibrate(&ivf, &q, &o, &c) == 0);
+	CHECK(c.nprobe == 4 && c.threshold > 0 && c.short_frac == 0);
+	one[0] = &ivf;
+	so.did = 1;
+	so.k = 10;
+	so.nprobe = 4;
+	so.flags = REIS_SF_NO_DF;
+	REQUIRE(reis_ref_search(one, 1, 1, &so, &q, &off) == 0);
+	so.flags = 0;
+	so.df_threshold = c.threshold;
+	REQUIRE(reis_ref_search(one, 1, 1, &so, &q, &on) == 0);
+	same_hits(&on, &off);
+	reis_search_result_free(&on);
+	reis_search_result_free(&off);
+	o.nprobe = 1000;	/* every cluster: the brute-force threshold */
+	REQUIRE(reis_df_calibrate(&ivf, &q, &o, &c50) == 0);
+	CHECK(c50.nprobe == 20);
+	/* More candidates than entries probed: everything must pass. */
+	o.nprobe = 1;
+	o.k = 1000;
+	o.factor = 64;
+	REQUIRE(reis_df_calibrate(&ivf, &q, &o, &c) == 0);
+	CHECK(c.short_frac == 0 && (c.threshold == 0 || c.pass_frac == 1.0));
+
+	/* Bad arguments. */
+	o.k = 0;
+	o.factor = 0;
+	o.quantile = 10001;
+	CHECK(reis_df_calibrate(&bf, &q, &o, &c) == -EINVAL);
+	o.quantile = 0;
+	q.dim = 256;
+	CHECK(reis_df_calibrate(&bf, &q, &o, &c) == -EINVAL);
+	q.dim = dim;
+	ivf.ncalib = 0;
+	o.nprobe = 0;
+	CHECK(reis_df_calibrate(&ivf, &q, &o, &c) == -EINVAL);
+	CHECK(reis_df_calibrate(NULL, &q, &o, &c) == -EINVAL);
+
+	reis_queries_free(&q);
+	reis_db_image_free(&bf);
+	reis_db_image_free(&ivf);
+	free(x);
+	free(qf);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/test_reis_tools.XXXXXX");
@@ -717,6 +841,7 @@ int main(void)
 	test_topk();
 	test_images_and_reference();
 	test_decode_fuzz();
+	test_df_calibrate();
 	{
 		char cmd[128];
 

@@ -205,9 +205,10 @@ int main(void)
 		       REIS_SC_INVALID_FIELD);
 		EXPECT(raw_sls(TID, REIS_RF_MAX_BAGS + 1, 4, 0, DIM, o2, 3, idx, 4, 0), -EINVAL,
 		       REIS_SC_INVALID_FIELD);
-		/* A result holds its ticket until released. */
+		/* A result holds its ticket until released: Ticket In Use. */
 		EXPECT(raw_sls(TID, 2, 4, 0, DIM, o2, 3, idx, 4, 0), 0, 0);
-		EXPECT(raw_sls(TID, 2, 4, 0, DIM, o2, 3, idx, 4, 0), -EBUSY, REIS_SC_BUSY);
+		EXPECT(raw_sls(TID, 2, 4, 0, DIM, o2, 3, idx, 4, 0), -EADDRINUSE,
+		       REIS_SC_TICKET_IN_USE);
 		EXPECT(raw_simple(REIS_OP_RESULT_RELEASE, 0x1234567, 0, 0, NULL, 0), 0, 0);
 	}
 

@@ -112,7 +112,7 @@ int main(void)
 	CHECK(fp_apply(&p, "page_bytes=3000", err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "power of two") != NULL);
 	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
-	CHECK(fp_apply(&p, "slc_blocks=65", err, sizeof(err)) == -EINVAL);
+	CHECK(fp_apply(&p, "slc_blocks=257", err, sizeof(err)) == -EINVAL); /* > blocks_per_plane */
 	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
 	CHECK(fp_apply(&p, "pages_per_block=100", err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "multiple") != NULL);

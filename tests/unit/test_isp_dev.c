@@ -311,6 +311,22 @@ static void test_trace(struct isp_dev *dev)
 	c = mk(ISP_OP_RESULT_READ, sizeof(buf));
 	c.cdw12 = 77;
 	CHECK_EQ_U64(run(dev, &c, buf, &cpl), ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR);
+
+	/* A ticket another command holds: Ticket In Use, nothing armed. */
+	REQUIRE(isp_results_reserve(isp_dev_results(dev), 79, 16) == 0);
+	c = mk(ISP_OP_TRACE_ARM, 0);
+	c.cdw12 = 79;
+	c.cdw13 = ISP_OP_ECHO_C2H;
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), 0x47c9);
+	CHECK(strcmp(cpl.err, "ticket in use") == 0);
+	CHECK(strcmp(isp_status_name(0x47c9), "ISP Ticket In Use") == 0);
+	isp_results_cancel(isp_dev_results(dev), 79);
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), 0);	/* now free */
+	c = mk(ISP_OP_ECHO_C2H, 4096);
+	CHECK_EQ_U64(run(dev, &c, page, &cpl), 0);
+	c = mk(ISP_OP_RESULT_RELEASE, 0);
+	c.cdw12 = 79;
+	CHECK_EQ_U64(run(dev, &c, NULL, &cpl), 0);
 }
 
 /* A backing file keeps committed metadata; isp-trace-dir gets files. */

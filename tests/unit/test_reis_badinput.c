@@ -51,7 +51,8 @@ static void test_create(struct isp_dev *dev)
 	TRY(metric, 2, BAD);
 	TRY(df_threshold, 257, BAD);
 	TRY(docs_bytes, 400, BAD);	/* documents without a doc mode */
-	TRY(rsvd[63], 1, BAD);
+	TRY(rsvd[59], 1, BAD);		/* the last reserved byte (meta_bytes before) */
+	TRY(meta_bytes, ISP_REIS_MAX_META + 1, BAD);
 	c = good_create(50);
 	c.doc_mode = ISP_REIS_DOC_SUBPAGE;
 	c.docs_bytes = 399;		/* under 4 bytes per record */
@@ -360,9 +361,23 @@ static void test_search(struct isp_dev *dev, const struct t_db *a)
 		s2.nq = 32;
 		CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7002, &s2, 32 * 8, NULL), BAD);
 	}
-	/* A ticket that holds a result: Busy, and the result stays intact. */
+	/* A ticket that holds a result: Ticket In Use (0x47C9, not Busy), and
+	 * the result stays intact. */
 	CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7003, &g, q1, NULL), 0);
-	CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7003, &g, q1, NULL), BUSY);
+	CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7003, &g, q1, NULL), 0x47c9);
+	CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7003, &g, q1, NULL),
+		     ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR);
+	CHECK(strcmp(isp_status_name(0x47c9), "ISP Ticket In Use") == 0);
+	/* A ticket merely reserved (another command still running) too. */
+	res = isp_dev_results(dev);
+	REQUIRE(isp_results_reserve(res, 7005, 16) == 0);
+	CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7005, &g, q1, NULL),
+		     ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR);
+	isp_results_cancel(res, 7005);
+	/* A deploying database stays ISP Busy whatever the ticket. */
+	s = g;
+	s.did = 70;
+	CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7003, &s, q1, NULL), BUSY);
 	{
 		struct t_res r;
 

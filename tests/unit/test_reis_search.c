@@ -4,7 +4,8 @@
  * reference of docs/command-set.md section 4 returns: brute force and IVF,
  * with and without distance filtering, rerank, tags, caller ids, time-
  * partition groups, both metrics, several dimensions; documents come back
- * byte-identical (search and DOC_READ).
+ * byte-identical (search and DOC_READ); every hit's entry index names the
+ * document DOC_READ returns for it, also with caller ids.
  */
 #include "reis_t.h"
 
@@ -266,6 +267,61 @@ static void test_doc_read(struct isp_dev *dev)
 	t_db_free(&db);
 }
 
+/*
+ * Hits carry the entry index even when the id is the caller's: DOC_READ
+ * (did, entry) gives the hit's own document (BF, and IVF whose entries
+ * are in cluster order).
+ */
+static void test_hit_entry(struct isp_dev *dev)
+{
+	static const uint32_t kinds[2] = { ISP_REIS_BF, ISP_REIS_IVF };
+	uint8_t buf[4096 + 8];
+	uint32_t v, i, checked = 0;
+
+	for (v = 0; v < 2; v++) {
+		struct t_db db;
+		struct t_query q;
+		struct t_sopts o;
+		struct t_res r;
+		struct isp_cmd c;
+		const struct t_db *dbs[1] = { &db };
+
+		t_db_make(&db, 40 + v, kinds[v], 256, 1200, 12,
+			  ISP_REIS_DBF_INT8 | ISP_REIS_DBF_IDS, ISP_REIS_DOC_SUBPAGE, 4096, 21 + v);
+		CHECK_EQ_U64(t_deploy(dev, &db, 65536), 0);
+		t_queries(&q, &db, 4, 9 + v);
+		memset(&o, 0, sizeof(o));
+		o.did = db.c.did;
+		o.k = 8;
+		o.nprobe = 3;
+		o.flags = ISP_REIS_SF_DOCS;
+		check_all(dev, dbs, 1, v, &o, &q, 1, "entry with ids");
+		REQUIRE(t_search(dev, v, &o, &q, &r) == 0);
+		for (i = 0; i < q.nq * o.k; i++) {
+			const struct isp_wire_reis_hit *h = &r.hits[i];
+			uint32_t len;
+
+			if (h->id == ISP_REIS_HIT_NONE)
+				continue;
+			CHECK(h->entry < db.c.n);
+			CHECK_EQ_U64(h->id, db.ids[h->entry]);	/* id != entry */
+			c = t_mk(ISP_OP_REIS_DOC_READ, sizeof(buf));
+			c.cdw12 = h->did;
+			c.cdw13 = h->entry;
+			CHECK_EQ_U64(t_run(dev, &c, buf, sizeof(buf), NULL), 0);
+			memcpy(&len, buf, 4);
+			CHECK_EQ_U64(len, h->doc_len);
+			CHECK(memcmp(buf + 4, r.blob + h->doc_off, len) == 0);
+			checked++;
+		}
+		t_res_free(&r);
+		t_queries_free(&q);
+		CHECK_EQ_U64(t_nodata(dev, ISP_OP_REIS_DB_DELETE, db.c.did), 0);
+		t_db_free(&db);
+	}
+	CHECK(checked >= 2 * 4 * 8 - 4);
+}
+
 /* A device with distance filtering off ignores thresholds (No-OPT). */
 static void test_device_switches(void)
 {
@@ -306,6 +362,7 @@ int main(void)
 	test_dims(dev);
 	test_groups(dev);
 	test_doc_read(dev);
+	test_hit_entry(dev);
 	isp_dev_close(dev);
 	test_device_switches();
 	return t_result();

@@ -164,7 +164,8 @@ static void test_sls(void)
 	/* offsets 0 1 3, indices 5 6 7 */
 	w[0] = 0; w[1] = 1; w[2] = 3; w[3] = 5; w[4] = 6; w[5] = 7;
 	CHECK_EQ_U64(sls_raw(900, &ok, w, 6, 0), 0);
-	CHECK_EQ_U64(sls_raw(900, &ok, w, 6, 0), BUSY);		/* ticket in use */
+	CHECK_EQ_U64(sls_raw(900, &ok, w, 6, 0),		/* ticket in use */
+		     ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR);
 	CHECK_EQ_U64(rt_simple(dev, ISP_OP_RESULT_RELEASE, 900, 0, NULL), 0);
 	CHECK_EQ_U64(sls_raw(0, &ok, w, 6, 0), BAD);		/* ticket 0 */
 	CHECK_EQ_U64(sls_raw(901, &ok, w, 6, 1), BAD);		/* reserved cdw13 */

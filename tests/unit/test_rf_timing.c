@@ -11,6 +11,9 @@
  *  - RecSSD-like sequential read-out, RM-SSD-like selective read-out;
  *  - the page cache: a hit costs no flash time, a partial hit reads out only
  *    the missing rows, LRU eviction at cache_bytes / page_bytes frames;
+ *    only the hottest pages take a frame (cache_admit = 2, the default:
+ *    the first keys of the frequency list, as many as the frames hold);
+ *    cache_fill = 1 reads a new frame's page out whole;
  *  - flash energy per page (Table III) and per channel byte.
  */
 #include <errno.h>
@@ -214,12 +217,17 @@ static void test_readout_modes(void)
 	CHECK_EQ_U64(bag(rmssd, split, 2, 0, &o), NS(0.115 + 2 * 25 + 2.58));
 }
 
+/* LRU mechanics with every page admitted (cache_admit = 0). */
 static void test_cache(void)
 {
 	const uint32_t r01[2] = { 0, 1 }, r02[2] = { 0, 2 };
-	uint32_t tid = deploy128(ISP_RF_RECFLASH, 8192), i, row;
+	struct isp_dev *keep = dev;
+	uint32_t tid, i, row;
 	struct rt_sls_out o;
 	struct isp_wire_rf_stats st;
+
+	dev = rt_open("recflash-slc", "cache_admit=0", NULL);
+	tid = deploy128(ISP_RF_RECFLASH, 8192);
 
 	CHECK_EQ_U64(bag(tid, r01, 2, 0, &o), NS(30.275));
 	CHECK_EQ_U64(o.res.cache_misses, 2);
@@ -260,6 +268,78 @@ static void test_cache(void)
 		CHECK_EQ_U64(bag(tid, rep, 3, 0, &o), 0);
 		CHECK_EQ_U64(o.res.cache_hits, 2);
 	}
+	isp_dev_close(dev);
+	dev = keep;
+}
+
+/*
+ * Admission: rows 1000..1408 are the hot region (5 % of 8192, placed by a
+ * profile at slots 0..408, pages 0..12), all within the 32 frames' worth
+ * of hottest keys (cache_admit = 2, the default); a hot row brings its
+ * page in, a cold row on an uncached page never takes a frame, a cold row
+ * on a cached hot page (slot 409 = row 0, page 12) is cached there.
+ * Whole-page fill (cache_fill = 1): the miss reads the page's 32 rows out
+ * in one burst, then any row of it hits.
+ */
+static void test_cache_admit_fill(void)
+{
+	struct isp_wire_rf_create cr = rt_cr(50, 8192, 32, ISP_RF_FP32, ISP_RF_RECFLASH);
+	uint8_t *table = rt_table(8192, 32, ISP_RF_FP32, 50);
+	uint32_t *prof = calloc(8192, 4), i, row;
+	const uint32_t hot0 = 1000, hot1 = 1001, edge = 1384, cold = 7000, zero = 0;
+	struct isp_dev *keep = dev;
+	struct rt_sls_out o;
+	int fill;
+
+	REQUIRE(table && prof);
+	for (i = 0; i < 409; i++)
+		prof[1000 + i] = 1000 - i;
+	cr.flags = ISP_RF_TF_PROFILE;
+	for (fill = 0; fill <= 1; fill++) {
+		dev = rt_open("recflash-slc", fill ? "cache_fill=1" : NULL, NULL);
+		REQUIRE(rt_deploy(dev, &cr, table, prof) == 0);
+		if (!fill) {
+			CHECK_EQ_U64(bag(50, &hot0, 1, 0, &o), NS(27.695));
+			CHECK_EQ_U64(bag(50, &hot0, 1, 0, &o), 0);	/* admitted */
+			CHECK_EQ_U64(o.res.cache_hits, 1);
+			CHECK_EQ_U64(bag(50, &hot1, 1, 0, &o), NS(27.695)); /* row fill */
+			for (i = 0; i < 2; i++) {			/* bypass */
+				CHECK_EQ_U64(bag(50, &cold, 1, 0, &o), NS(27.695));
+				CHECK_EQ_U64(o.res.cache_misses, 1);
+			}
+			CHECK_EQ_U64(bag(50, &edge, 1, 0, &o), NS(27.695));
+			CHECK_EQ_U64(bag(50, &zero, 1, 0, &o), NS(27.695));
+			CHECK_EQ_U64(bag(50, &zero, 1, 0, &o), 0);	/* on a hot page */
+		} else {
+			/* t_C/A + t_R + t_RR + 32 x 128 x t_RC */
+			CHECK_EQ_U64(bag(50, &hot0, 1, 0, &o), NS(0.115 + 25 + 0.02 + 81.92));
+			CHECK_EQ_U64(o.res.bytes_out, 4096);
+			CHECK_EQ_U64(o.res.bytes_useful, 128);
+			CHECK_EQ_U64(o.res.cache_misses, 1);
+			CHECK_EQ_U64(bag(50, &hot1, 1, 0, &o), 0);	/* the whole page */
+			CHECK_EQ_U64(o.res.cache_hits, 1);
+			row = cold;
+			CHECK_EQ_U64(bag(50, &row, 1, 0, &o), NS(27.695)); /* not admitted */
+		}
+		isp_dev_close(dev);
+	}
+	/* Two frames (8 KiB): by default only the hottest 64 keys (pages 0-1)
+	 * take a frame; cache_admit = 1 admits the whole hot region. */
+	for (fill = 0; fill <= 1; fill++) {
+		const uint32_t mid = 1100;	/* slot 100: page 3, hot */
+
+		dev = rt_open("recflash-slc", fill ? "cache_bytes=8k;cache_admit=1" :
+			      "cache_bytes=8k", NULL);
+		REQUIRE(rt_deploy(dev, &cr, table, prof) == 0);
+		CHECK_EQ_U64(bag(50, &mid, 1, 0, &o), NS(27.695));
+		CHECK_EQ_U64(bag(50, &mid, 1, 0, &o), fill ? 0 : NS(27.695));
+		CHECK_EQ_U64(bag(50, &hot0, 1, 0, &o), NS(27.695));
+		CHECK_EQ_U64(bag(50, &hot0, 1, 0, &o), 0);
+		isp_dev_close(dev);
+	}
+	dev = keep;
+	free(table);
+	free(prof);
 }
 
 /* A smaller cache_bytes: fewer frames; 0 disables the cache. */
@@ -270,7 +350,7 @@ static void test_cache_size(void)
 	struct rt_sls_out o;
 	uint32_t tid;
 
-	dev = rt_open("recflash-slc", "cache_bytes=8k", NULL);
+	dev = rt_open("recflash-slc", "cache_bytes=8k;cache_admit=0", NULL);
 	tid = deploy128(ISP_RF_RECFLASH, 4096);
 	bag(tid, &r0, 1, 0, &o);
 	bag(tid, &r1, 1, 0, &o);
@@ -312,6 +392,7 @@ int main(void)
 	test_eq_figures();
 	test_readout_modes();
 	test_cache();
+	test_cache_admit_fill();
 	test_cache_size();
 	test_tlc();
 	isp_dev_close(dev);

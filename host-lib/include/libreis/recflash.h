@@ -461,8 +461,9 @@ struct reis_rf_sls_info {
  *
  * A batch larger than one command (max_xfer, REIS_RF_MAX_BAGS, the result
  * memory) is split by bags into several SLS commands kept in flight
- * together. Tickets are random and non-zero; a ticket collision (ISP Busy)
- * is retried with a new ticket, a full result table (ISP Resource Busy) a
+ * together. Tickets are random and non-zero; a ticket collision (ISP
+ * Ticket In Use) is retried with a new ticket, a full result table (ISP
+ * Resource Busy) a
  * little later. Results are read in chunks and released.
  *
  * Return: 0; -EINVAL for a malformed batch (nothing sent); -ENOENT unknown

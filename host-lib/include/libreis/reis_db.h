@@ -40,6 +40,7 @@ extern "C" {
  * @REIS_OP_DB_INFO: REIS_DB_INFO, C2H 320 bytes.
  * @REIS_OP_DB_COMMIT: REIS_DB_COMMIT, no data.
  * @REIS_OP_SEARCH: REIS_SEARCH (brute force), H2C.
+ * @REIS_OP_META_READ: REIS_META_READ, C2H bytes of a database's META section.
  * @REIS_OP_DB_DELETE: REIS_DB_DELETE, no data.
  * @REIS_OP_IVF_SEARCH: REIS_IVF_SEARCH, H2C.
  * @REIS_OP_DOC_READ: REIS_DOC_READ, C2H.
@@ -55,6 +56,7 @@ enum reis_db_opcode {
 	REIS_OP_DB_INFO = 0x96,
 	REIS_OP_DB_COMMIT = 0x98,
 	REIS_OP_SEARCH = 0x99,
+	REIS_OP_META_READ = 0x9a,
 	REIS_OP_DB_DELETE = 0x9c,
 	REIS_OP_IVF_SEARCH = 0x9d,
 	REIS_OP_DOC_READ = 0xa6,
@@ -70,6 +72,7 @@ enum reis_db_opcode {
 #define REIS_MAX_RERANK 64u		/* rerank factor; 0 means 10 */
 #define REIS_DEFAULT_RERANK 10u		/* REIS 4.3.2: 10 * k candidates */
 #define REIS_DB_NAME_LEN 32u
+#define REIS_DB_MAX_META (1u << 20)	/* META section bytes */
 #define REIS_HIT_NONE UINT64_MAX	/* hit padding: fewer than k hits */
 
 /**
@@ -129,6 +132,8 @@ enum reis_doc_mode {
  * @REIS_SEC_CENTROIDS: nlist * dim/8 binary centroids (IVF).
  * @REIS_SEC_CLUSTERS: nlist u32 cluster sizes (IVF), summing to n.
  * @REIS_SEC_CALIB: ncalib struct reis_calib (IVF).
+ * @REIS_SEC_META: host metadata (libreis writes the quantizer there, see
+ *                 reis_db_quantizer()); read back with REIS_META_READ.
  * @REIS_NSECTIONS: one past the last section.
  */
 enum reis_db_section {
@@ -140,7 +145,8 @@ enum reis_db_section {
 	REIS_SEC_CENTROIDS = 6,
 	REIS_SEC_CLUSTERS = 7,
 	REIS_SEC_CALIB = 8,
-	REIS_NSECTIONS = 9,
+	REIS_SEC_META = 9,
+	REIS_NSECTIONS = 10,
 };
 
 /**
@@ -482,8 +488,9 @@ int reis_kmeans(const float *x, uint64_t n, uint32_t dim,
  * @centroids: nlist * dim/8 binary centroids (IVF).
  * @cluster_sizes: nlist sizes, entries ordered by cluster (IVF).
  * @calib: ncalib points (IVF).
- * @quant: the quantizer that made the codes (not sent to the drive; kept
- *         in image files so queries can be encoded later); may be NULL.
+ * @quant: the quantizer that made the codes (kept in image files, and
+ *         stored with the database by reis_db_deploy() in its META
+ *         section, so queries can be encoded later); may be NULL.
  * @nextra: user sections in @extra (kept in image files only).
  * @extra: user sections: id >= 0x100, data, length.
  * @priv: library-owned memory of built or loaded images.
@@ -738,7 +745,7 @@ typedef void (*reis_progress_fn)(void *arg, uint64_t done, uint64_t total);
  * @depth: sections streamed at once (each in order, one command in flight
  *         per section, as command-set §4 requires); 0: all.
  * @keep_on_error: do not DB_DELETE a failed deploy (for tests).
- * @rsvd: reserved.
+ * @flags: REIS_DEPLOY_* flags.
  */
 struct reis_deploy_opts {
 	reis_progress_fn progress;
@@ -746,8 +753,11 @@ struct reis_deploy_opts {
 	uint32_t chunk;
 	uint32_t depth;
 	uint32_t keep_on_error;
-	uint32_t rsvd;
+	uint32_t flags;
 };
+
+/* reis_deploy_opts.flags */
+#define REIS_DEPLOY_NO_META (1u << 0)	/* do not store the quantizer in META */
 
 /**
  * reis_db_deploy() - DB_CREATE, stream every section, DB_COMMIT.
@@ -755,12 +765,16 @@ struct reis_deploy_opts {
  * @img: image; checked with reis_db_image_check() first.
  * @o: settings, or NULL.
  *
- * DB_Deploy / IVF_Deploy of REIS Table 1. On any failure after DB_CREATE
- * the half-deployed database is deleted (DB_DELETE aborts a deploy); the
- * failing command's completion stays in reis_last_cpl() and its sentence in
- * reis_last_error().
+ * DB_Deploy / IVF_Deploy of REIS Table 1. When @img has a quantizer and
+ * the drive has REIS_CAP_REIS_META (and REIS_DEPLOY_NO_META is not set),
+ * the quantizer goes into the database's META section (reis_meta_encode()),
+ * so any host can encode queries later with reis_db_quantizer(). On any
+ * failure after DB_CREATE the half-deployed database is deleted (DB_DELETE
+ * aborts a deploy); the failing command's completion stays in
+ * reis_last_cpl() and its sentence in reis_last_error().
  *
- * Return: 0; -EINVAL for a bad image (nothing sent); the drive's -errno:
+ * Return: 0; -EINVAL for a bad image or a quantizer whose dimension or
+ * metric differs from the image's (nothing sent); the drive's -errno:
  * -EEXIST (did in use), -ENOSPC (capacity), -ERANGE (bad offset),
  * -ENODATA (incomplete), -EBADMSG (bad payload), -EINVAL (bad field) ...
  */
@@ -783,7 +797,7 @@ int reis_db_deploy_file(struct reis_dev *dev, const char *path, uint32_t did,
 /**
  * reis_db_create() - issue DB_CREATE for @img's header only.
  * @dev: handle.
- * @img: image (only the header fields are used).
+ * @img: image (only the header fields are used; meta_bytes is 0).
  *
  * The building block of reis_db_deploy(); for tests of bad input.
  *
@@ -841,6 +855,8 @@ int reis_db_delete(struct reis_dev *dev, uint32_t did);
  * @docs_bytes: DOCS section length.
  * @name: label, NUL-terminated, printable ASCII.
  * @epb: embeddings per SLC page.
+ * @meta_bytes: META section length (0: none; reis_db_quantizer()).
+ * @rsvd: reserved.
  * @received: bytes received per section (index enum reis_db_section).
  * @pages: pages used: binary, centroid, INT8, document.
  * @dram_bytes: R-DB + R-IVF + calibration in controller DRAM.
@@ -860,6 +876,8 @@ struct reis_db_info {
 	uint32_t group;
 	uint32_t state;
 	uint32_t epb;
+	uint32_t meta_bytes;
+	uint32_t rsvd;
 	uint64_t timestamp;
 	uint64_t docs_bytes;
 	char name[REIS_DB_NAME_LEN + 1];
@@ -898,7 +916,8 @@ int reis_db_list(struct reis_dev *dev, struct reis_db_info *out, unsigned max);
  * reis_doc_read() - read one document (DOC_READ).
  * @dev: handle.
  * @did: database.
- * @index: entry index (IVF: position in cluster order).
+ * @index: entry index (IVF: position in cluster order); a hit's
+ *         struct reis_hit.entry.
  * @buf: destination.
  * @len: its size.
  *
@@ -907,6 +926,97 @@ int reis_db_list(struct reis_dev *dev, struct reis_db_info *out, unsigned max);
  */
 int reis_doc_read(struct reis_dev *dev, uint32_t did, uint64_t index, void *buf,
 		  uint32_t len);
+
+/* ---------------------------------------------------------------------- */
+/* Host metadata stored with a database (META section)                     */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The drive keeps a database's META section as opaque bytes (at most
+ * REIS_DB_MAX_META) in its TLC region. libreis fills it at deploy with a
+ * "REISMET1" blob (docs/reis.md §4): a 32-byte header (magic, version,
+ * record count, total length, FNV-1a 64 checksum of the records) and
+ * records {u32 type, u32 reserved, u64 length, bytes padded to 8}. Record
+ * REIS_META_QUANT holds the quantizer exactly as a "REISQNT1" file does.
+ * Unknown record types are skipped by readers, so the format can grow.
+ */
+#define REIS_META_QUANT 1u
+
+/**
+ * reis_meta_encode() - the META blob libreis deploys for a quantizer.
+ * @quant: quantizer (dim, metric, flags, means and steps).
+ * @blob: out: malloc'd blob.
+ * @len: out: its length (a multiple of 8, <= REIS_DB_MAX_META).
+ *
+ * Return: 0, -EINVAL for a malformed quantizer, -ENOMEM.
+ */
+int reis_meta_encode(const struct reis_quant *quant, void **blob, uint64_t *len);
+
+/**
+ * reis_meta_decode() - parse and check a META blob, extract its quantizer.
+ * @blob: the META section's bytes.
+ * @len: their number.
+ * @dim: the database's dimension (0: do not check).
+ * @metric: the database's metric (checked when @dim is not 0).
+ * @quant: out: the quantizer; reis_quant_free() releases it.
+ * @err: reason on failure.
+ * @errlen: size of @err.
+ *
+ * Everything is bounded and checked: magic, version, lengths, checksum,
+ * record bounds, the quantizer's header, checksum and values (finite
+ * means, finite positive steps), its dimension and metric against the
+ * database's.
+ *
+ * Return: 0, -EBADMSG for a malformed or mismatching blob, -ENODATA when
+ * it holds no quantizer record, -ENOMEM.
+ */
+int reis_meta_decode(const void *blob, uint64_t len, uint32_t dim, uint32_t metric,
+		     struct reis_quant *quant, char *err, size_t errlen);
+
+/**
+ * reis_db_meta_read() - one REIS_META_READ.
+ * @dev: handle.
+ * @did: database.
+ * @off: byte offset in the META section (below its length).
+ * @buf: destination.
+ * @len: a multiple of 4, at most reis_max_xfer(); bytes past the end of
+ *       the section read as zero.
+ *
+ * Return: 0, -ENOENT unknown did, -EBUSY deploying, -EINVAL no META
+ * section (or a bad argument), -ERANGE offset at or past its end, -errno.
+ */
+int reis_db_meta_read(struct reis_dev *dev, uint32_t did, uint64_t off, void *buf,
+		      uint32_t len);
+
+/**
+ * reis_db_meta_fetch() - read a database's whole META section.
+ * @dev: handle.
+ * @did: database.
+ * @blob: out: malloc'd bytes.
+ * @len: out: their number (DB_INFO's meta_bytes).
+ *
+ * Return: 0, -ENODATA when the database has no META section, or the
+ * -errno of DB_INFO / REIS_META_READ.
+ */
+int reis_db_meta_fetch(struct reis_dev *dev, uint32_t did, void **blob, uint64_t *len);
+
+/**
+ * reis_db_quantizer() - the quantizer a database was deployed with, read
+ * from the drive alone.
+ * @dev: handle.
+ * @did: database.
+ * @quant: out: reis_quant_free() releases it.
+ *
+ * DB_INFO, the META section (REIS_META_READ), reis_meta_decode() against
+ * the database's dimension and metric: a host that did not deploy the
+ * database (another process, another boot) encodes its queries with it.
+ *
+ * Return: 0; -ENODATA when the database carries no quantizer (deployed
+ * without one, with REIS_DEPLOY_NO_META, or by a drive without META);
+ * -EBADMSG for a malformed META section; -ENOENT, -EBUSY, -errno as the
+ * commands.
+ */
+int reis_db_quantizer(struct reis_dev *dev, uint32_t did, struct reis_quant *quant);
 
 /* ---------------------------------------------------------------------- */
 /* Search                                                                  */
@@ -960,7 +1070,9 @@ struct reis_queries {
  * @score: INT8 rerank score (0 with REIS_SF_NO_RERANK).
  * @doc: its document inside the result (with REIS_SF_DOCS), else NULL.
  * @doc_len: its length.
- * @rsvd: reserved.
+ * @entry: its entry index in database @did (IVF: position in cluster
+ *         order), always filled, also when @id is a caller id: what
+ *         reis_doc_read() takes.
  */
 struct reis_hit {
 	uint64_t id;
@@ -969,7 +1081,7 @@ struct reis_hit {
 	int64_t score;
 	const uint8_t *doc;
 	uint32_t doc_len;
-	uint32_t rsvd;
+	uint32_t entry;
 };
 
 /**
@@ -1045,8 +1157,9 @@ uint32_t reis_search_max_nq(const struct reis_dev *dev, uint32_t dim, uint32_t k
  *     queries, several in flight).
  * @res: the result, out; free with reis_search_result_free().
  *
- * Each command takes a random ticket; a ticket collision (ISP Busy) is
- * retried with a new one, and ISP Resource Busy is retried after the other
+ * Each command takes a random ticket; a ticket collision (ISP Ticket In
+ * Use, 0x07C9) is retried with a new one (ISP Busy is not: it is the
+ * database's state), and ISP Resource Busy is retried after the other
  * in-flight commands of this call finished (a bounded number of times).
  *
  * Return: 0; -EINVAL for bad options (nothing sent); the drive's -errno:
@@ -1243,7 +1356,8 @@ int reis_result_fetch(struct reis_dev *dev, uint32_t ticket, uint32_t kind,
  * Read the trace with reis_result_fetch(dev, ticket, 3, ...); the JSON
  * follows the 64-byte result header.
  *
- * Return: 0, -EBUSY when a trace is already armed, or -errno.
+ * Return: 0, -EBUSY when a trace is already armed, -EADDRINUSE when
+ * @ticket holds another command's result, or -errno.
  */
 int reis_trace_arm(struct reis_dev *dev, uint32_t ticket, uint8_t opcode);
 
@@ -1327,6 +1441,88 @@ int reis_ref_search(const struct reis_db_image *const *dbs, unsigned ndbs, int i
 int reis_ivf_calibrate(const struct reis_db_image *img, const float *queries,
 		       uint32_t nq, const uint32_t *truth, uint32_t truth_stride,
 		       uint32_t k, uint32_t factor, struct reis_calib *out, unsigned max);
+
+/* Default quantile of reis_df_calibrate(): the largest distance (docs/reis.md §7). */
+#define REIS_DF_QUANTILE_MAX 10000u
+#define REIS_DF_DEFAULT_QUANTILE REIS_DF_QUANTILE_MAX
+
+/**
+ * struct reis_df_opts - distance-filter threshold calibration (REIS 4.3.3).
+ * @k: hits per search the threshold is for (0: 10). One threshold serves
+ *     every k up to this one (smaller k need fewer candidates).
+ * @factor: rerank factor of those searches (0: 10): each query must keep
+ *          its factor * k nearest entries.
+ * @nprobe: IVF: clusters the searches probe (0: the image's calibration
+ *          table at @target_recall); ignored for brute force. A threshold
+ *          made for nprobe P also serves larger nprobe (more entries only
+ *          bring nearer candidates), not smaller.
+ * @target_recall: with @nprobe 0, in 1/10000 (0: 9500).
+ * @quantile: which per-query distance sets the threshold, in 1/10000 of
+ *            the queries (0: REIS_DF_DEFAULT_QUANTILE, the largest).
+ * @rsvd: reserved, 0.
+ */
+struct reis_df_opts {
+	uint32_t k;
+	uint32_t factor;
+	uint32_t nprobe;
+	uint32_t target_recall;
+	uint32_t quantile;
+	uint32_t rsvd;
+};
+
+/**
+ * struct reis_df_calib - what reis_df_calibrate() found.
+ * @threshold: the DF threshold (entries at Hamming >= it stay in the die),
+ *             for struct reis_db_image.df_threshold or a search's
+ *             df_threshold; 0 when no threshold <= dim would filter.
+ * @nprobe: clusters probed per query (0: brute force).
+ * @cand: candidates each query keeps (factor * k).
+ * @nq: calibration queries.
+ * @d_min: smallest per-query distance of the cand-th nearest entry.
+ * @d_median: median of them.
+ * @d_max: largest of them.
+ * @pass_frac: fraction of the searched entries (probed clusters) closer
+ *             than @threshold, i.e. that cross the channel, over the
+ *             calibration queries; 1 - @pass_frac is filtered in the dies.
+ * @short_frac: fraction of the calibration queries left with fewer than
+ *              @cand candidates by the threshold (0 with the max quantile).
+ */
+struct reis_df_calib {
+	uint32_t threshold;
+	uint32_t nprobe;
+	uint32_t cand;
+	uint32_t nq;
+	uint32_t d_min;
+	uint32_t d_median;
+	uint32_t d_max;
+	uint32_t rsvd;
+	double pass_frac;
+	double short_frac;
+};
+
+/**
+ * reis_df_calibrate() - choose a distance-filtering threshold for a
+ * database from calibration queries (REIS 4.3.3: one threshold per k
+ * filters most entries in the dies and still keeps the top-k).
+ * @img: a checked image (binary codes; IVF: centroids, clusters and, with
+ *       nprobe 0, the calibration table).
+ * @q: calibration queries: only @q->bin is used (held-out queries, encoded
+ *     with the database's quantizer).
+ * @o: options, or NULL for the defaults.
+ * @out: the threshold and its statistics.
+ *
+ * For each query the drive's search is followed on the host: the nprobe
+ * nearest centroids by (Hamming, cluster) for IVF, every entry for brute
+ * force; d(q) is the Hamming distance of the (factor * k)-th nearest
+ * searched entry. The threshold is quantile(d) + 1 (capped: 0 when above
+ * dim). With the largest d every calibration query keeps exactly its
+ * no-DF candidates, so its hits are the same with and without DF.
+ *
+ * Return: 0, -EINVAL for bad arguments (an IVF image without calibration
+ * table and nprobe 0, dimension mismatch), -ENOMEM.
+ */
+int reis_df_calibrate(const struct reis_db_image *img, const struct reis_queries *q,
+		      const struct reis_df_opts *o, struct reis_df_calib *out);
 
 /**
  * reis_encode_queries() - binary and INT8 codes of float queries.

@@ -10,6 +10,9 @@
  *   restart boot (marker found): both databases are there and READY, and
  *     the same searches give results with the same digest and equal to the
  *     reference; then they are deleted and the marker cleared.
+ * In both boots the quantizer read back from the drive (META section,
+ * REIS_META_READ through the QEMU glue) equals the deploying host's and
+ * encodes the queries to the same codes.
  * Skips (77) when the drive is absent.
  */
 #include <errno.h>
@@ -141,6 +144,26 @@ int main(void)
 		CHECK(ret == 0 && info.state == REIS_DB_READY && info.n == N);
 		if (ret)
 			continue;
+		{
+			struct reis_quant qd;
+			struct reis_queries q2;
+
+			ret = reis_db_quantizer(dev, img[i].did, &qd);
+			if (ret)
+				fprintf(stderr, "quantizer: %s\n", reis_last_error(dev));
+			CHECK(ret == 0);
+			if (!ret) {
+				CHECK(qd.dim == DIM && qd.metric == img[i].quant->metric &&
+				      !memcmp(qd.mean, img[i].quant->mean, DIM * 4) &&
+				      !memcmp(qd.scale, img[i].quant->scale, DIM * 4));
+				REQUIRE(reis_encode_queries(&qd, qf, NQ, &q2) == 0);
+				if (!i)
+					CHECK(!memcmp(q2.bin, q.bin, NQ * DIM / 8) &&
+					      !memcmp(q2.int8, q.int8, NQ * DIM));
+				reis_queries_free(&q2);
+				reis_quant_free(&qd);
+			}
+		}
 		memset(&so, 0, sizeof(so));
 		so.did = img[i].did;
 		so.k = 10;
