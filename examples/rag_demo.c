@@ -35,10 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "corpus.h"
 #include "libreis.h"
 
 #define RAG_DID 4242u
@@ -67,39 +67,17 @@ static double now_s(void)
 /* bundle (host)                                                           */
 /* ---------------------------------------------------------------------- */
 
-static uint8_t *slurp(const char *dir, const char *name, uint64_t *len)
+/* A file of the corpus; exits with a message when it cannot be read. */
+static uint8_t *slurp(const struct corpus *c, const char *name, uint64_t *len)
 {
-	char p[1024];
-	struct stat st;
-	uint8_t *b;
-	FILE *f;
+	char err[700];
+	uint8_t *b = corpus_slurp(c, name, len, err, sizeof(err));
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "rb");
-	if (!f || fstat(fileno(f), &st)) {
-		fprintf(stderr, "rag_demo: %s: %s\n", p, strerror(errno));
-		exit(1);
-	}
-	b = malloc((size_t)st.st_size + 1);
-	if (!b || fread(b, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-		fprintf(stderr, "rag_demo: reading %s failed\n", p);
-		exit(1);
-	}
-	b[st.st_size] = 0;
-	fclose(f);
-	*len = (uint64_t)st.st_size;
-	return b;
-}
-
-static void vecs(const char *dir, const char *name, struct reis_vecs *v)
-{
-	char p[1024], err[256];
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if (reis_vecs_load(p, v, err, sizeof(err))) {
+	if (!b) {
 		fprintf(stderr, "rag_demo: %s\n", err);
 		exit(1);
 	}
+	return b;
 }
 
 /* Offsets of the lines of a text blob: starts[i] .. ends[i]. */
@@ -137,42 +115,44 @@ static void build_progress(void *arg, const char *stage, double frac)
 
 static int cmd_bundle(const char *dir, const char *out)
 {
-	struct reis_vecs base, qv, qgt, gt, cq, cgt;
+	struct corpus c;
+	struct reis_vecs qgt;
 	struct reis_build_opts bo;
 	struct reis_db_image img;
-	uint64_t dlen, ilen, llen, qlen, i, *off, *noff, pos = 0;
+	uint64_t llen, qlen, i, *off, *noff, pos = 0;
 	uint64_t *ls, *le, *qs_, *qe, nlem, nqt;
-	uint8_t *docs, *idx, *lem, *qtxt, *nd, *qsec;
+	uint8_t *lem, *qtxt, *nd, *qsec;
 	uint32_t picked = 0, want = RAG_MAX_QUERIES;
 	size_t qcap;
-	char err[256], name[40];
+	char err[700], name[40], p[600];
 	double t0 = now_s();
 	struct rag_qhdr h;
 
-	vecs(dir, "passages.fvecs", &base);
-	vecs(dir, "queries.fvecs", &qv);
-	vecs(dir, "queries_gt.ivecs", &qgt);
-	vecs(dir, "gt_top100.ivecs", &gt);
-	vecs(dir, "calib.fvecs", &cq);
-	vecs(dir, "calib_top100.ivecs", &cgt);
-	docs = slurp(dir, "docs.bin", &dlen);
-	idx = slurp(dir, "docs.idx", &ilen);
-	lem = slurp(dir, "lemmas.txt", &llen);
-	qtxt = slurp(dir, "queries.txt", &qlen);
-	if (ilen != (base.n + 1) * 8 || qgt.n != qv.n || gt.n != qv.n || base.dim != qv.dim) {
-		fprintf(stderr, "rag_demo: %s is inconsistent (docs.idx, queries)\n", dir);
+	if (corpus_find(&c, dir, "wordnet-subset")) {
+		fprintf(stderr, "rag_demo: no corpus in %s (scripts/corpus.sh)\n", c.dir);
 		return 1;
 	}
-	off = (uint64_t *)(void *)idx;
+	snprintf(p, sizeof(p), "%s/queries_gt.ivecs", c.dir);
+	if (corpus_load(&c, err, sizeof(err)) || reis_vecs_load(p, &qgt, err, sizeof(err))) {
+		fprintf(stderr, "rag_demo: %s\n", err);
+		return 1;
+	}
+	lem = slurp(&c, "lemmas.txt", &llen);
+	qtxt = slurp(&c, "queries.txt", &qlen);
+	if (qgt.n != c.queries.n) {
+		fprintf(stderr, "rag_demo: %s is inconsistent (queries_gt.ivecs)\n", dir);
+		return 1;
+	}
+	off = c.doc_offsets;
 	nlem = index_lines(lem, llen, &ls, &le);
 	nqt = index_lines(qtxt, qlen, &qs_, &qe);
 
 	/* Documents: "lemmas: gloss", so a passage names its word. */
-	nd = malloc(dlen + llen + 2 * base.n);
-	noff = malloc((base.n + 1) * sizeof(*noff));
+	nd = malloc(c.docs_len + llen + 2 * c.base.n);
+	noff = malloc((c.base.n + 1) * sizeof(*noff));
 	if (!nd || !noff)
 		return 1;
-	for (i = 0; i < base.n; i++) {
+	for (i = 0; i < c.base.n; i++) {
 		noff[i] = pos;
 		if (i < nlem) {
 			memcpy(nd + pos, lem + ls[i], le[i] - ls[i]);
@@ -180,30 +160,18 @@ static int cmd_bundle(const char *dir, const char *out)
 			memcpy(nd + pos, ": ", 2);
 			pos += 2;
 		}
-		memcpy(nd + pos, docs + off[i], off[i + 1] - off[i]);
+		memcpy(nd + pos, c.docs + off[i], off[i + 1] - off[i]);
 		pos += off[i + 1] - off[i];
 	}
-	noff[base.n] = pos;
+	noff[c.base.n] = pos;
 
-	memset(&bo, 0, sizeof(bo));
-	bo.did = RAG_DID;
-	bo.kind = REIS_DB_IVF;
-	bo.metric = REIS_METRIC_IP;
-	bo.flags = REIS_BUILD_INT8;
-	bo.km.seed = 1;
-	bo.km.max_iter = 10;
-	bo.km.max_train_per_list = 64;
+	corpus_build_opts(&c, RAG_DID, &bo);
 	bo.docs = nd;
 	bo.doc_offsets = noff;
-	bo.calib_queries = cq.data;
-	bo.ncalib_queries = (uint32_t)cq.n;
-	bo.calib_truth = cgt.data;
-	bo.calib_truth_k = cgt.dim;
-	bo.calib_k = 10;
-	snprintf(name, sizeof(name), "wordnet-%llu", (unsigned long long)base.n);
+	snprintf(name, sizeof(name), "wordnet-%llu", (unsigned long long)c.base.n);
 	bo.name = name;
 	bo.progress = build_progress;
-	if (reis_db_build(&bo, base.data, base.n, base.dim, &img, err, sizeof(err))) {
+	if (reis_db_build(&bo, c.base.data, c.base.n, c.base.dim, &img, err, sizeof(err))) {
 		fprintf(stderr, "rag_demo: build: %s\n", err);
 		return 1;
 	}
@@ -217,7 +185,7 @@ static int cmd_bundle(const char *dir, const char *out)
 		memset(&dfo, 0, sizeof(dfo));
 		dfo.k = 10;
 		dfo.target_recall = 9500;
-		if (reis_encode_queries(img.quant, cq.data, (uint32_t)cq.n, &cal) ||
+		if (reis_encode_queries(img.quant, c.calib.data, (uint32_t)c.calib.n, &cal) ||
 		    reis_df_calibrate(&img, &cal, &dfo, &dfc)) {
 			fprintf(stderr, "rag_demo: distance-filter calibration failed\n");
 			return 1;
@@ -230,19 +198,19 @@ static int cmd_bundle(const char *dir, const char *out)
 	}
 
 	/* Demo queries: ones whose own gloss is the exact top-3 (good demos). */
-	qcap = sizeof(h) + RAG_MAX_QUERIES * (8 + RAG_MAX_TEXT + 4 * (size_t)qv.dim);
+	qcap = sizeof(h) + RAG_MAX_QUERIES * (8 + RAG_MAX_TEXT + 4 * (size_t)c.queries.dim);
 	qsec = calloc(1, qcap);
 	if (!qsec)
 		return 1;
 	pos = sizeof(h);
-	for (i = 0; i < qv.n && picked < want; i++) {
+	for (i = 0; i < c.queries.n && picked < want; i++) {
 		uint32_t ans = (uint32_t)((int32_t *)qgt.data)[i], l, j, rank = 99;
 		const char *t = i < nqt ? (const char *)qtxt + qs_[i] : NULL;
 
 		l = i < nqt ? (uint32_t)(qe[i] - qs_[i]) : 0;
 
 		for (j = 0; j < 3; j++)
-			if ((uint32_t)((int32_t *)gt.data)[i * gt.dim + j] == ans)
+			if ((uint32_t)((int32_t *)c.gt.data)[i * c.gt.dim + j] == ans)
 				rank = j;
 		if (rank > 2 || !t || l < 12 || l >= RAG_MAX_TEXT)
 			continue;
@@ -250,13 +218,13 @@ static int cmd_bundle(const char *dir, const char *out)
 		memcpy(qsec + pos + 4, &l, 4);
 		memcpy(qsec + pos + 8, t, l);
 		pos += 8 + ((l + 3) & ~3u);
-		memcpy(qsec + pos, (float *)qv.data + i * qv.dim, 4 * (size_t)qv.dim);
-		pos += 4 * (size_t)qv.dim;
+		memcpy(qsec + pos, (float *)c.queries.data + i * c.queries.dim, 4 * (size_t)c.queries.dim);
+		pos += 4 * (size_t)c.queries.dim;
 		picked++;
 	}
 	memcpy(h.magic, "RAGQ", 4);
 	h.count = picked;
-	h.dim = qv.dim;
+	h.dim = c.queries.dim;
 	h.rsvd = 0;
 	memcpy(qsec, &h, sizeof(h));
 	img.nextra = 1;
@@ -275,20 +243,14 @@ static int cmd_bundle(const char *dir, const char *out)
 	free(qsec);
 	free(nd);
 	free(noff);
-	free(docs);
-	free(idx);
 	free(lem);
 	free(qtxt);
 	free(ls);
 	free(le);
 	free(qs_);
 	free(qe);
-	reis_vecs_free(&base);
-	reis_vecs_free(&qv);
 	reis_vecs_free(&qgt);
-	reis_vecs_free(&gt);
-	reis_vecs_free(&cq);
-	reis_vecs_free(&cgt);
+	corpus_free(&c);
 	return 0;
 }
 

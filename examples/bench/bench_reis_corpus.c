@@ -26,16 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
+#include "corpus.h"
 #include "libreis.h"
 
 #define K 10
 #define BATCH 64
 #define LAT_Q 200	/* single-query latency: averaged over this many */
-
-static char cdir[512];
 
 static double cpu_s(void)
 {
@@ -51,36 +49,6 @@ static double wall_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void load(const char *name, struct reis_vecs *v)
-{
-	char p[600], err[256];
-
-	snprintf(p, sizeof(p), "%s/%s", cdir, name);
-	if (reis_vecs_load(p, v, err, sizeof(err))) {
-		fprintf(stderr, "bench_reis_corpus: %s\n", err);
-		exit(1);
-	}
-}
-
-static uint8_t *slurp(const char *name, uint64_t *len)
-{
-	char p[600];
-	struct stat st;
-	uint8_t *b;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", cdir, name);
-	f = fopen(p, "rb");
-	if (!f || fstat(fileno(f), &st))
-		exit(1);
-	b = malloc((size_t)st.st_size + 1);
-	if (!b || fread(b, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
-		exit(1);
-	fclose(f);
-	*len = (uint64_t)st.st_size;
-	return b;
 }
 
 struct cand {
@@ -186,7 +154,7 @@ static void run_preset(const char *preset, struct reis_db_image *img,
 		struct reis_search_result r;
 		struct reis_hit *hits = malloc((size_t)nq * K * sizeof(*hits));
 		uint64_t model_ns = 0, nj = 0, pages = 0, lat = 0, latd = 0;
-		uint32_t first, ivf = nps[i] != 0;
+		uint32_t first;
 		double c0, cpu;
 
 		if (!hits)
@@ -198,13 +166,10 @@ static void run_preset(const char *preset, struct reis_db_image *img,
 		/* Throughput: 64-query batches, one command at a time. */
 		c0 = cpu_s();
 		for (first = 0; first < nq; first += BATCH) {
-			struct reis_queries sub = *q;
+			struct reis_queries sub = corpus_qslice(q, first,
+								nq - first < BATCH ? nq - first : BATCH);
 
-			sub.nq = nq - first < BATCH ? nq - first : BATCH;
-			sub.bin = q->bin + (size_t)first * (q->dim / 8);
-			sub.int8 = q->int8 + (size_t)first * q->dim;
-			if ((ivf ? reis_ivf_search(dev, &so, &sub, &r) :
-			     reis_search(dev, &so, &sub, &r))) {
+			if (corpus_search(dev, &so, &sub, &r)) {
 				fprintf(stderr, "search: %s\n", reis_last_error(dev));
 				exit(1);
 			}
@@ -217,25 +182,20 @@ static void run_preset(const char *preset, struct reis_db_image *img,
 		cpu = cpu_s() - c0;
 		/* Latency: one query per command, without and with documents. */
 		for (first = 0; first < LAT_Q; first++) {
-			struct reis_queries one = *q;
+			struct reis_queries one = corpus_qslice(q, first, 1);
 
-			one.nq = 1;
-			one.bin = q->bin + (size_t)first * (q->dim / 8);
-			one.int8 = q->int8 + (size_t)first * q->dim;
 			so.flags = 0;
-			if ((ivf ? reis_ivf_search(dev, &so, &one, &r) :
-			     reis_search(dev, &so, &one, &r)))
+			if (corpus_search(dev, &so, &one, &r))
 				exit(1);
 			lat += r.search_ns + r.read_ns;
 			reis_search_result_free(&r);
 			so.flags = REIS_SF_DOCS;
-			if ((ivf ? reis_ivf_search(dev, &so, &one, &r) :
-			     reis_search(dev, &so, &one, &r)))
+			if (corpus_search(dev, &so, &one, &r))
 				exit(1);
 			latd += r.search_ns + r.read_ns;
 			reis_search_result_free(&r);
 		}
-		if (ivf)
+		if (nps[i])
 			printf("%-8u", nps[i]);
 		else
 			printf("%-8s", "BF");
@@ -250,70 +210,40 @@ static void run_preset(const char *preset, struct reis_db_image *img,
 
 int main(int argc, char **argv)
 {
-	const char *cache = getenv("ISP_CACHE");
-	struct reis_vecs base, qv, gt, cq, cgt;
+	struct corpus c;
 	struct reis_build_opts bo;
 	struct reis_db_image img;
 	struct reis_queries q;
-	uint64_t dlen, ilen, sink = 0;
-	uint8_t *docs, *idx;
-	char err[256], mf[600];
-	struct stat st;
+	uint64_t sink = 0;
+	char err[1024];
 	double t0, host;
 
-	if (argc > 1) {
-		snprintf(cdir, sizeof(cdir), "%s", argv[1]);
-	} else {
-		snprintf(cdir, sizeof(cdir), "%s/corpus/wordnet-full",
-			 cache ? cache : "/var/cache/isp-ssd");
-		snprintf(mf, sizeof(mf), "%s/manifest.json", cdir);
-		if (stat(mf, &st))
-			snprintf(cdir, sizeof(cdir), "%s/corpus/wordnet-subset",
-				 cache ? cache : "/var/cache/isp-ssd");
-	}
-	snprintf(mf, sizeof(mf), "%s/manifest.json", cdir);
-	if (stat(mf, &st)) {
-		printf("bench_reis_corpus: skipped: no corpus in %s (scripts/corpus.sh)\n", cdir);
+	/* The full corpus when it is built, else the test subset. */
+	if (corpus_find(&c, argc > 1 ? argv[1] : NULL, "wordnet-full") &&
+	    (argc > 1 || corpus_find(&c, NULL, "wordnet-subset"))) {
+		printf("bench_reis_corpus: skipped: no corpus in %s (scripts/corpus.sh)\n", c.dir);
 		return 0;
 	}
-	load("passages.fvecs", &base);
-	load("queries.fvecs", &qv);
-	load("gt_top100.ivecs", &gt);
-	load("calib.fvecs", &cq);
-	load("calib_top100.ivecs", &cgt);
-	docs = slurp("docs.bin", &dlen);
-	idx = slurp("docs.idx", &ilen);
-	if (ilen != (base.n + 1) * 8)
+	if (corpus_load(&c, err, sizeof(err))) {
+		fprintf(stderr, "bench_reis_corpus: %s\n", err);
 		return 1;
-	printf("corpus %s: %" PRIu64 " passages x %u-d, %" PRIu64 " queries\n", cdir, base.n,
-	       base.dim, qv.n);
+	}
+	printf("corpus %s: %" PRIu64 " passages x %u-d, %" PRIu64 " queries\n", c.dir,
+	       c.base.n, c.base.dim, c.queries.n);
 
-	memset(&bo, 0, sizeof(bo));
-	bo.did = 1;
-	bo.kind = REIS_DB_IVF;
-	bo.flags = REIS_BUILD_INT8;
-	bo.km.seed = 1;
-	bo.km.max_iter = 10;
-	bo.km.max_train_per_list = 64;
-	bo.docs = docs;
-	bo.doc_offsets = (const uint64_t *)(const void *)idx;
-	bo.calib_queries = cq.data;
-	bo.ncalib_queries = (uint32_t)cq.n;
-	bo.calib_truth = cgt.data;
-	bo.calib_truth_k = cgt.dim;
-	bo.name = "wordnet";
+	corpus_build_opts(&c, 1, &bo);
 	t0 = wall_s();
-	if (reis_db_build(&bo, base.data, base.n, base.dim, &img, err, sizeof(err))) {
+	if (reis_db_build(&bo, c.base.data, c.base.n, c.base.dim, &img, err, sizeof(err))) {
 		fprintf(stderr, "bench_reis_corpus: build: %s\n", err);
 		return 1;
 	}
 	printf("IVF build (k-means %u clusters, quantize, calibrate): %.1f s host\n", img.nlist,
 	       wall_s() - t0);
-	if (reis_encode_queries(img.quant, qv.data, (uint32_t)qv.n, &q))
+	if (reis_encode_queries(img.quant, c.queries.data, (uint32_t)c.queries.n, &q))
 		return 1;
 
-	run_preset("reis-ssd1", &img, &q, &gt);
-	run_preset("reis-ssd2", &img, &q, &gt);
+	run_preset("reis-ssd1", &img, &q, &c.gt);
+	run_preset("reis-ssd2", &img, &q, &c.gt);
 
 	host = host_scan(&img, &q, q.nq, &sink);
 	printf("\nplain host scan of the same %" PRIu64 " binary codes (XOR+POPCNT, top-100, "
@@ -324,12 +254,6 @@ int main(int argc, char **argv)
 	       "process's CPU time per query while the in-process drive emulates it.\n");
 	reis_queries_free(&q);
 	reis_db_image_free(&img);
-	reis_vecs_free(&base);
-	reis_vecs_free(&qv);
-	reis_vecs_free(&gt);
-	reis_vecs_free(&cq);
-	reis_vecs_free(&cgt);
-	free(docs);
-	free(idx);
+	corpus_free(&c);
 	return 0;
 }

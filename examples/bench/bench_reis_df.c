@@ -24,46 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
+#include "corpus.h"
 #include "libreis.h"
 
 #define K 10
 #define BATCH 64
 #define LAT_Q 200
-
-static char cdir[512];
-
-static void load(const char *name, struct reis_vecs *v)
-{
-	char p[600], err[256];
-
-	snprintf(p, sizeof(p), "%s/%s", cdir, name);
-	if (reis_vecs_load(p, v, err, sizeof(err))) {
-		fprintf(stderr, "bench_reis_df: %s\n", err);
-		exit(1);
-	}
-}
-
-static uint8_t *slurp(const char *name, uint64_t *len)
-{
-	char p[600];
-	struct stat st;
-	uint8_t *b;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", cdir, name);
-	f = fopen(p, "rb");
-	if (!f || fstat(fileno(f), &st))
-		exit(1);
-	b = malloc((size_t)st.st_size + 1);
-	if (!b || fread(b, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
-		exit(1);
-	fclose(f);
-	*len = (uint64_t)st.st_size;
-	return b;
-}
 
 struct run {
 	double recall, same, filtered, lat_us, uj, chan_kb, lat_docs_us;
@@ -88,12 +56,9 @@ static void measure(struct reis_dev *dev, uint32_t did, uint32_t nprobe, uint32_
 	so.df_threshold = thr;
 	so.flags = thr ? 0 : REIS_SF_NO_DF;
 	for (first = 0; first < nq; first += BATCH) {
-		struct reis_queries sub = *q;
+		struct reis_queries sub = corpus_qslice(q, first, nq - first < BATCH ? nq - first : BATCH);
 
-		sub.nq = nq - first < BATCH ? nq - first : BATCH;
-		sub.bin = q->bin + (size_t)first * (q->dim / 8);
-		sub.int8 = q->int8 + (size_t)first * q->dim;
-		if ((nprobe ? reis_ivf_search(dev, &so, &sub, &r) : reis_search(dev, &so, &sub, &r))) {
+		if (corpus_search(dev, &so, &sub, &r)) {
 			fprintf(stderr, "search: %s\n", reis_last_error(dev));
 			exit(1);
 		}
@@ -106,12 +71,9 @@ static void measure(struct reis_dev *dev, uint32_t did, uint32_t nprobe, uint32_
 	if (reis_stats(dev, 0, &s0))
 		exit(1);
 	for (first = 0; first < LAT_Q; first++) {
-		struct reis_queries one = *q;
+		struct reis_queries one = corpus_qslice(q, first, 1);
 
-		one.nq = 1;
-		one.bin = q->bin + (size_t)first * (q->dim / 8);
-		one.int8 = q->int8 + (size_t)first * q->dim;
-		if ((nprobe ? reis_ivf_search(dev, &so, &one, &r) : reis_search(dev, &so, &one, &r)))
+		if (corpus_search(dev, &so, &one, &r))
 			exit(1);
 		lat += r.search_ns + r.read_ns;
 		nj += r.search_nj + r.read_nj;
@@ -124,12 +86,9 @@ static void measure(struct reis_dev *dev, uint32_t did, uint32_t nprobe, uint32_
 	so.k = 5;
 	so.flags |= REIS_SF_DOCS;
 	for (first = 0; first < LAT_Q; first++) {
-		struct reis_queries one = *q;
+		struct reis_queries one = corpus_qslice(q, first, 1);
 
-		one.nq = 1;
-		one.bin = q->bin + (size_t)first * (q->dim / 8);
-		one.int8 = q->int8 + (size_t)first * q->dim;
-		if ((nprobe ? reis_ivf_search(dev, &so, &one, &r) : reis_search(dev, &so, &one, &r)))
+		if (corpus_search(dev, &so, &one, &r))
 			exit(1);
 		latd += r.search_ns + r.read_ns;
 		reis_search_result_free(&r);
@@ -151,8 +110,8 @@ static void measure(struct reis_dev *dev, uint32_t did, uint32_t nprobe, uint32_
 int main(int argc, char **argv)
 {
 	static const uint32_t quantiles[] = { 10000, 9900, 9500, 9000 };
-	const char *cache = getenv("ISP_CACHE"), *preset = argc > 2 ? argv[2] : "reis-ssd1";
-	struct reis_vecs base, qv, gt, cq, cgt;
+	const char *preset = argc > 2 ? argv[2] : "reis-ssd1";
+	struct corpus c;
 	struct reis_build_opts bo;
 	struct reis_db_image img;
 	struct reis_queries q, cal;
@@ -161,70 +120,42 @@ int main(int argc, char **argv)
 	struct reis_dev *dev;
 	struct reis_hit *off_hits, *hits;
 	struct run off;
-	uint64_t dlen, ilen;
-	uint8_t *docs, *idx;
 	uint32_t nprobe, i, bf;
-	char err[256], mf[600];
-	struct stat st;
+	char err[1024];
 
-	if (argc > 1 && strcmp(argv[1], "-"))
-		snprintf(cdir, sizeof(cdir), "%s", argv[1]);
-	else
-		snprintf(cdir, sizeof(cdir), "%s/corpus/wordnet-subset",
-			 cache ? cache : "/var/cache/isp-ssd");
-	snprintf(mf, sizeof(mf), "%s/manifest.json", cdir);
-	if (stat(mf, &st)) {
-		printf("bench_reis_df: skipped: no corpus in %s (scripts/corpus.sh)\n", cdir);
+	if (corpus_find(&c, argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL, "wordnet-subset")) {
+		printf("bench_reis_df: skipped: no corpus in %s (scripts/corpus.sh)\n", c.dir);
 		return 0;
 	}
-	load("passages.fvecs", &base);
-	load("queries.fvecs", &qv);
-	load("gt_top100.ivecs", &gt);
-	load("calib.fvecs", &cq);
-	load("calib_top100.ivecs", &cgt);
-	docs = slurp("docs.bin", &dlen);
-	idx = slurp("docs.idx", &ilen);
-	if (ilen != (base.n + 1) * 8)
+	if (corpus_load(&c, err, sizeof(err))) {
+		fprintf(stderr, "bench_reis_df: %s\n", err);
 		return 1;
+	}
 
 	/* The RAG demo bundle's settings (examples/rag_demo.c). */
-	memset(&bo, 0, sizeof(bo));
-	bo.did = 1;
-	bo.kind = REIS_DB_IVF;
-	bo.flags = REIS_BUILD_INT8;
-	bo.km.seed = 1;
-	bo.km.max_iter = 10;
-	bo.km.max_train_per_list = 64;
-	bo.docs = docs;
-	bo.doc_offsets = (const uint64_t *)(const void *)idx;
-	bo.calib_queries = cq.data;
-	bo.ncalib_queries = (uint32_t)cq.n;
-	bo.calib_truth = cgt.data;
-	bo.calib_truth_k = cgt.dim;
-	bo.calib_k = K;
-	bo.name = "wordnet";
-	if (reis_db_build(&bo, base.data, base.n, base.dim, &img, err, sizeof(err))) {
+	corpus_build_opts(&c, 1, &bo);
+	if (reis_db_build(&bo, c.base.data, c.base.n, c.base.dim, &img, err, sizeof(err))) {
 		fprintf(stderr, "bench_reis_df: build: %s\n", err);
 		return 1;
 	}
-	if (reis_encode_queries(img.quant, qv.data, (uint32_t)qv.n, &q) ||
-	    reis_encode_queries(img.quant, cq.data, (uint32_t)cq.n, &cal))
+	if (reis_encode_queries(img.quant, c.queries.data, (uint32_t)c.queries.n, &q) ||
+	    reis_encode_queries(img.quant, c.calib.data, (uint32_t)c.calib.n, &cal))
 		return 1;
 	memset(&so, 0, sizeof(so));
 	so.target_recall = 9500;
 	{
 		/* The demo's nprobe: what IVF_Search(R = 0.95) picks. */
 		struct reis_df_opts o;
-		struct reis_df_calib c;
+		struct reis_df_calib dc;
 
 		memset(&o, 0, sizeof(o));
-		if (reis_df_calibrate(&img, &cal, &o, &c))
+		if (reis_df_calibrate(&img, &cal, &o, &dc))
 			return 1;
-		nprobe = c.nprobe;
+		nprobe = dc.nprobe;
 	}
 	printf("corpus %s: %" PRIu64 " passages x %u-d, %u clusters; %u evaluation and %u "
 	       "calibration queries; k = %u, factor 10, nprobe %u (target recall 0.95); %s\n",
-	       cdir, img.n, img.dim, img.nlist, q.nq, cal.nq, K, nprobe, preset);
+	       c.dir, img.n, img.dim, img.nlist, q.nq, cal.nq, K, nprobe, preset);
 
 	memset(&io, 0, sizeof(io));
 	io.preset = preset;
@@ -240,33 +171,33 @@ int main(int argc, char **argv)
 	if (!off_hits || !hits)
 		return 1;
 	for (bf = 0; bf < 2; bf++) {
-	uint32_t np = bf ? 0 : nprobe;
+		uint32_t np = bf ? 0 : nprobe;
 
-	measure(dev, 1, np, 0, &q, &gt, NULL, off_hits, &off);
-	printf("\n%s\n", bf ? "brute force (SEARCH over all entries)" :
-	       "IVF_SEARCH at the demo's nprobe");
-	printf("%-9s %5s %8s %8s %9s %9s %9s %9s %8s %9s %11s\n", "quantile", "thr",
-	       "d med", "d max", "est pass", "filtered", "recall@10", "same top", "lat us",
-	       "uJ/query", "chan KB/q");
-	printf("%-9s %5s %8s %8s %9s %9.4f %9.4f %9.4f %8.1f %9.1f %11.1f   (k=5+docs %.1f us)\n",
-	       "DF off", "-", "-", "-", "-", off.filtered, off.recall, 1.0, off.lat_us, off.uj,
-	       off.chan_kb, off.lat_docs_us);
-	for (i = 0; i < sizeof(quantiles) / sizeof(quantiles[0]); i++) {
-		struct reis_df_opts o;
-		struct reis_df_calib c;
-		struct run on;
+		measure(dev, 1, np, 0, &q, &c.gt, NULL, off_hits, &off);
+		printf("\n%s\n", bf ? "brute force (SEARCH over all entries)" :
+		       "IVF_SEARCH at the demo's nprobe");
+		printf("%-9s %5s %8s %8s %9s %9s %9s %9s %8s %9s %11s\n", "quantile", "thr",
+		       "d med", "d max", "est pass", "filtered", "recall@10", "same top", "lat us",
+		       "uJ/query", "chan KB/q");
+		printf("%-9s %5s %8s %8s %9s %9.4f %9.4f %9.4f %8.1f %9.1f %11.1f   (k=5+docs %.1f us)\n",
+		       "DF off", "-", "-", "-", "-", off.filtered, off.recall, 1.0, off.lat_us, off.uj,
+		       off.chan_kb, off.lat_docs_us);
+		for (i = 0; i < sizeof(quantiles) / sizeof(quantiles[0]); i++) {
+			struct reis_df_opts o;
+			struct reis_df_calib dc;
+			struct run on;
 
-		memset(&o, 0, sizeof(o));
-		o.nprobe = bf ? img.nlist : nprobe;	/* every cluster: brute force */
-		o.quantile = quantiles[i];
-		if (reis_df_calibrate(&img, &cal, &o, &c))
-			return 1;
-		measure(dev, 1, np, c.threshold, &q, &gt, off_hits, hits, &on);
-		printf("%-9.2f %5u %8u %8u %9.4f %9.4f %9.4f %9.4f %8.1f %9.1f %11.1f   (k=5+docs "
-		       "%.1f us)\n", quantiles[i] / 100.0, c.threshold, c.d_median, c.d_max,
-		       c.pass_frac, on.filtered, on.recall, on.same, on.lat_us, on.uj,
-		       on.chan_kb, on.lat_docs_us);
-	}
+			memset(&o, 0, sizeof(o));
+			o.nprobe = bf ? img.nlist : nprobe;	/* every cluster: brute force */
+			o.quantile = quantiles[i];
+			if (reis_df_calibrate(&img, &cal, &o, &dc))
+				return 1;
+			measure(dev, 1, np, dc.threshold, &q, &c.gt, off_hits, hits, &on);
+			printf("%-9.2f %5u %8u %8u %9.4f %9.4f %9.4f %9.4f %8.1f %9.1f %11.1f   (k=5+docs "
+			       "%.1f us)\n", quantiles[i] / 100.0, dc.threshold, dc.d_median,
+			       dc.d_max, dc.pass_frac, on.filtered, on.recall, on.same, on.lat_us, on.uj,
+			       on.chan_kb, on.lat_docs_us);
+		}
 	}
 	printf("\nthr = quantile of the per-query distance of the 100th nearest probed entry "
 	       "(calibration queries) + 1; est pass: fraction of probed entries under it on "
@@ -279,12 +210,6 @@ int main(int argc, char **argv)
 	reis_queries_free(&q);
 	reis_queries_free(&cal);
 	reis_db_image_free(&img);
-	reis_vecs_free(&base);
-	reis_vecs_free(&qv);
-	reis_vecs_free(&gt);
-	reis_vecs_free(&cq);
-	reis_vecs_free(&cgt);
-	free(docs);
-	free(idx);
+	corpus_free(&c);
 	return 0;
 }

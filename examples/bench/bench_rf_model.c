@@ -32,6 +32,7 @@
 
 #include "isp_dev.h"
 #include "isp_wire.h"
+#include "zipf.h"
 
 #define MAX_XFER (512u * 1024u)
 #define DIM 32u			/* RecFlash Table II, RMC1 / RMC3 */
@@ -71,61 +72,6 @@ static uint16_t exec(struct isp_dev *dev, uint8_t opc, uint32_t cdw12, uint32_t 
 	clock_ns += 1000000000;		/* 1 s apart: every command on an idle drive */
 	c.submit_ns = clock_ns;
 	return isp_dev_exec(dev, &c, buf, len, cpl ? cpl : &tmp);
-}
-
-static uint32_t xs(uint32_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
-}
-
-struct zipf {
-	double *cdf;
-	uint32_t *perm, n, s;
-};
-
-static void zipf_init(struct zipf *z, uint32_t n, double expo, uint32_t seed)
-{
-	double sum = 0;
-	uint32_t i;
-
-	z->n = n;
-	z->s = seed | 1;
-	z->cdf = malloc(n * sizeof(*z->cdf));
-	z->perm = malloc(n * sizeof(*z->perm));
-	if (!z->cdf || !z->perm)
-		die("malloc", 0);
-	for (i = 0; i < n; i++) {
-		sum += 1.0 / pow(i + 1.0, expo);
-		z->cdf[i] = sum;
-		z->perm[i] = i;
-	}
-	for (i = 0; i < n; i++)
-		z->cdf[i] /= sum;
-	for (i = n - 1; i > 0; i--) {	/* popular items scattered over the table */
-		uint32_t j = xs(&z->s) % (i + 1), t = z->perm[i];
-
-		z->perm[i] = z->perm[j];
-		z->perm[j] = t;
-	}
-}
-
-static uint32_t zipf_draw(struct zipf *z)
-{
-	double u = (double)xs(&z->s) / 4294967296.0;
-	uint32_t lo = 0, hi = z->n - 1;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (z->cdf[mid] < u)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return z->perm[lo];
 }
 
 static void stream(struct isp_dev *dev, uint32_t tid, uint32_t sec, const uint8_t *p,
@@ -252,7 +198,8 @@ static void bench(const char *preset, uint32_t rows, double expo, uint32_t nb,
 		fprintf(stderr, "bench_rf_model: %s: %s\n", preset, err);
 		exit(1);
 	}
-	zipf_init(&z, rows, expo, 2024);
+	if (zipf_init(&z, rows, expo, 2024))
+		die("malloc", 0);
 	/* A sampled training trace (another seed) for the offline placement. */
 	z.s = 99;
 	for (i = 0; i < nb * SAMPLES * LOOKUPS; i++)
@@ -295,8 +242,7 @@ static void bench(const char *preset, uint32_t rows, double expo, uint32_t nb,
 	       "model time)\n", nb, SAMPLES, LOOKUPS, r[0].model_ns / 1e6, r[1].model_ns / 1e6,
 	       r[2].model_ns / 1e6);
 	isp_dev_close(dev);
-	free(z.cdf);
-	free(z.perm);
+	zipf_free(&z);
 	free(prof);
 }
 
@@ -317,7 +263,7 @@ int main(int argc, char **argv)
 	if (!data)
 		die("malloc", 0);
 	for (i = 0; i < rows * DIM; i++)
-		data[i] = (float)((int32_t)(xs(&s) % 2001) - 1000) / 1000.0f;
+		data[i] = (float)((int32_t)(zipf_rand(&s) % 2001) - 1000) / 1000.0f;
 	printf("RecFlash engine, model level: Zipf %.2f trace%s%s; paper (IV-B, TLC, RMC1): "
 	       "latency -54.4..-68.4 %% and read energy up to -69.5 %% vs RM-SSD\n", expo,
 	       extra ? ", " : "", extra ? extra : "");

@@ -42,6 +42,30 @@ struct re_db *re_find(struct re_eng *e, uint32_t did)
 	return NULL;
 }
 
+struct re_db *re_find_live(struct re_eng *e, uint32_t did)
+{
+	struct re_db *db = re_find(e, did);
+
+	return db && db->state != RE_CREATING ? db : NULL;
+}
+
+uint16_t re_find_ready(struct re_eng *e, uint32_t did, struct re_db **out, const char **why)
+{
+	struct re_db *db = re_find_live(e, did);
+
+	*out = NULL;
+	if (!db) {
+		*why = "unknown database";
+		return ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
+	}
+	if (db->state != RE_READY) {
+		*why = "database is not READY (deploying or committing)";
+		return ISP_SC_BUSY | ISP_STATUS_DNR;
+	}
+	*out = db;
+	return 0;
+}
+
 static void re_unlink(struct re_eng *e, struct re_db *db)
 {
 	uint32_t i;
@@ -504,8 +528,8 @@ uint16_t re_cmd_write(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cm
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown section");
 	bit = 1u << sec;
 	pthread_mutex_lock(&e->lock);
-	db = re_find(e, cmd->cdw12);
-	if (!db || db->state == RE_CREATING) {
+	db = re_find_live(e, cmd->cdw12);
+	if (!db) {
 		st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
 		why = "unknown database";
 	} else if (db->state != RE_DEPLOYING) {
@@ -608,8 +632,8 @@ uint16_t re_cmd_commit(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	pthread_mutex_lock(&e->lock);
-	db = re_find(e, cmd->cdw12);
-	if (!db || db->state == RE_CREATING) {
+	db = re_find_live(e, cmd->cdw12);
+	if (!db) {
 		st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
 		why = "unknown database";
 	} else if (db->state != RE_DEPLOYING || db->writing) {
@@ -667,8 +691,8 @@ uint16_t re_cmd_delete(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	pthread_mutex_lock(&e->lock);
-	db = re_find(e, cmd->cdw12);
-	if (!db || db->state == RE_CREATING) {
+	db = re_find_live(e, cmd->cdw12);
+	if (!db) {
 		st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
 		why = "unknown database";
 	} else if (db->refs || db->writing || db->state == RE_COMMITTING) {

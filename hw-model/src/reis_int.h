@@ -110,6 +110,12 @@ int re_save(struct re_eng *e, void **blob, size_t *len);
 void re_db_free(struct re_eng *e, struct re_db *db);
 /* Under e->lock: the database with @did, or NULL. */
 struct re_db *re_find(struct re_eng *e, uint32_t did);
+/* Under e->lock: the database with @did unless it is still being created
+ * (invisible to every other command), or NULL. */
+struct re_db *re_find_live(struct re_eng *e, uint32_t did);
+/* Under e->lock: @did's database when it is READY (no reference taken);
+ * else Unknown ID or Busy, both with DNR, and the reason in *@why. */
+uint16_t re_find_ready(struct re_eng *e, uint32_t did, struct re_db **out, const char **why);
 int re_header_check(const struct isp_wire_reis_create *c, const struct fp_params *p,
 		    struct re_layout *L);
 /* Entry i's RADR / DADR as deployed. */

@@ -528,17 +528,11 @@ static uint16_t re_acquire(struct re_eng *e, const struct isp_wire_reis_search *
 			*why = "no READY partition of the group in [t_min, t_max]";
 		}
 	} else {
-		struct re_db *db = re_find(e, s->did);
+		struct re_db *db;
 
-		if (!db || db->state == RE_CREATING) {
-			st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
-			*why = "unknown database";
-		} else if (db->state != RE_READY) {
-			st = ISP_SC_BUSY | ISP_STATUS_DNR;
-			*why = "database is not READY (deploying)";
-		} else {
+		st = re_find_ready(e, s->did, &db, why);
+		if (!st)
 			dbs[n++] = db;
-		}
 	}
 	for (i = 0; i < n && !st; i++)
 		dbs[i]->refs++;
@@ -913,20 +907,14 @@ uint16_t re_cmd_doc_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp
 	if (len < 4)
 		return isp_fail(cpl, ISP_BAD_FIELD, "transfer shorter than the length field");
 	pthread_mutex_lock(&e->lock);
-	db = re_find(e, cmd->cdw12);
-	if (!db || db->state == RE_CREATING) {
-		st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
-		why = "unknown database";
-	} else if (db->state != RE_READY) {
-		st = ISP_SC_BUSY | ISP_STATUS_DNR;
-		why = "database is not READY";
-	} else if (cmd->cdw13 >= db->c.n) {
+	st = re_find_ready(e, cmd->cdw12, &db, &why);
+	if (!st && cmd->cdw13 >= db->c.n) {
 		st = ISP_BAD_FIELD;
 		why = "entry index past the database";
-	} else if (!db->c.doc_mode) {
+	} else if (!st && !db->c.doc_mode) {
 		st = ISP_BAD_FIELD;
 		why = "database has no documents";
-	} else {
+	} else if (!st) {
 		db->refs++;
 	}
 	pthread_mutex_unlock(&e->lock);
@@ -972,20 +960,14 @@ uint16_t re_cmd_meta_read(struct re_eng *e, struct isp_ctx *ctx, const struct is
 	if (cmd->cdw13)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	pthread_mutex_lock(&e->lock);
-	db = re_find(e, cmd->cdw12);
-	if (!db || db->state == RE_CREATING) {
-		st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
-		why = "unknown database";
-	} else if (db->state != RE_READY) {
-		st = ISP_SC_BUSY | ISP_STATUS_DNR;
-		why = "database is not READY";
-	} else if (!db->c.meta_bytes) {
+	st = re_find_ready(e, cmd->cdw12, &db, &why);
+	if (!st && !db->c.meta_bytes) {
 		st = ISP_BAD_FIELD;
 		why = "database has no META section";
-	} else if (off >= db->c.meta_bytes) {
+	} else if (!st && off >= db->c.meta_bytes) {
 		st = ISP_SC_BAD_OFFSET | ISP_STATUS_DNR;
 		why = "offset at or past the end of the META section";
-	} else {
+	} else if (!st) {
 		db->refs++;
 	}
 	pthread_mutex_unlock(&e->lock);

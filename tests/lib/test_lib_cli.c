@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli.h"
 
 /* ---- a small JSON validator that flattens scalars to "a.b[2].c" paths ---- */
 
@@ -192,46 +193,17 @@ static char out[1 << 16];
 static int run(const char *args)
 {
 	char cmd[PATH_MAX + 600];
-	FILE *f;
-	size_t n;
-	int st;
 
 	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", cli, args);
-	f = popen(cmd, "r");
-	REQUIRE(f);
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return cli_capture(cmd, out, sizeof(out));
 }
 
-static int find_cli(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *s;
-
-	if (getenv("REIS_CLI")) {
-		snprintf(cli, sizeof(cli), "%s", getenv("REIS_CLI"));
-		return access(cli, X_OK);
-	}
-	if (n <= 0)
-		return -1;
-	self[n] = 0;
-	/* $BUILD/tests/lib/test_lib_cli -> $BUILD/host-lib/reis */
-	s = strstr(self, "/tests/lib/");
-	if (!s)
-		return -1;
-	*s = 0;
-	snprintf(cli, sizeof(cli), "%s/host-lib/reis", self);
-	return access(cli, X_OK);
-}
 
 int main(void)
 {
 	static struct jp p;
 
-	if (find_cli())
+	if (cli_find(cli, sizeof(cli)))
 		SKIP("reis CLI not built");
 
 	CHECK(run("--help") == 0);

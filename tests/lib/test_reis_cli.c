@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli.h"
 #include "libreis.h"
 #include "reis_synth.h"
 
@@ -41,20 +42,12 @@ static const char *tp(const char *name)
 static int run2(const char *input, const char *args, int err)
 {
 	char cmd[PATH_MAX + 2048];
-	FILE *f;
-	size_t n;
-	int st;
 
 	/* --backing is a global option: it goes before the command. */
 	snprintf(cmd, sizeof(cmd), "%s%s%s%s --backing %s %s %s", input ? "cat " : "",
 		 input ? input : "", input ? " | " : "", cli, flash, args,
 		 err ? "2>&1" : "2>/dev/null");
-	f = popen(cmd, "r");
-	REQUIRE(f);
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return cli_capture(cmd, out, sizeof(out));
 }
 
 static int run(const char *args)
@@ -62,26 +55,6 @@ static int run(const char *args)
 	return run2(NULL, args, 0);
 }
 
-static int find_cli(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *s;
-
-	if (getenv("REIS_CLI")) {
-		snprintf(cli, sizeof(cli), "%s", getenv("REIS_CLI"));
-		return access(cli, X_OK);
-	}
-	if (n <= 0)
-		return -1;
-	self[n] = 0;
-	s = strstr(self, "/tests/lib/");
-	if (!s)
-		return -1;
-	*s = 0;
-	snprintf(cli, sizeof(cli), "%s/host-lib/reis", self);
-	return access(cli, X_OK);
-}
 
 /* The ids of the first query's hits in a --json search output. */
 static unsigned json_ids(const char *s, uint64_t *ids, unsigned max)
@@ -116,7 +89,7 @@ int main(void)
 	unsigned i, j, n;
 
 	REQUIRE(x && qf && cq);
-	if (find_cli())
+	if (cli_find(cli, sizeof(cli)))
 		SKIP("reis CLI not built");
 	snprintf(dir, sizeof(dir), "/tmp/test_reis_cli.XXXXXX");
 	REQUIRE(mkdtemp(dir));

@@ -12,13 +12,12 @@
  *
  * REIS_CORPUS=DIR overrides $ISP_CACHE/corpus/wordnet-subset.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "check.h"
+#include "corpus.h"
 #include "libreis.h"
 #include "reis_cmp.h"
 
@@ -32,8 +31,6 @@
 #define QUICK 0
 #endif
 
-static char cdir[512];
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -42,38 +39,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void load(const char *name, struct reis_vecs *v)
-{
-	char p[600], err[256];
-
-	snprintf(p, sizeof(p), "%s/%s", cdir, name);
-	if (reis_vecs_load(p, v, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		exit(T_EXIT_FAIL);
-	}
-}
-
-static uint8_t *slurp(const char *name, uint64_t *len)
-{
-	char p[600];
-	FILE *f;
-	uint8_t *b;
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s/%s", cdir, name);
-	f = fopen(p, "rb");
-	REQUIRE(f && !fstat(fileno(f), &st));
-	b = malloc((size_t)st.st_size + 1);
-	REQUIRE(b && fread(b, 1, (size_t)st.st_size, f) == (size_t)st.st_size);
-	fclose(f);
-	*len = (uint64_t)st.st_size;
-	return b;
-}
-
 int main(void)
 {
-	const char *env = getenv("REIS_CORPUS"), *cache = getenv("ISP_CACHE");
-	struct reis_vecs base, qv, gt, cq, cgt;
+	struct corpus c;
 	struct reis_build_opts bo;
 	struct reis_db_image img;
 	struct reis_queries q, q200;
@@ -84,54 +52,30 @@ int main(void)
 	static const uint32_t quick[] = { 8, 32, 128 };
 	const uint32_t *nps = QUICK ? quick : all;
 	uint32_t nnp = QUICK ? 3 : 10, i, nq;
-	uint64_t docs_len, idx_len;
-	uint8_t *docs, *idx;
 	double best = 0, t0;
-	char err[256], mf[600];
-	struct stat st;
+	char err[1024];
 
-	if (env)
-		snprintf(cdir, sizeof(cdir), "%s", env);
-	else
-		snprintf(cdir, sizeof(cdir), "%s/corpus/wordnet-subset",
-			 cache ? cache : "/var/cache/isp-ssd");
-	snprintf(mf, sizeof(mf), "%s/manifest.json", cdir);
-	if (stat(mf, &st))
-		SKIP("corpus not built in %s (run scripts/corpus.sh)", cdir);
-
-	load("passages.fvecs", &base);
-	load("queries.fvecs", &qv);
-	load("gt_top100.ivecs", &gt);
-	load("calib.fvecs", &cq);
-	load("calib_top100.ivecs", &cgt);
-	docs = slurp("docs.bin", &docs_len);
-	idx = slurp("docs.idx", &idx_len);
-	REQUIRE(base.dim == 512 && qv.dim == 512 && gt.dim >= K && gt.n == qv.n);
-	REQUIRE(idx_len == (base.n + 1) * 8);
-	nq = (uint32_t)qv.n;
-	printf("corpus %s: %llu passages, %u queries, %llu calibration queries\n", cdir,
-	       (unsigned long long)base.n, nq, (unsigned long long)cq.n);
+	if (corpus_find(&c, NULL, "wordnet-subset"))
+		SKIP("corpus not built in %s (run scripts/corpus.sh)", c.dir);
+	if (corpus_load(&c, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return T_EXIT_FAIL;
+	}
+	REQUIRE(c.base.dim == 512 && c.gt.dim >= K);
+	nq = (uint32_t)c.queries.n;
+	printf("corpus %s: %llu passages, %u queries, %llu calibration queries\n", c.dir,
+	       (unsigned long long)c.base.n, nq, (unsigned long long)c.calib.n);
 
 	/* IVF with about sqrt(n) clusters, INT8 rerank, the glosses. */
-	memset(&bo, 0, sizeof(bo));
-	bo.did = 1;
-	bo.kind = REIS_DB_IVF;
-	bo.metric = REIS_METRIC_IP;
-	bo.flags = REIS_BUILD_INT8;
+	corpus_build_opts(&c, 1, &bo);
 	bo.nlist = 128;
-	bo.km.seed = 1;
-	bo.km.max_iter = QUICK ? 4 : 10;
-	bo.km.max_train_per_list = QUICK ? 24 : 64;
-	bo.docs = docs;
-	bo.doc_offsets = (const uint64_t *)(const void *)idx;
-	bo.calib_queries = cq.data;
-	bo.ncalib_queries = QUICK && cq.n > 200 ? 200 : (uint32_t)cq.n;
-	bo.calib_truth = cgt.data;
-	bo.calib_truth_k = cgt.dim;
-	bo.calib_k = K;
-	bo.name = "wordnet";
+	if (QUICK) {
+		bo.km.max_iter = 4;
+		bo.km.max_train_per_list = 24;
+		bo.ncalib_queries = c.calib.n > 200 ? 200 : (uint32_t)c.calib.n;
+	}
 	t0 = now_s();
-	if (reis_db_build(&bo, base.data, base.n, base.dim, &img, err, sizeof(err))) {
+	if (reis_db_build(&bo, c.base.data, c.base.n, c.base.dim, &img, err, sizeof(err))) {
 		fprintf(stderr, "build: %s\n", err);
 		return T_EXIT_FAIL;
 	}
@@ -149,7 +93,7 @@ int main(void)
 		return T_EXIT_FAIL;
 	}
 	printf("deploy: %.2f s\n", now_s() - t0);
-	REQUIRE(reis_encode_queries(img.quant, qv.data, nq, &q) == 0);
+	REQUIRE(reis_encode_queries(img.quant, c.queries.data, nq, &q) == 0);
 	q200 = q;
 	q200.nq = EXACT_NQ;
 
@@ -172,7 +116,7 @@ int main(void)
 			t_failures++;
 			continue;
 		}
-		rec = reis_recall(r.hits, K, gt.data, gt.dim, nq, K);
+		rec = reis_recall(r.hits, K, c.gt.data, c.gt.dim, nq, K);
 		printf("%8u %10.4f %12.1f %10.2f\n", nps[i], rec, (double)r.pages_read / nq,
 		       now_s() - t0);
 		best = rec > best ? rec : best;
@@ -184,14 +128,14 @@ int main(void)
 		REQUIRE(reis_ref_search(one, 1, 1, &so, &q200, &want) == 0);
 		CHECK_EQ_U64(reis_cmp_results("corpus", &r, &want, 1), 0);
 		{
-			const uint64_t *off = (const uint64_t *)(const void *)idx;
+			const uint64_t *off = c.doc_offsets;
 			uint32_t h, bad = 0;
 
 			for (h = 0; h < EXACT_NQ * K; h++) {
 				uint64_t row = r.hits[h].id;
 
-				if (row >= base.n || r.hits[h].doc_len != off[row + 1] - off[row] ||
-				    memcmp(r.hits[h].doc, docs + off[row], r.hits[h].doc_len))
+				if (row >= c.base.n || r.hits[h].doc_len != off[row + 1] - off[row] ||
+				    memcmp(r.hits[h].doc, c.docs + off[row], r.hits[h].doc_len))
 					bad++;
 			}
 			CHECK_EQ_U64(bad, 0);
@@ -211,7 +155,7 @@ int main(void)
 		so.target_recall = 9500;
 		so.flags = 0;
 		REQUIRE(reis_ivf_search(dev, &so, &q, &r) == 0);
-		rec = reis_recall(r.hits, K, gt.data, gt.dim, nq, K);
+		rec = reis_recall(r.hits, K, c.gt.data, c.gt.dim, nq, K);
 		printf("target recall 0.95: nprobe %u, recall@10 %.4f\n", r.nprobe, rec);
 		CHECK(rec >= (QUICK ? 0.93 : 0.945));	/* calibrated on other queries */
 		reis_search_result_free(&r);
@@ -220,12 +164,6 @@ int main(void)
 	reis_close(dev);
 	reis_queries_free(&q);
 	reis_db_image_free(&img);
-	reis_vecs_free(&base);
-	reis_vecs_free(&qv);
-	reis_vecs_free(&gt);
-	reis_vecs_free(&cq);
-	reis_vecs_free(&cgt);
-	free(docs);
-	free(idx);
+	corpus_free(&c);
 	return t_result();
 }

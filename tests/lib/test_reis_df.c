@@ -16,12 +16,11 @@
  *
  * REIS_CORPUS=DIR overrides $ISP_CACHE/corpus/wordnet-subset.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "check.h"
+#include "corpus.h"
 #include "libreis.h"
 #include "reis_cmp.h"
 
@@ -36,19 +35,6 @@
 #else
 #define EVAL_NQ 2000
 #endif
-
-static char cdir[512];
-
-static void load(const char *name, struct reis_vecs *v)
-{
-	char p[600], err[256];
-
-	snprintf(p, sizeof(p), "%s/%s", cdir, name);
-	if (reis_vecs_load(p, v, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		exit(T_EXIT_FAIL);
-	}
-}
 
 /* Search @q at @nprobe (0: brute force) with threshold @thr (0: DF off). */
 static void search(struct reis_dev *dev, uint32_t nprobe, uint32_t thr,
@@ -117,29 +103,21 @@ static void check_setting(struct reis_dev *dev, const char *what, uint32_t nprob
 
 int main(void)
 {
-	const char *env = getenv("REIS_CORPUS"), *cache = getenv("ISP_CACHE");
-	struct reis_vecs base, qv, gt, cq;
+	struct corpus c;
 	struct reis_build_opts bo;
 	struct reis_db_image img;
 	struct reis_queries q, cal;
 	struct reis_inproc_opts io;
 	struct reis_dev *dev;
-	char err[256], mf[600];
-	struct stat st;
+	char err[1024];
 
-	if (env)
-		snprintf(cdir, sizeof(cdir), "%s", env);
-	else
-		snprintf(cdir, sizeof(cdir), "%s/corpus/wordnet-subset",
-			 cache ? cache : "/var/cache/isp-ssd");
-	snprintf(mf, sizeof(mf), "%s/manifest.json", cdir);
-	if (stat(mf, &st))
-		SKIP("corpus not built in %s (run scripts/corpus.sh)", cdir);
-	load("passages.fvecs", &base);
-	load("queries.fvecs", &qv);
-	load("gt_top100.ivecs", &gt);
-	load("calib.fvecs", &cq);
-	REQUIRE(base.dim == 512 && qv.dim == 512 && gt.n == qv.n && gt.dim >= K);
+	if (corpus_find(&c, NULL, "wordnet-subset"))
+		SKIP("corpus not built in %s (run scripts/corpus.sh)", c.dir);
+	if (corpus_load(&c, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return T_EXIT_FAIL;
+	}
+	REQUIRE(c.base.dim == 512 && c.gt.dim >= K);
 
 	/* The RAG demo's kind of database; nprobe is given, so no recall table. */
 	memset(&bo, 0, sizeof(bo));
@@ -151,28 +129,26 @@ int main(void)
 	bo.km.max_iter = 10;
 	bo.km.max_train_per_list = 64;
 	bo.name = "wordnet-df";
-	if (reis_db_build(&bo, base.data, base.n, base.dim, &img, err, sizeof(err))) {
+	if (reis_db_build(&bo, c.base.data, c.base.n, c.base.dim, &img, err, sizeof(err))) {
 		fprintf(stderr, "build: %s\n", err);
 		return T_EXIT_FAIL;
 	}
-	REQUIRE(reis_encode_queries(img.quant, qv.data,
-				    qv.n < EVAL_NQ ? (uint32_t)qv.n : EVAL_NQ, &q) == 0);
-	REQUIRE(reis_encode_queries(img.quant, cq.data, (uint32_t)cq.n, &cal) == 0);
+	REQUIRE(reis_encode_queries(img.quant, c.queries.data,
+				    c.queries.n < EVAL_NQ ? (uint32_t)c.queries.n : EVAL_NQ,
+				    &q) == 0);
+	REQUIRE(reis_encode_queries(img.quant, c.calib.data, (uint32_t)c.calib.n, &cal) == 0);
 	memset(&io, 0, sizeof(io));
 	io.workers = 2;
 	REQUIRE(reis_open_inproc(&io, &dev) == 0);
 	REQUIRE(reis_db_deploy(dev, &img, NULL) == 0);
 
-	check_setting(dev, "ivf/32", NPROBE, &img, &q, &cal, &gt, MIN_FILTERED_IVF);
-	check_setting(dev, "bf", 0, &img, &q, &cal, &gt, MIN_FILTERED_BF);
+	check_setting(dev, "ivf/32", NPROBE, &img, &q, &cal, &c.gt, MIN_FILTERED_IVF);
+	check_setting(dev, "bf", 0, &img, &q, &cal, &c.gt, MIN_FILTERED_BF);
 
 	reis_close(dev);
 	reis_queries_free(&q);
 	reis_queries_free(&cal);
 	reis_db_image_free(&img);
-	reis_vecs_free(&base);
-	reis_vecs_free(&qv);
-	reis_vecs_free(&gt);
-	reis_vecs_free(&cq);
+	corpus_free(&c);
 	return t_result();
 }

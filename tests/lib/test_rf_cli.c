@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli.h"
 #include "rf_util.h"
 
 static char cli[PATH_MAX + 32], base[PATH_MAX + 128], out[1 << 16];
@@ -23,18 +24,10 @@ static char cli[PATH_MAX + 32], base[PATH_MAX + 128], out[1 << 16];
 static int run(const char *fmt, const char *arg)
 {
 	char cmd[PATH_MAX * 3 + 1024], args[512];
-	FILE *f;
-	size_t n;
-	int st;
 
 	snprintf(args, sizeof(args), fmt, arg);
 	snprintf(cmd, sizeof(cmd), "%s %s %s 2>/dev/null", cli, base, args);
-	f = popen(cmd, "r");
-	REQUIRE(f);
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return cli_capture(cmd, out, sizeof(out));
 }
 
 /* One JSON object on one line, braces and brackets balanced outside strings. */
@@ -66,33 +59,13 @@ static int one_json(const char *s)
 	return depth == 0 && !instr && lines == 1;
 }
 
-static int find_cli(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *s;
-
-	if (getenv("REIS_CLI")) {
-		snprintf(cli, sizeof(cli), "%s", getenv("REIS_CLI"));
-		return access(cli, X_OK);
-	}
-	if (n <= 0)
-		return -1;
-	self[n] = 0;
-	s = strstr(self, "/tests/lib/");
-	if (!s)
-		return -1;
-	*s = 0;
-	snprintf(cli, sizeof(cli), "%s/host-lib/reis", self);
-	return access(cli, X_OK);
-}
 
 int main(void)
 {
 	char dir[] = "/tmp/test_rf_cli.XXXXXX", path[PATH_MAX], bags[PATH_MAX];
 	FILE *f;
 
-	if (find_cli())
+	if (cli_find(cli, sizeof(cli)))
 		SKIP("reis CLI not built");
 	if (!rf_have_engine("recflash-slc"))
 		SKIP("the drive has no RecFlash engine");

@@ -15,66 +15,13 @@
  */
 #include "recflash_int.h"
 #include "test_rf_util.h"
+#include "zipf.h"
 
 #define ROWS 20000u
 #define DIM 32u
 
 static struct isp_dev *dev;
 static uint8_t *table;
-
-struct zipf {
-	double *cdf;
-	uint32_t *perm;		/* rank -> row */
-	uint32_t n;
-	uint32_t s;
-};
-
-static void zipf_init(struct zipf *z, uint32_t n, double expo, uint32_t seed)
-{
-	double sum = 0;
-	uint32_t i;
-
-	z->n = n;
-	z->s = seed | 1;
-	z->cdf = malloc(n * sizeof(*z->cdf));
-	z->perm = malloc(n * sizeof(*z->perm));
-	REQUIRE(z->cdf && z->perm);
-	for (i = 0; i < n; i++) {
-		sum += expo > 0 ? 1.0 / pow((double)(i + 1), expo) : 1.0;
-		z->cdf[i] = sum;
-		z->perm[i] = i;
-	}
-	for (i = 0; i < n; i++)
-		z->cdf[i] /= sum;
-	for (i = n - 1; i > 0; i--) {	/* hot rows scattered over the table */
-		uint32_t j = rt_rand(&z->s) % (i + 1), t = z->perm[i];
-
-		z->perm[i] = z->perm[j];
-		z->perm[j] = t;
-	}
-}
-
-static uint32_t zipf_draw(struct zipf *z)
-{
-	double u = (double)rt_rand(&z->s) / 4294967296.0;
-	uint32_t lo = 0, hi = z->n - 1;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (z->cdf[mid] < u)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return z->perm[lo];
-}
-
-static void zipf_free(struct zipf *z)
-{
-	free(z->cdf);
-	free(z->perm);
-}
 
 /* @nb batches of 64 bags x 20 lookups; every result checked. */
 static uint32_t trace_flags;	/* SLS flags of run_trace() */
@@ -192,7 +139,7 @@ static void test_locality(void)
 	struct zipf z;
 	struct measure a[2], b[2];
 
-	zipf_init(&z, ROWS, 1.1, 42);
+	REQUIRE(zipf_init(&z, ROWS, 1.1, 42) == 0);
 	remap_measure(deploy(1, NULL), &z, a, b);
 	printf("zipf 1.1: utilisation %.4f -> %.4f (no cache: %.4f -> %.4f), hit rate "
 	       "%.4f -> %.4f, page reads %llu -> %llu (no cache: %llu -> %llu)\n",
@@ -227,7 +174,7 @@ static void test_uniform(void)
 	struct zipf z;
 	struct measure a[2], b[2];
 
-	zipf_init(&z, ROWS, 0.0, 43);
+	REQUIRE(zipf_init(&z, ROWS, 0.0, 43) == 0);
 	remap_measure(deploy(2, NULL), &z, a, b);
 	printf("uniform: utilisation %.4f -> %.4f (no cache: %.4f -> %.4f), hit rate "
 	       "%.4f -> %.4f\n", a[0].util, b[0].util, a[1].util, b[1].util,
@@ -290,8 +237,8 @@ static void test_adaptive_shift(void)
 	struct measure a, b, au, bu;
 	struct isp_wire_rf_stats st;
 
-	zipf_init(&za, ROWS, 1.1, 50);
-	zipf_init(&zb, ROWS, 1.1, 52);		/* another permutation */
+	REQUIRE(zipf_init(&za, ROWS, 1.1, 50) == 0);
+	REQUIRE(zipf_init(&zb, ROWS, 1.1, 52) == 0);		/* another permutation */
 	/* The reference counts: a sampled trace as long as the new one. */
 	prof = train_profile(&za, 9, 40 * 1280);
 	deploy(4, prof);
@@ -422,7 +369,7 @@ static void test_triggers(void)
 	struct isp_wire_rf_stats st;
 	struct zipf z;
 
-	zipf_init(&z, ROWS, 1.1, 60);
+	REQUIRE(zipf_init(&z, ROWS, 1.1, 60) == 0);
 	/* Period: every 640 bags. */
 	cr.trigger = ISP_RF_TRIG_PERIOD;
 	cr.period = 640;
@@ -462,7 +409,7 @@ static void test_triggers(void)
 	CHECK_EQ_U64(st.remaps, 1);
 	CHECK_EQ_U64(st.trigger_hot_new, 0);
 	zipf_free(&z);
-	zipf_init(&z, ROWS, 1.1, 62);
+	REQUIRE(zipf_init(&z, ROWS, 1.1, 62) == 0);
 	run_trace(6, &z, 1, 4);
 	CHECK_EQ_U64(rt_simple(dev, ISP_OP_RF_REMAP, 6,
 			       ISP_RF_REMAP_ADAPTIVE | ISP_RF_REMAP_IF_TRIGGERED, NULL), 0);
