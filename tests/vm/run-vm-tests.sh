@@ -10,7 +10,12 @@
 #            run in both boots and tell them apart by what the drive holds);
 #   isp-off  isp=off: test_*_isp_off;
 #   delay    isp=on (in memory), isp-timing=delay, 200 ms per command:
-#            test_*_delay.
+#            test_*_delay;
+#   kill     for each test_*_kill, isp=on on a backing file of its own:
+#            when the program prints @@ISP-KILL-ME, QEMU gets SIGKILL a
+#            random 0.3-2.5 s later (a power cut for the process);
+#   after-kill  the same program again on that backing file: it checks
+#            what survived.
 # Each program prints between console markers (tests/vm/guest-init.sh) and
 # gets TEST_TIMEOUT seconds (default 120); a boot gets the sum plus
 # VM_BOOT_TIMEOUT (default 120). A failing, missing or timed-out result, or
@@ -49,11 +54,12 @@ all=""
 for p in "$BUILD"/guest-bin/test_*; do
     [ -x "$p" ] && all="$all $(basename "$p")"
 done
-on_tests="" off_tests="" delay_tests="" restart_tests=""
+on_tests="" off_tests="" delay_tests="" restart_tests="" kill_tests=""
 for t in $all; do
     case $t in
     *_isp_off) off_tests="$off_tests $t" ;;
     *_delay) delay_tests="$delay_tests $t" ;;
+    *_kill) kill_tests="$kill_tests $t" ;;
     *) on_tests="$on_tests $t" ;;
     esac
     case $t in
@@ -118,6 +124,55 @@ boot() {
     fi
 }
 
+# boot_kill TEST BACKING: run TEST alone and SIGKILL QEMU a random 0.3-2.5 s
+# after it prints @@ISP-KILL-ME. Passes when the kill came while the
+# program was still running (it never ends by itself in this boot).
+boot_kill() {
+    t=$1 name=kill
+    log=$results/vm.$name.$t.console.log
+    limit=$((boot_timeout + test_timeout))
+    start=$(date +%s)
+    # shellcheck disable=SC2046
+    "$VM_QEMU" $(vm_args "$accel" "isp=on,isp-backing=$2" "$tmp/ns.img") \
+        -monitor none -serial stdio \
+        -append "$VM_APPEND_BASE isp.run=tests isp.tests=$t isp.timeout=$test_timeout" \
+        </dev/null >"$log.raw" 2>"$results/vm.$name.$t.qemu.log" &
+    qpid=$!
+    marked=0
+    while kill -0 "$qpid" 2>/dev/null && [ $(($(date +%s) - start)) -lt "$limit" ]; do
+        if grep -q '^@@ISP-KILL-ME' "$log.raw"; then
+            marked=1
+            break
+        fi
+        sleep 0.2
+    done
+    killed=0
+    if [ "$marked" = 1 ]; then
+        sleep "$(awk 'BEGIN { srand(); printf "%.2f", 0.3 + 2.2 * rand() }')"
+        # Still running: not ended by itself (a failure or the cycle limit).
+        if kill -0 "$qpid" 2>/dev/null && ! grep -q "^@@ISP-RESULT $t" "$log.raw"; then
+            kill -9 "$qpid" && killed=1
+        fi
+    fi
+    kill -9 "$qpid" 2>/dev/null || true
+    wait "$qpid" 2>/dev/null || true
+    tr -d '\r' <"$log.raw" >"$log"
+    rm -f "$log.raw"
+    at=$(grep '^cycle ' "$log" | tail -n 1)
+    echo "vm: boot '$name' ($t): $(($(date +%s) - start)) s wall; killed during: ${at:-before the first cycle}"
+    if [ "$killed" = 1 ]; then
+        pass=$((pass + 1)); echo "PASS vm/$name/$t (SIGKILL during: ${at:-setup})"
+    else
+        fail=$((fail + 1))
+        if [ "$marked" = 1 ]; then
+            echo "FAIL vm/$name/$t (ended before the kill)"
+        else
+            echo "FAIL vm/$name/$t (no @@ISP-KILL-ME within ${limit}s)"
+        fi
+        tail -n 20 "$log" | sed 's/^/    /'
+    fi
+}
+
 isp_dev="isp=on,isp-backing=$tmp/flash.img"
 # shellcheck disable=SC2086
 boot isp "$isp_dev" $on_tests
@@ -131,5 +186,13 @@ fi
 boot isp-off "isp=off" $off_tests
 # shellcheck disable=SC2086
 boot delay "isp=on,isp-timing=delay,isp-params=ctrl_cmd=200ms" $delay_tests
+for t in $kill_tests; do
+    boot_kill "$t" "$tmp/flash-$t.img"
+    if [ -e "$tmp/flash-$t.img" ]; then
+        boot after-kill "isp=on,isp-backing=$tmp/flash-$t.img" "$t"
+    else
+        fail=$((fail + 1)); echo "FAIL vm/after-kill/$t: the kill boot created no backing file"
+    fi
+done
 
 finish
