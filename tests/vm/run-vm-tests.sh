@@ -4,11 +4,13 @@
 #
 # Boots, in this order, on one raw namespace image in a temp dir:
 #   isp      isp=on with a flash backing file: every test_* except the
-#            *_isp_off and *_delay ones;
+#            *_isp_off, *_delay and *_kill ones; QEMU traces
+#            pci_nvme_isp_err and the log must show the bad-input statuses;
 #   restart  isp=on again on the same backing file and namespace:
 #            test_vm_identify and every *_restart / *_persist test (these
 #            run in both boots and tell them apart by what the drive holds);
-#   isp-off  isp=off: test_*_isp_off;
+#   isp-off  isp=off: test_*_isp_off; QEMU's own invalid-opcode trace
+#            event must fire for the vendor opcodes;
 #   delay    isp=on (in memory), isp-timing=delay, 200 ms per command:
 #            test_*_delay;
 #   kill     for each test_*_kill, isp=on on a backing file of its own:
@@ -79,9 +81,9 @@ boot() {
     list=$(echo "$*" | tr ' ' ',')
     limit=$((boot_timeout + test_timeout * $#))
     start=$(date +%s)
-    # shellcheck disable=SC2046
+    # shellcheck disable=SC2046,SC2086
     timeout -k 10 "$limit" "$VM_QEMU" $(vm_args "$accel" "$dev" "$tmp/ns.img") \
-        -monitor none -serial stdio \
+        -monitor none -serial stdio ${VM_EXTRA:-} \
         -append "$VM_APPEND_BASE isp.run=tests isp.tests=$list isp.timeout=$test_timeout" \
         </dev/null >"$log.raw" 2>"$results/vm.$name.qemu.log" && rc=0 || rc=$?
     tr -d '\r' <"$log.raw" >"$log"
@@ -173,9 +175,32 @@ boot_kill() {
     fi
 }
 
+# trace_check BOOT STATUS...: the glue's error trace event fired with each
+# NVMe status (the rejected commands of test_vm_badinput and others).
+trace_check() {
+    name=$1
+    shift
+    qlog=$results/vm.$name.qemu.log
+    missing=""
+    for st in "$@"; do
+        grep -q "pci_nvme_isp_err .*status $st " "$qlog" || missing="$missing $st"
+    done
+    if [ -z "$missing" ]; then
+        pass=$((pass + 1))
+        echo "PASS vm/$name/trace-events ($(grep -c pci_nvme_isp_err "$qlog") pci_nvme_isp_err)"
+    else
+        fail=$((fail + 1)); echo "FAIL vm/$name/trace-events (no pci_nvme_isp_err with status$missing)"
+    fi
+}
+
 isp_dev="isp=on,isp-backing=$tmp/flash.img"
 # shellcheck disable=SC2086
-boot isp "$isp_dev" $on_tests
+VM_EXTRA="-trace pci_nvme_isp_err" boot isp "$isp_dev" $on_tests
+case " $on_tests " in
+*" test_vm_badinput "*)
+    # Invalid Opcode, Invalid Field (both with DNR), ISP Miscompare.
+    trace_check isp 0x4001 0x4002 0x47c7 ;;
+esac
 if [ -e "$tmp/flash.img" ]; then
     # shellcheck disable=SC2086
     boot restart "$isp_dev" $restart_tests
@@ -183,7 +208,17 @@ else
     skip=$((skip + 1)); echo "SKIP vm/restart: the first boot created no backing file"
 fi
 # shellcheck disable=SC2086
-boot isp-off "isp=off" $off_tests
+VM_EXTRA="-trace pci_nvme_err_invalid_opc" boot isp-off "isp=off" $off_tests
+if [ -n "$off_tests" ]; then
+    # Stock QEMU's path: vendor opcodes are invalid, with its trace event.
+    qlog=$results/vm.isp-off.qemu.log
+    if grep -q "pci_nvme_err_invalid_opc invalid opcode 0x[89a-f][0-9a-f]$" "$qlog"; then
+        pass=$((pass + 1)); echo "PASS vm/isp-off/trace-events"
+    else
+        fail=$((fail + 1)); echo "FAIL vm/isp-off/trace-events (no pci_nvme_err_invalid_opc for a vendor opcode)"
+        tail -n 5 "$qlog" | sed 's/^/    /'
+    fi
+fi
 # shellcheck disable=SC2086
 boot delay "isp=on,isp-timing=delay,isp-params=ctrl_cmd=200ms" $delay_tests
 for t in $kill_tests; do
