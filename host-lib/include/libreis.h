@@ -429,6 +429,18 @@ static inline int reis_req_inflight(const struct reis_req *req)
 int reis_open(const char *path, uint32_t flags, struct reis_dev **dev);
 
 /**
+ * reis_open_qd() - reis_open() with a queue depth.
+ * @path: as for reis_open().
+ * @flags: REIS_OPEN_* flags.
+ * @qdepth: requests in flight on the handle (the io_uring ring's size),
+ *          1..REIS_QDEPTH_MAX; 0: REIS_QDEPTH_DEFAULT.
+ * @dev: the new handle.
+ *
+ * Return: as reis_open(); -EINVAL also for @qdepth above REIS_QDEPTH_MAX.
+ */
+int reis_open_qd(const char *path, uint32_t flags, uint32_t qdepth, struct reis_dev **dev);
+
+/**
  * struct reis_inproc_opts - configuration of the in-process transport.
  * @backing: flash backing file, created sparse when missing; NULL: memory.
  * @preset: timing/geometry preset ("reis-ssd1", "reis-ssd2",

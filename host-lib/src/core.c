@@ -474,6 +474,11 @@ static int reis_open_chr(struct reis_dev *dev, const char *path, uint32_t flags)
 
 int reis_open(const char *path, uint32_t flags, struct reis_dev **out)
 {
+	return reis_open_qd(path, flags, 0, out);
+}
+
+int reis_open_qd(const char *path, uint32_t flags, uint32_t qdepth, struct reis_dev **out)
+{
 	const uint32_t known = REIS_OPEN_IOCTL | REIS_OPEN_URING | REIS_OPEN_FORCE;
 	struct reis_dev *dev;
 	int ret;
@@ -482,10 +487,10 @@ int reis_open(const char *path, uint32_t flags, struct reis_dev **out)
 		return -EINVAL;
 	*out = NULL;
 	if (!path || !*path || strlen(path) >= REIS_PATH_MAX || (flags & ~known) ||
-	    (flags & REIS_OPEN_IOCTL && flags & REIS_OPEN_URING))
+	    (flags & REIS_OPEN_IOCTL && flags & REIS_OPEN_URING) || qdepth > REIS_QDEPTH_MAX)
 		return -EINVAL;
 	dev = reis__dev_alloc(flags & REIS_OPEN_IOCTL ? &reis__be_ioctl : &reis__be_uring,
-			      path, 0);
+			      path, qdepth);
 	if (!dev)
 		return -ENOMEM;
 	dev->open_flags = flags;

@@ -2,8 +2,8 @@
 /*
  * test_lib_open - opening drives: in-process with presets, parameters and
  * max_xfer; identify fields equal the preset the drive was built from;
- * clones share the drive; bad options and paths fail with the documented
- * errno; discovery runs.
+ * clones share the drive; bad options, paths and queue depths
+ * (reis_open_qd) fail with the documented errno; discovery runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -160,6 +160,12 @@ int main(void)
 	CHECK(reis_open(NULL, 0, &dev2) == -EINVAL);
 	CHECK(reis_open("/dev/null", 0x100, &dev2) == -EINVAL);
 	CHECK(reis_open("/dev/null", REIS_OPEN_IOCTL | REIS_OPEN_URING, &dev2) == -EINVAL);
+	/* reis_open_qd(): the depth is checked before the path is opened. */
+	CHECK(reis_open_qd("/nonexistent/ng9n1", 0, REIS_QDEPTH_MAX + 1, &dev2) == -EINVAL);
+	CHECK(reis_open_qd("/nonexistent/ng9n1", 0, 8, &dev2) == -ENOENT);
+	CHECK(reis_open_qd("/dev/null", 0, REIS_QDEPTH_MAX, &dev2) == -ENODEV);
+	CHECK(reis_open_qd("/dev/null", 0, 8, NULL) == -EINVAL);
+	CHECK(dev2 == NULL);
 	{
 		char longp[200];
 

@@ -18,6 +18,7 @@
 #            random 0.3-2.5 s later (a power cut for the process);
 #   after-kill  the same program again on that backing file: it checks
 #            what survived.
+# VM_TESTS="test_a test_b" limits the run to those programs.
 # Each program prints between console markers (tests/vm/guest-init.sh) and
 # gets TEST_TIMEOUT seconds (default 120); a boot gets the sum plus
 # VM_BOOT_TIMEOUT (default 120). A failing, missing or timed-out result, or
@@ -54,7 +55,10 @@ truncate -s 64M "$tmp/ns.img"
 
 all=""
 for p in "$BUILD"/guest-bin/test_*; do
-    [ -x "$p" ] && all="$all $(basename "$p")"
+    [ -x "$p" ] || continue
+    t=$(basename "$p")
+    # VM_TESTS="a b": only these (for a developer's quick rerun).
+    case " ${VM_TESTS:-$t} " in *" $t "*) all="$all $t" ;; esac
 done
 on_tests="" off_tests="" delay_tests="" restart_tests="" kill_tests=""
 for t in $all; do
@@ -134,6 +138,7 @@ boot_kill() {
     log=$results/vm.$name.$t.console.log
     limit=$((boot_timeout + test_timeout))
     start=$(date +%s)
+    : >"$log.raw"    # exists before the poll below looks at it
     # shellcheck disable=SC2046
     "$VM_QEMU" $(vm_args "$accel" "isp=on,isp-backing=$2" "$tmp/ns.img") \
         -monitor none -serial stdio \

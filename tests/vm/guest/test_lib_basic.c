@@ -219,6 +219,47 @@ static void run(const char *path, uint32_t flags, const char *want)
 	reis_close(dev);
 }
 
+/* A handle opened with queue depth 4: four requests go in flight, a fifth
+ * submission is refused with -EBUSY until one is reaped; the depth holds for
+ * clones. */
+static void small_qd(const char *path, uint32_t flags)
+{
+	struct reis_req r[5];
+	struct reis_dev *dev, *c;
+	unsigned i;
+	int n, got = 0;
+
+	n = reis_open_qd(path, flags, 4, &dev);
+	if (n) {
+		fprintf(stderr, "reis_open_qd(%s, 4): %s\n", path, reis_strerror(n));
+		CHECK(n == 0);
+		return;
+	}
+	CHECK_EQ_U64(reis_qdepth(dev), 4);
+	for (i = 0; i < 5; i++)
+		reis_prep_noop(&r[i]);
+	for (i = 0; i < 4; i++)
+		CHECK(reis_submit(dev, &r[i]) == 0);
+	CHECK(reis_submit(dev, &r[4]) == -EBUSY);
+	while (got < 4) {
+		n = reis_wait(dev, 1, 30000);
+		CHECK(n > 0);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	CHECK(reis_submit(dev, &r[4]) == 0);
+	CHECK(reis_wait(dev, 1, 30000) == 1);
+	for (i = 0; i < 5; i++)
+		CHECK(r[i].cpl.status == 0 && r[i].cpl.err == 0);
+	CHECK(reis_clone(dev, &c) == 0);
+	if (c) {
+		CHECK_EQ_U64(reis_qdepth(c), 4);
+		reis_close(c);
+	}
+	reis_close(dev);
+}
+
 int main(void)
 {
 	const char *path = getenv("REIS_TEST_DEV") ? getenv("REIS_TEST_DEV") : "/dev/ng0n1";
@@ -229,6 +270,8 @@ int main(void)
 		SKIP("%s absent", path);
 	run(path, REIS_OPEN_URING, "io_uring");
 	run(path, REIS_OPEN_IOCTL, "ioctl");
+	small_qd(path, REIS_OPEN_URING);
+	small_qd(path, REIS_OPEN_IOCTL);
 
 	n = reis_discover(d, 8, 0);
 	CHECK(n >= 1);
