@@ -5,6 +5,9 @@
 BUILD ?= $(CURDIR)/build
 ISP_CACHE ?= /var/cache/isp-ssd
 export BUILD ISP_CACHE
+# Compile jobs for the C parts (the folders' Makefiles declare every
+# dependency); JOBS=1 for a serial build.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 .PHONY: all deps hwmodel hostlib examples qemu guest demo check test \
 	vmtest qtest corpus corpus-full bench clean
@@ -15,25 +18,26 @@ deps:
 	@scripts/setup-deps.sh
 
 hwmodel: deps
-	$(MAKE) -C hw-model
+	$(MAKE) -j$(JOBS) -C hw-model
 
 hostlib: hwmodel
-	$(MAKE) -C host-lib
+	$(MAKE) -j$(JOBS) -C host-lib
 
 examples: hostlib
-	$(MAKE) -C examples
+	$(MAKE) -j$(JOBS) -C examples
 
 qemu: hwmodel
 	scripts/qemu-build.sh
 
 guest: hostlib examples
-	$(MAKE) -C tests guest-bins
+	$(MAKE) -j$(JOBS) -C tests guest-bins
 	scripts/guest-image.sh
 
 demo: qemu guest corpus
 	scripts/demo.sh
 
 check: hostlib examples
+	$(MAKE) -j$(JOBS) -C tests all
 	$(MAKE) -C tests check
 
 # Real data (docs/corpus.md): WordNet glosses embedded with USE-lite, cached
