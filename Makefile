@@ -10,7 +10,7 @@ export BUILD ISP_CACHE
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 .PHONY: all deps hwmodel hostlib examples qemu guest demo check test \
-	vmtest qtest corpus corpus-full bench clean
+	vmtest qtest corpus corpus-full bench sanitize clean
 
 all: demo
 
@@ -64,6 +64,10 @@ test: deps corpus
 
 bench: hostlib examples corpus
 	$(MAKE) -C examples bench
+
+# make check's suites built with ASan + UBSan (in $(BUILD)/asan; slower).
+sanitize: deps
+	$(MAKE) -C host-lib sanitize
 
 clean:
 	rm -rf $(BUILD)
