@@ -16,7 +16,8 @@
  *     to the reference; the list holds no DEPLOYING database (a deploy
  *     that did not reach its commit is gone) and 961 is either absent or
  *     READY with exact results; 961 then deploys again (the interrupted
- *     deploy's space is free) and searches exactly; both are deleted.
+ *     deploy's space is free) and searches exactly; both are deleted, and
+ *     then the drive has exactly a fresh drive's free flash.
  *
  * Exit 77 without the drive.
  */
@@ -105,6 +106,25 @@ static int phase1(struct reis_dev *dev)
 	return T_EXIT_FAIL;
 }
 
+/* Free flash of a fresh drive with the same preset: after the cleanup the
+ * killed drive must have as much (nothing leaked by the interrupted work). */
+static void check_no_leak(struct reis_dev *dev)
+{
+	struct reis_inproc_opts o;
+	struct reis_info now;
+	struct reis_dev *fresh;
+
+	REQUIRE(reis_identify(dev, &now) == 0);
+	memset(&o, 0, sizeof(o));
+	o.preset = now.preset;
+	REQUIRE(reis_open_inproc(&o, &fresh) == 0);
+	printf("phase 2: %llu bytes free after the cleanup, a fresh %s drive has %llu\n",
+	       (unsigned long long)now.free_bytes, now.preset,
+	       (unsigned long long)reis_dev_info(fresh)->free_bytes);
+	CHECK_EQ_U64(now.free_bytes, reis_dev_info(fresh)->free_bytes);
+	reis_close(fresh);
+}
+
 static int phase2(struct reis_dev *dev)
 {
 	struct reis_db_info list[64], info;
@@ -132,6 +152,7 @@ static int phase2(struct reis_dev *dev)
 	check_db(dev, 1, "churn redeployed");
 	CHECK(reis_db_delete(dev, CHURN) == 0);
 	CHECK(reis_db_delete(dev, ANCHOR) == 0);
+	check_no_leak(dev);
 	return t_result();
 }
 

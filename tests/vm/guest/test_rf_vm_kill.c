@@ -17,7 +17,8 @@
  *     running or staged (a staged mapping dies with the process), sums
  *     equal to the host reference for whatever generation is active, and a
  *     new remap + switch must work (space of the interrupted remap is
- *     reusable); then the table is deleted.
+ *     reusable); then the table is deleted, and the drive has exactly a
+ *     fresh drive's free flash (the interrupted remap's region came back).
  *
  * Exit 77 without the drive or its RecFlash engine.
  */
@@ -107,6 +108,25 @@ static int phase1(struct reis_dev *dev)
 	return T_EXIT_FAIL;
 }
 
+/* Free flash of a fresh drive with the same preset: after the cleanup the
+ * killed drive must have as much (nothing leaked by the interrupted work). */
+static void check_no_leak(struct reis_dev *dev)
+{
+	struct reis_inproc_opts o;
+	struct reis_info now;
+	struct reis_dev *fresh;
+
+	REQUIRE(reis_identify(dev, &now) == 0);
+	memset(&o, 0, sizeof(o));
+	o.preset = now.preset;
+	REQUIRE(reis_open_inproc(&o, &fresh) == 0);
+	printf("phase 2: %llu bytes free after the cleanup, a fresh %s drive has %llu\n",
+	       (unsigned long long)now.free_bytes, now.preset,
+	       (unsigned long long)reis_dev_info(fresh)->free_bytes);
+	CHECK_EQ_U64(now.free_bytes, reis_dev_info(fresh)->free_bytes);
+	reis_close(fresh);
+}
+
 static int phase2(struct reis_dev *dev, const struct reis_rf_stats *st)
 {
 	uint32_t *counts = calloc(ROWS, sizeof(*counts));
@@ -128,6 +148,7 @@ static int phase2(struct reis_dev *dev, const struct reis_rf_stats *st)
 	sums(dev, 3);
 	printf("phase 2: remapped again to generation %u, sums equal\n", st2.generation);
 	CHECK(reis_rf_delete(dev, TID) == 0);
+	check_no_leak(dev);
 	free(counts);
 	return t_result();
 }
