@@ -69,6 +69,17 @@ static inline uint16_t isp_fail(struct isp_cpl *cpl, uint16_t status,
 
 #define ISP_BAD_FIELD (ISP_SC_INVALID_FIELD | ISP_STATUS_DNR)
 
+/* Whether @n bytes at @p are all zero (reserved fields of wire structs). */
+static inline int isp_all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		if (*b++)
+			return 0;
+	return 1;
+}
+
 const struct fp_params *isp_dev_params(const struct isp_dev *dev);
 struct fs *isp_dev_store(struct isp_dev *dev);
 struct ft *isp_dev_timing(struct isp_dev *dev);

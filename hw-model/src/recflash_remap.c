@@ -279,6 +279,21 @@ static uint16_t rf_do_switch(struct rf_eng *e, struct rf_table *t, struct isp_ct
 	return 0;
 }
 
+/* Under e->lock: whether table @t (NULL: unknown) may be remapped or
+ * switched now; else the failed completion's status. */
+static uint16_t rf_remappable(const struct rf_table *t, struct isp_cpl *cpl)
+{
+	if (!t)
+		return isp_fail(cpl, ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR, "unknown table");
+	if (t->state != ISP_RF_READY)
+		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "table is being deployed");
+	if (t->mode != ISP_RF_RECFLASH)
+		return isp_fail(cpl, ISP_BAD_FIELD, "remaps apply to RecFlash-mode tables");
+	if (t->busy)
+		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "a remap or switch is running");
+	return 0;
+}
+
 uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t flags,
 		  struct isp_cpl *cpl)
 {
@@ -300,15 +315,8 @@ uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t 
 		return isp_fail(cpl, ISP_BAD_FIELD, "remap needs exactly one of FULL, ADAPTIVE");
 	pthread_mutex_lock(&e->lock);
 	t = rf_find(e, tid);
-	if (!t)
-		st = isp_fail(cpl, ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR, "unknown table");
-	else if (t->state != ISP_RF_READY)
-		st = isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "table is being deployed");
-	else if (t->mode != ISP_RF_RECFLASH)
-		st = isp_fail(cpl, ISP_BAD_FIELD, "remaps apply to RecFlash-mode tables");
-	else if (t->busy)
-		st = isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "a remap or switch is running");
-	else if (t->profile && t->prof_bytes != (uint64_t)t->rows * 4)
+	st = rf_remappable(t, cpl);
+	if (!st && t->profile && t->prof_bytes != (uint64_t)t->rows * 4)
 		st = isp_fail(cpl, ISP_SC_INCOMPLETE | ISP_STATUS_DNR,
 			      "profile upload incomplete");
 	if (st) {
@@ -449,15 +457,8 @@ uint16_t rf_switch(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 
 	pthread_mutex_lock(&e->lock);
 	t = rf_find(e, tid);
-	if (!t)
-		st = isp_fail(cpl, ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR, "unknown table");
-	else if (t->state != ISP_RF_READY)
-		st = isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "table is being deployed");
-	else if (t->mode != ISP_RF_RECFLASH)
-		st = isp_fail(cpl, ISP_BAD_FIELD, "remaps apply to RecFlash-mode tables");
-	else if (t->busy)
-		st = isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "a remap or switch is running");
-	else if (t->remap_state != ISP_RF_REMAP_STAGED || !t->staged)
+	st = rf_remappable(t, cpl);
+	if (!st && (t->remap_state != ISP_RF_REMAP_STAGED || !t->staged))
 		st = isp_fail(cpl, ISP_SC_INCOMPLETE | ISP_STATUS_DNR, "no mapping is staged");
 	if (!st) {
 		t->busy = 1;

@@ -254,9 +254,8 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 	if (len < sizeof(h))
 		return isp_fail(cpl, ISP_BAD_FIELD, "SLS header missing");
 	memcpy(&h, data, sizeof(h));
-	for (i = 0; i < sizeof(h.rsvd); i++)
-		if (h.rsvd[i])
-			return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
+	if (!isp_all_zero(h.rsvd, sizeof(h.rsvd)))
+		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	if (h.flags & ~known)
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown SLS flags");
 	if (!h.nbags || h.nbags > ISP_RF_MAX_BAGS)

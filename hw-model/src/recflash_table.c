@@ -573,8 +573,6 @@ int rf_gc(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx, struct rf_a
 static uint16_t rf_check_create(struct rf_eng *e, const struct isp_wire_rf_create *cr,
 				struct isp_cpl *cpl)
 {
-	size_t i;
-
 	if (!cr->tid)
 		return isp_fail(cpl, ISP_BAD_FIELD, "table id 0");
 	if (!cr->rows || cr->rows > ISP_RF_MAX_ROWS)
@@ -597,9 +595,8 @@ static uint16_t rf_check_create(struct rf_eng *e, const struct isp_wire_rf_creat
 		return isp_fail(cpl, ISP_BAD_FIELD, "trigger_ppm above 1000000");
 	if (cr->trigger == ISP_RF_TRIG_PERIOD && !cr->period)
 		return isp_fail(cpl, ISP_BAD_FIELD, "period trigger with period 0");
-	for (i = 0; i < sizeof(cr->rsvd); i++)
-		if (cr->rsvd[i])
-			return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
+	if (!isp_all_zero(cr->rsvd, sizeof(cr->rsvd)))
+		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	if (rf_row_bytes(cr->dtype, cr->dim) > e->p->page_bytes)
 		return isp_fail(cpl, ISP_BAD_FIELD, "row larger than a flash page");
 	return 0;

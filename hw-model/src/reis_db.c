@@ -82,13 +82,10 @@ static void re_unlink(struct re_eng *e, struct re_db *db)
 int re_header_check(const struct isp_wire_reis_create *c, const struct fp_params *p,
 		    struct re_layout *L)
 {
-	size_t i;
-
 	if (!c->did)
 		return -EINVAL;
-	for (i = 0; i < sizeof(c->rsvd); i++)
-		if (c->rsvd[i])
-			return -EINVAL;
+	if (!isp_all_zero(c->rsvd, sizeof(c->rsvd)))
+		return -EINVAL;
 	return re_layout_init(L, c, p->page_bytes, p->oob_bytes, p->subpage_bytes);
 }
 

@@ -612,7 +612,6 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	uint8_t *blob = NULL;
 	uint16_t st;
 	int ret = 0, reserved = 0;
-	size_t b;
 
 	memset(&r, 0, sizeof(r));
 	if (!ticket)
@@ -622,9 +621,8 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	if (len < sizeof(s))
 		return isp_fail(cpl, ISP_BAD_FIELD, "transfer shorter than the search header");
 	memcpy(&s, data, sizeof(s));
-	for (b = 0; b < sizeof(s.rsvd); b++)
-		if (s.rsvd[b])
-			return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
+	if (!isp_all_zero(s.rsvd, sizeof(s.rsvd)))
+		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	if (s.flags & ~ISP_REIS_SF_ALL)
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown search flags");
 	if (!s.nq || s.nq > ISP_REIS_MAX_NQ)

@@ -455,9 +455,10 @@ struct t_sopts {
 
 static uint32_t t_ticket = 100;
 
-/* SEARCH / IVF_SEARCH, then read the result. */
-static inline uint16_t t_search(struct isp_dev *dev, int ivf, const struct t_sopts *o,
-				const struct t_query *q, struct t_res *r)
+/* SEARCH / IVF_SEARCH under result ticket @ticket, then read the result. */
+static inline uint16_t t_search_ticket(struct isp_dev *dev, int ivf, const struct t_sopts *o,
+				       const struct t_query *q, uint32_t ticket,
+				       struct t_res *r)
 {
 	struct isp_wire_reis_search s;
 	uint32_t cb = q->dim / 8, rerank = !(o->flags & ISP_REIS_SF_NO_RERANK);
@@ -487,14 +488,22 @@ static inline uint16_t t_search(struct isp_dev *dev, int ivf, const struct t_sop
 	if (rerank)
 		memcpy(buf + sizeof(s) + (size_t)q->nq * cb, q->i8, (size_t)q->nq * q->dim);
 	c = t_mk(ivf ? ISP_OP_REIS_IVF_SEARCH : ISP_OP_REIS_SEARCH, (uint32_t)len);
-	c.cdw12 = __atomic_add_fetch(&t_ticket, 1, __ATOMIC_RELAXED);
+	c.cdw12 = ticket;
 	st = t_run(dev, &c, buf, len, &cpl);
 	free(buf);
 	if (st)
 		return st;
 	r->search_ns = cpl.model_ns;
 	r->search_pj = cpl.energy_pj;
-	return t_read_result(dev, c.cdw12, r);
+	return t_read_result(dev, ticket, r);
+}
+
+/* The same with the next ticket of the test's own sequence. */
+static inline uint16_t t_search(struct isp_dev *dev, int ivf, const struct t_sopts *o,
+				const struct t_query *q, struct t_res *r)
+{
+	return t_search_ticket(dev, ivf, o, q,
+			       __atomic_add_fetch(&t_ticket, 1, __ATOMIC_RELAXED), r);
 }
 
 /* ---- the reference (command-set.md section 4) ---- */

@@ -24,37 +24,6 @@ struct shared {
 	uint32_t deploys;
 };
 
-static uint16_t search_ticket(struct isp_dev *dev, int ivf, const struct t_sopts *o,
-			      const struct t_query *q, uint32_t ticket, struct t_res *r)
-{
-	struct isp_wire_reis_search s;
-	uint32_t cb = q->dim / 8;
-	size_t len = sizeof(s) + (size_t)q->nq * (cb + q->dim);
-	uint8_t *buf = calloc(1, len);
-	struct isp_cmd c;
-	uint16_t st;
-
-	REQUIRE(buf);
-	memset(r, 0, sizeof(*r));
-	memset(&s, 0, sizeof(s));
-	s.did = o->did;
-	s.nq = q->nq;
-	s.k = o->k;
-	s.flags = o->flags;
-	s.nprobe = o->nprobe;
-	s.dim = q->dim;
-	memcpy(buf, &s, sizeof(s));
-	memcpy(buf + sizeof(s), q->bin, (size_t)q->nq * cb);
-	memcpy(buf + sizeof(s) + (size_t)q->nq * cb, q->i8, (size_t)q->nq * q->dim);
-	c = t_mk(ivf ? ISP_OP_REIS_IVF_SEARCH : ISP_OP_REIS_SEARCH, (uint32_t)len);
-	c.cdw12 = ticket;
-	st = isp_dev_exec(dev, &c, buf, isp_cmd_data_len(&c), &(struct isp_cpl){ 0 });
-	free(buf);
-	if (st)
-		return st;
-	return t_read_result(dev, ticket, r);
-}
-
 static void opts(struct t_sopts *o, int ivf)
 {
 	memset(o, 0, sizeof(*o));
@@ -78,7 +47,7 @@ static void *searcher(void *arg)
 		uint16_t st;
 
 		opts(&o, ivf);
-		st = search_ticket(sh->dev, ivf, &o, &sh->q, id * 1000 + i, &r);
+		st = t_search_ticket(sh->dev, ivf, &o, &sh->q, id * 1000 + i, &r);
 		pthread_mutex_lock(&sh->lock);
 		if (st || r.len != x->len || memcmp(r.blob + 64, x->blob + 64, r.len - 64)) {
 			fprintf(stderr, "searcher %u round %u: st 0x%x or result differs\n", id, i, st);
@@ -143,7 +112,7 @@ int main(void)
 		uint32_t q;
 
 		opts(&o, i);
-		CHECK_EQ_U64(search_ticket(sh.dev, i, &o, &sh.q, 1 + i, &sh.expect[i]), 0);
+		CHECK_EQ_U64(t_search_ticket(sh.dev, i, &o, &sh.q, 1 + i, &sh.expect[i]), 0);
 		for (q = 0; q < sh.q.nq; q++)
 			CHECK(t_check_query(&sh.expect[i], q, dbs, 1, i, &o, &sh.q, 1, !i));
 	}

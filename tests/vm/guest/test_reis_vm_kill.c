@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "kill_util.h"
 #include "libreis.h"
 #include "reis_cmp.h"
 #include "reis_synth.h"
@@ -67,12 +68,6 @@ static void check_db(struct reis_dev *dev, unsigned i, const char *what)
 	reis_search_result_free(&want);
 }
 
-static void step(unsigned cycle, const char *what)
-{
-	printf("cycle %u: %s\n", cycle, what);
-	fflush(stdout);
-}
-
 static int deploy(struct reis_dev *dev, unsigned i)
 {
 	int ret = reis_db_deploy(dev, &img[i], NULL);
@@ -90,39 +85,19 @@ static int phase1(struct reis_dev *dev)
 	check_db(dev, 0, "anchor");
 	printf("phase 1: anchor %u deployed; deploying and deleting %u until QEMU is "
 	       "killed\n", ANCHOR, CHURN);
-	printf("@@ISP-KILL-ME\n");
-	fflush(stdout);
+	kill_arm();
 	for (c = 1; c <= MAX_CYCLES && !t_failures; c++) {
-		step(c, "deploy");
+		kill_step(c, "deploy");
 		CHECK(deploy(dev, 1) == 0);
-		step(c, "search");
+		kill_step(c, "search");
 		check_db(dev, 1, "churn");
-		step(c, "delete");
+		kill_step(c, "delete");
 		CHECK(reis_db_delete(dev, CHURN) == 0);
 		printf("cycle %u: done\n", c);
 	}
 	if (!t_failures)
 		fprintf(stderr, "not killed after %u cycles\n", MAX_CYCLES);
 	return T_EXIT_FAIL;
-}
-
-/* Free flash of a fresh drive with the same preset: after the cleanup the
- * killed drive must have as much (nothing leaked by the interrupted work). */
-static void check_no_leak(struct reis_dev *dev)
-{
-	struct reis_inproc_opts o;
-	struct reis_info now;
-	struct reis_dev *fresh;
-
-	REQUIRE(reis_identify(dev, &now) == 0);
-	memset(&o, 0, sizeof(o));
-	o.preset = now.preset;
-	REQUIRE(reis_open_inproc(&o, &fresh) == 0);
-	printf("phase 2: %llu bytes free after the cleanup, a fresh %s drive has %llu\n",
-	       (unsigned long long)now.free_bytes, now.preset,
-	       (unsigned long long)reis_dev_info(fresh)->free_bytes);
-	CHECK_EQ_U64(now.free_bytes, reis_dev_info(fresh)->free_bytes);
-	reis_close(fresh);
 }
 
 static int phase2(struct reis_dev *dev)
@@ -152,7 +127,7 @@ static int phase2(struct reis_dev *dev)
 	check_db(dev, 1, "churn redeployed");
 	CHECK(reis_db_delete(dev, CHURN) == 0);
 	CHECK(reis_db_delete(dev, ANCHOR) == 0);
-	check_no_leak(dev);
+	kill_check_no_leak(dev);
 	return t_result();
 }
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "kill_util.h"
 #include "libreis.h"
 #include "rf_util.h"
 
@@ -39,12 +40,6 @@
 #define NB 100
 
 static struct rf_tbl t;
-
-static void step(unsigned cycle, const char *what)
-{
-	printf("cycle %u: %s\n", cycle, what);
-	fflush(stdout);
-}
 
 static void sums(struct reis_dev *dev, uint32_t seed)
 {
@@ -80,22 +75,21 @@ static int phase1(struct reis_dev *dev)
 	REQUIRE(rf_tbl_deploy(dev, &t, NULL) == 0);
 	sums(dev, 1);
 	printf("phase 1: table %u deployed; remapping until QEMU is killed\n", TID);
-	printf("@@ISP-KILL-ME\n");
-	fflush(stdout);
+	kill_arm();
 	for (c = 1; c <= MAX_CYCLES && !t_failures; c++) {
-		step(c, "profile");
+		kill_step(c, "profile");
 		profile(counts, c & 1);
 		CHECK(reis_rf_profile(dev, TID, counts, ROWS) == 0);
-		step(c, "remap full (staged)");
+		kill_step(c, "remap full (staged)");
 		CHECK(reis_rf_remap(dev, TID, REIS_RF_REMAP_FULL, NULL) == 0);
 		CHECK(reis_rf_table_stats(dev, TID, 0, &st) == 0);
 		CHECK(st.remap_state == REIS_RF_REMAP_STAGED);
-		step(c, "sums on the old mapping");
+		kill_step(c, "sums on the old mapping");
 		sums(dev, 10 + c);
-		step(c, "switch");
+		kill_step(c, "switch");
 		CHECK(reis_rf_switch(dev, TID) == 0);
 		sums(dev, 20 + c);
-		step(c, "remap adaptive + switch");
+		kill_step(c, "remap adaptive + switch");
 		CHECK(reis_rf_remap(dev, TID, REIS_RF_REMAP_ADAPTIVE | REIS_RF_REMAP_SWITCH,
 				    NULL) == 0);
 		sums(dev, 30 + c);
@@ -106,25 +100,6 @@ static int phase1(struct reis_dev *dev)
 	if (!t_failures)
 		fprintf(stderr, "not killed after %u remap cycles\n", MAX_CYCLES);
 	return T_EXIT_FAIL;
-}
-
-/* Free flash of a fresh drive with the same preset: after the cleanup the
- * killed drive must have as much (nothing leaked by the interrupted work). */
-static void check_no_leak(struct reis_dev *dev)
-{
-	struct reis_inproc_opts o;
-	struct reis_info now;
-	struct reis_dev *fresh;
-
-	REQUIRE(reis_identify(dev, &now) == 0);
-	memset(&o, 0, sizeof(o));
-	o.preset = now.preset;
-	REQUIRE(reis_open_inproc(&o, &fresh) == 0);
-	printf("phase 2: %llu bytes free after the cleanup, a fresh %s drive has %llu\n",
-	       (unsigned long long)now.free_bytes, now.preset,
-	       (unsigned long long)reis_dev_info(fresh)->free_bytes);
-	CHECK_EQ_U64(now.free_bytes, reis_dev_info(fresh)->free_bytes);
-	reis_close(fresh);
 }
 
 static int phase2(struct reis_dev *dev, const struct reis_rf_stats *st)
@@ -148,7 +123,7 @@ static int phase2(struct reis_dev *dev, const struct reis_rf_stats *st)
 	sums(dev, 3);
 	printf("phase 2: remapped again to generation %u, sums equal\n", st2.generation);
 	CHECK(reis_rf_delete(dev, TID) == 0);
-	check_no_leak(dev);
+	kill_check_no_leak(dev);
 	free(counts);
 	return t_result();
 }
