@@ -4,20 +4,27 @@
 #   make check  the fast subset: no root, no QEMU, no VM
 BUILD ?= $(CURDIR)/build
 ISP_CACHE ?= /var/cache/isp-ssd
-export BUILD ISP_CACHE
+# WERROR=1 turns every C warning into an error (.ci/run sets it).
+WERROR ?=
+export BUILD ISP_CACHE WERROR
 # Compile jobs for the C parts (the folders' Makefiles declare every
 # dependency); JOBS=1 for a serial build.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
-.PHONY: all deps hwmodel hostlib examples qemu guest demo check test \
+.PHONY: all deps tools hwmodel hostlib examples qemu guest demo check test \
 	vmtest qtest corpus corpus-full bench sanitize clean
 
 all: demo
 
+# The set-up step (apt, root) belongs to the targets that need QEMU, the
+# guest or the corpus; the C parts only need a compiler (scripts/check-tools.sh).
 deps:
 	@scripts/setup-deps.sh
 
-hwmodel: deps
+tools:
+	@scripts/check-tools.sh
+
+hwmodel: tools
 	$(MAKE) -j$(JOBS) -C hw-model
 
 hostlib: hwmodel
@@ -26,10 +33,10 @@ hostlib: hwmodel
 examples: hostlib
 	$(MAKE) -j$(JOBS) -C examples
 
-qemu: hwmodel
+qemu: deps hwmodel
 	scripts/qemu-build.sh
 
-guest: hostlib examples
+guest: deps hostlib examples
 	$(MAKE) -j$(JOBS) -C tests guest-bins
 	scripts/guest-image.sh
 
@@ -66,7 +73,7 @@ bench: hostlib examples corpus
 	$(MAKE) -C examples bench
 
 # make check's suites built with ASan + UBSan (in $(BUILD)/asan; slower).
-sanitize: deps
+sanitize: hwmodel
 	$(MAKE) -C host-lib sanitize
 
 clean:
