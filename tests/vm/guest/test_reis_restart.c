@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_reis_restart - committed REIS databases survive a QEMU restart with
- * identical results (SPEC E4, issue 4). It runs in two boots on the same
+ * identical results (docs/reis-engine.md, DB_COMMIT). It runs in two boots on the same
  * flash backing file and namespace image (tests/vm/run-vm-tests.sh):
  *   first boot (no marker): deploy a brute-force and an IVF database, check
  *     their results against the reference, and write a marker with a digest

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_reis_vm - REIS in the VM through libreis' io_uring passthrough
- * (SPEC R1-R11, E3, E8), against the host reference computed in the guest:
+ * (REIS Table 1 commands, §4.1-4.3, §7.1 tags;
+ * docs/command-set.md §4), against the host reference computed in the guest:
  *   1. deploy a brute-force and an IVF database (INT8, tags, documents)
  *      built from seeded synthetic embeddings; search both with several
  *      options: hits and documents exactly the reference's; DOC_READ;

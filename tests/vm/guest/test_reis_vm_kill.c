@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_reis_vm_kill - REIS databases when QEMU is killed (SIGKILL) at a
- * random point of a stream of deploys, searches and deletes (issue 4: "a
+ * random point of a stream of deploys, searches and deletes: a
  * half-deployed database is never searchable and is cleaned up after a
- * crash"; SPEC E4). The VM runner runs it in two boots on one backing
+ * crash (docs/reis-engine.md, DB_COMMIT). The VM runner runs it in two boots on one backing
  * file; the phase is chosen by what the drive holds:
  *
  *  1. no database 960: deploy it (brute force, INT8, documents) as the

@@ -2,7 +2,7 @@
 /*
  * test_rf_vm_kill - a RecFlash table survives QEMU being killed (SIGKILL)
  * at a random point of a stream of remaps (RecFlash III-C4 two-stage
- * deployment; SPEC E4). The VM runner runs it in two boots on one backing
+ * deployment; docs/recflash-engine.md, crash consistency). The VM runner runs it in two boots on one backing
  * file; the phase is chosen by what the drive holds:
  *
  *  1. no table 0x5400: deploy it (fp16, RecFlash mode), check the sums,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_vm_badinput - malformed vendor commands get NVMe errors with DNR and
- * the drive keeps working (SPEC "Bad input"):
+ * the drive keeps working (docs/command-set.md §2, status codes):
  *   1. unused vendor opcodes (no data) -> Invalid Opcode 0x4001;
  *   2. a bidirectional opcode (bits 1:0 = 11b) -> 0x4001;
  *   3. NDT zero, wrong and larger than max_xfer on data opcodes, and NDT

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_vm_blockio - the namespace stays an ordinary disk with ISP on
- * (SPEC E3, E8):
+ * (normal SSD mode beside RAG mode, docs/command-set.md
+ * §1; docs/architecture.md, threads and locks):
  *   1. write/read/verify through /dev/nvme0n1 (O_DIRECT) at several offsets;
  *   2. NVMe reads and writes through the passthrough ring, interleaved with
  *      ISP echoes on the same queue: every buffer keeps its own data;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_vm_identify - the drive describes itself consistently (SPEC E5):
+ * test_vm_identify - the drive describes itself consistently (docs/command-set.md §3):
  *   1. ISP_IDENTIFY through io_uring passthrough: magic, version, max_xfer,
  *      geometry and preset are sane; the completion carries a modeled time;
  *   2. Get Log Page C1h returns the same structure;

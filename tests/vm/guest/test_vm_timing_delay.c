@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_vm_timing_delay - isp-timing=delay holds completions for the modeled
- * time without holding anything else up (SPEC E6, E8). Runs in the runner's
+ * time without holding anything else up (docs/architecture.md, modeled vs emulation time). Runs in the runner's
  * "delay" boot (isp-params=ctrl_cmd=200ms); skips elsewhere.
  *   1. identify reports ISP_CAP_TIMING_DELAY and the long command overhead;
  *   2. a NOOP completes no sooner than its modeled time, which the
