@@ -52,6 +52,11 @@ static struct reis_dev *open_drive(void)
 	memset(&o, 0, sizeof(o));
 	o.backing = backing;
 	o.workers = 2;
+	/* Modeled times must not depend on how fast this machine runs: on the
+	 * wall clock a command can queue behind the modeled tail of the one
+	 * before it (annotate mode), so the No-OPT comparison below flipped
+	 * under load. The virtual clock runs commands back to back. */
+	o.flags = REIS_INPROC_VCLOCK;
 	o.errbuf = err;
 	o.errlen = sizeof(err);
 	ret = reis_open_inproc(&o, &dev);
