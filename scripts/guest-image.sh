@@ -4,34 +4,60 @@
 # $BUILD/guest-bin/.
 #
 #   1. apt-get download the kernel package that linux-image-amd64 depends on
-#      now (into $ISP_CACHE/downloads) and unpack it once per version;
+#      now in the flavour's suite (into $ISP_CACHE/downloads) and unpack it
+#      once per version;
 #   2. take vmlinuz, the nvme modules and, recursively, the modules they
 #      depend on (modinfo -F depends), decompressed;
 #   3. pack busybox-static, tests/vm/guest-init.sh as /init, every program
 #      in $BUILD/guest-bin/ (and the reis CLI when built) into
-#      $BUILD/guest/initramfs.cpio.gz; copy the kernel to $BUILD/guest/vmlinuz.
+#      $BUILD/guest/<flavour>/initramfs.cpio.gz; copy the kernel to
+#      $BUILD/guest/<flavour>/vmlinuz. The default flavour is also linked
+#      as $BUILD/guest/vmlinuz and initramfs.cpio.gz.
+#
+# GUEST_KERNEL picks the flavour, named after the Debian suite it comes from:
+#   bookworm            (default) 6.1, from the machine's own apt sources
+#   bookworm-backports  6.12, through a private apt state of that suite
+#                       (scripts/apt-suite.sh); /etc/apt is not touched
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
 DL=$ISP_CACHE/downloads
-OUT=$BUILD/guest
+DEFAULT_KERNEL=bookworm
+GUEST_KERNEL=${GUEST_KERNEL:-$DEFAULT_KERNEL}
+OUT=$BUILD/guest/$GUEST_KERNEL
 MODULES="nvme"
 
 log() { echo "guest-image: $*"; }
 die() { echo "guest-image: error: $*" >&2; exit 1; }
 
+case $GUEST_KERNEL in
+*[!a-z0-9-]* | "") die "GUEST_KERNEL='$GUEST_KERNEL' is not a Debian suite name" ;;
+esac
 mkdir -p "$DL" "$OUT" "$ISP_CACHE/kernel"
+
+# k_apt_get, k_apt_cache, k_apt_update: apt over the flavour's suite.
+if [ "$GUEST_KERNEL" = "$DEFAULT_KERNEL" ]; then
+    k_apt_get() { apt-get "$@"; }
+    k_apt_cache() { apt-cache "$@"; }
+    k_apt_update() { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; }
+else
+    . "$ROOT/scripts/apt-suite.sh"
+    apt_suite "$GUEST_KERNEL"
+    k_apt_get() { apt_suite_get "$@"; }
+    k_apt_cache() { apt_suite_cache "$@"; }
+    k_apt_update() { apt_suite_update; }
+fi
 
 # download PKG VERSION: the .deb path, fetched once.
 download() {
     deb=$DL/${1}_${2#*:}_amd64.deb
     if [ ! -f "$deb" ]; then
         # stale package lists name files the archive no longer has: refresh once
-        (cd "$DL" && apt-get download -q "$1=$2" >"$DL/apt.log" 2>&1) ||
-            { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1 &&
-                (cd "$DL" && apt-get download -q "$1=$2" >"$DL/apt.log" 2>&1); } || {
+        (cd "$DL" && k_apt_get download -q "$1=$2" >"$DL/apt.log" 2>&1) ||
+            { k_apt_update &&
+                (cd "$DL" && k_apt_get download -q "$1=$2" >"$DL/apt.log" 2>&1); } || {
             tail -n 5 "$DL/apt.log" >&2
             die "apt-get download $1=$2 failed"
         }
@@ -44,9 +70,9 @@ download() {
 exec 9>"$ISP_CACHE/guest.lock"
 flock 9
 
-meta_ver=$(apt-cache policy linux-image-amd64 2>/dev/null | sed -n 's/^ *Candidate: //p')
+meta_ver=$(k_apt_cache policy linux-image-amd64 2>/dev/null | sed -n 's/^ *Candidate: //p')
 [ -n "$meta_ver" ] && [ "$meta_ver" != "(none)" ] ||
-    die "apt knows no linux-image-amd64 (run apt-get update)"
+    die "apt knows no linux-image-amd64 in $GUEST_KERNEL (package lists missing?)"
 meta_deb=$(download linux-image-amd64 "$meta_ver")
 dep=$(dpkg-deb -f "$meta_deb" Depends | tr ',' '\n' | grep -m1 'linux-image-[0-9]') ||
     die "$meta_deb depends on no linux-image-<abi> package"
@@ -146,5 +172,11 @@ mv -f "$OUT/initramfs.cpio.gz.tmp" "$OUT/initramfs.cpio.gz"
 cmp -s "$kdir/boot/vmlinuz-$krel" "$OUT/vmlinuz" ||
     cp "$kdir/boot/vmlinuz-$krel" "$OUT/vmlinuz"
 echo "$krel" >"$OUT/kernel-release"
-log "kernel $krel, modules: $(tr '\n' ' ' <"$stage/etc/isp-modules")"
+if [ "$GUEST_KERNEL" = "$DEFAULT_KERNEL" ]; then
+    # the paths scripts/vm-lib.sh boots when no flavour is asked for
+    for f in vmlinuz initramfs.cpio.gz kernel-release; do
+        ln -sfn "$GUEST_KERNEL/$f" "$BUILD/guest/$f"
+    done
+fi
+log "$GUEST_KERNEL: kernel $krel, modules: $(tr '\n' ' ' <"$stage/etc/isp-modules")"
 log "$n guest programs; $OUT/initramfs.cpio.gz $(du -k "$OUT/initramfs.cpio.gz" | cut -f1) KiB"

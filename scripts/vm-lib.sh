@@ -7,12 +7,16 @@
 #   ISP_ACCEL=tcg|kvm   skip the KVM probe
 #   ISP_VM_MEM=MiB      guest memory (default 512)
 #   ISP_VM_SMP=N        guest CPUs (default 2)
+#   GUEST_KERNEL=SUITE  boot that kernel flavour's image, e.g.
+#                       bookworm-backports (scripts/guest-image.sh builds
+#                       it the same way); default: the default flavour
 
 BUILD=${BUILD:-$ROOT/build}
 ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
 VM_QEMU=$BUILD/qemu-system-x86_64
-VM_KERNEL=$BUILD/guest/vmlinuz
-VM_INITRD=$BUILD/guest/initramfs.cpio.gz
+VM_GUEST=$BUILD/guest${GUEST_KERNEL:+/$GUEST_KERNEL}
+VM_KERNEL=$VM_GUEST/vmlinuz
+VM_INITRD=$VM_GUEST/initramfs.cpio.gz
 VM_APPEND_BASE="console=ttyS0 panic=-1 quiet loglevel=3"
 
 # vm_check: 0 when the patched QEMU and the guest image exist, else a reason.
@@ -22,7 +26,7 @@ vm_check() {
         return 1
     fi
     if [ ! -f "$VM_KERNEL" ] || [ ! -f "$VM_INITRD" ]; then
-        echo "guest image missing in $BUILD/guest (make guest)"
+        echo "guest image missing in $VM_GUEST (${GUEST_KERNEL:+GUEST_KERNEL=$GUEST_KERNEL }make guest)"
         return 1
     fi
     return 0
