@@ -101,4 +101,41 @@ static inline uint32_t reis__read_len(const struct reis_dev *dev, uint64_t off,
 	return left < dev->max_xfer ? (uint32_t)left : dev->max_xfer;
 }
 
+/*
+ * The results machine (core_result.c), struct reis_rx in libreis_result.h.
+ * An engine prepares rx->req with its command, sets rx->dev, rx->ops,
+ * rx->max_collisions and the flags, and calls reis__rx_start(); from then
+ * on the machine drives the request from its completions and calls back:
+ */
+#define REIS_RX_KNOWN 1u	/* rx->total is the result's length, not a guess */
+#define REIS_RX_RELEASE_ALWAYS 2u /* RELEASE even after a failed releasing read */
+#define REIS_RX_FAILING 4u	/* releasing after a failure, then finish */
+
+struct reis_rx_ops {
+	/* Every completion, first (accounting); may be NULL. */
+	void (*account)(struct reis_rx *rx, const struct reis_req *req);
+	/* A Ticket In Use answered with a fresh ticket (rx->ticket). */
+	void (*retry)(struct reis_rx *rx);
+	/* A command failed / a resubmission failed (messages); may be NULL. */
+	void (*cmd_error)(struct reis_rx *rx, const struct reis_req *req);
+	void (*submit_error)(struct reis_rx *rx, int err);
+	/* The command under the ticket succeeded: set rx->total (a guess
+	 * unless REIS_RX_KNOWN) and rx->chunk. -errno: released, finished. */
+	int (*accepted)(struct reis_rx *rx);
+	/* Where the read of rx->len bytes at rx->off lands. */
+	void *(*buf)(struct reis_rx *rx);
+	/* That read arrived: check, copy; may set rx->total and
+	 * REIS_RX_KNOWN. -errno: released (unless that read was), finished. */
+	int (*chunk)(struct reis_rx *rx);
+	/* All read and released. The engine may reis__rx_start() again. */
+	void (*complete)(struct reis_rx *rx);
+	/* Failed with @err; @cpl the failing completion or NULL, @opcode the
+	 * command that failed. */
+	void (*finish)(struct reis_rx *rx, int err, const struct reis_cpl *cpl, uint8_t opcode);
+};
+
+/* Draw a ticket, put it in rx->req (CDW12), submit. 0 or -errno (nothing
+ * in flight then, nothing called back). */
+int reis__rx_start(struct reis_rx *rx);
+
 #endif /* CORE_PRIV_H */

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * drive_reis_search.c - Search / IVF_Search (docs/command-set.md §4) and their
- * result transfer (§6). One asynchronous search is a small state machine
- * driven by completions: SEARCH under a random ticket (a collision, ISP
- * Ticket In Use, retried with a new ticket), then RESULT_READs at increasing
- * offsets, the last one releasing the ticket. It keeps exactly one command
- * in flight and resubmits its own request from its callback, so it never
- * needs a free queue slot there; many searches run side by side. The
+ * drive_reis_search.c - Search / IVF_Search (docs/command-set.md §4). One
+ * asynchronous search is one run of the results machine (core_result.c,
+ * §6): SEARCH under a ticket, RESULT_READs, RELEASE; this file says what a
+ * search's result looks like (its size guessed, then read from the header,
+ * checked, decoded) and what it costs. Many searches run side by side; the
  * synchronous calls split any batch into such commands.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,11 +26,8 @@ _Static_assert(REIS_MAX_NQ == ISP_REIS_MAX_NQ && REIS_MAX_K == ISP_REIS_MAX_K &&
 _Static_assert(REIS_HIT_NONE == ISP_REIS_HIT_NONE, "hit padding");
 
 #define REIS_SR_IDLE 0u
-#define REIS_SR_SEARCH 1u
-#define REIS_SR_READ 2u
-#define REIS_SR_RELEASE 3u
+#define REIS_SR_SEARCH 1u	/* in the results machine */
 #define REIS_SR_DONE 4u
-#define REIS_SR_FAILED 5u	/* releasing after a failed read, then done */
 
 /* Ticket collisions (ISP Ticket In Use) retried with fresh tickets. */
 #define REIS_TICKET_RETRIES 8u
@@ -230,9 +226,10 @@ static int reis_search_check(struct reis_dev *dev, uint8_t opcode,
 /* The asynchronous state machine                                          */
 /* ---------------------------------------------------------------------- */
 
-static void reis_sr_cb(struct reis_req *req, void *arg);
-
 static int reis_sr_decode(struct reis_search_req *sr);
+
+#define SR_OF(rx) ((struct reis_search_req *)(void *)((char *)(rx) - \
+			offsetof(struct reis_search_req, rx)))
 
 static void reis_sr_finish(struct reis_search_req *sr, int err)
 {
@@ -259,34 +256,6 @@ static void reis_sr_finish(struct reis_search_req *sr, int err)
 		sr->cb(sr, sr->cb_arg);
 }
 
-/* Submit sr->req again from a callback; a failure ends the search. */
-static int reis_sr_resubmit(struct reis_search_req *sr)
-{
-	struct reis_dev *dev = sr->dev;
-	int ret;
-
-	reis_req_set_cb(&sr->req, reis_sr_cb, sr);
-	ret = reis_submit(dev, &sr->req);
-	if (ret) {
-		memset(&sr->cpl, 0, sizeof(sr->cpl));
-		sr->cpl.err = ret;
-		snprintf(sr->msg, sizeof(sr->msg), "%s", reis_last_error(dev));
-	}
-	return ret;
-}
-
-static void reis_sr_prep_read(struct reis_search_req *sr, uint64_t off, uint32_t len,
-			      int release)
-{
-	reis_prep_cmd(&sr->req, ISP_OP_RESULT_READ, sr->blob + off, len);
-	sr->req.cmd.cdw12 = sr->ticket;
-	sr->req.cmd.cdw13 = release ? ISP_RESULT_F_RELEASE : 0;
-	sr->req.cmd.cdw14 = (uint32_t)off;
-	sr->req.cmd.cdw15 = (uint32_t)(off >> 32);
-	sr->read_off = off;
-	sr->state = release ? REIS_SR_RELEASE : REIS_SR_READ;
-}
-
 static int reis_sr_grow(struct reis_search_req *sr, uint64_t cap)
 {
 	uint8_t *nb;
@@ -302,158 +271,141 @@ static int reis_sr_grow(struct reis_search_req *sr, uint64_t cap)
 	return 0;
 }
 
-/* Release the ticket after a failure, then finish with @err. */
-static void reis_sr_fail_release(struct reis_search_req *sr, int err)
+/* What each command costs; a retried collision counts as a command. */
+static void reis_sr_account(struct reis_rx *rx, const struct reis_req *req)
 {
-	if (!sr->err)
-		sr->err = err;
-	reis_prep_cmd(&sr->req, ISP_OP_RESULT_RELEASE, NULL, 0);
-	sr->req.cmd.cdw12 = sr->ticket;
-	sr->state = REIS_SR_FAILED;
-	if (reis_sr_resubmit(sr))
-		reis_sr_finish(sr, err);
-}
+	struct reis_search_req *sr = SR_OF(rx);
 
-static void reis_sr_read_done(struct reis_search_req *sr)
-{
-	struct reis_dev *dev = sr->dev;
-	uint32_t len = sr->req.data_len;
-	int released = sr->req.cmd.cdw13 & ISP_RESULT_F_RELEASE;
-	uint64_t end = sr->read_off + len;
-
-	sr->res.ncmds++;
-	sr->res.read_ns += sr->req.cpl.time_ns;
-	sr->res.read_nj += sr->req.cpl.energy_nj;
-	if (end > sr->blob_len)
-		sr->blob_len = end;
-	if (!sr->total) {
-		struct isp_wire_result_hdr h;
-		struct isp_wire_reis_result r;
-		uint64_t min = HDR_BYTES + (uint64_t)sr->res.nq * sr->res.k *
-			       sizeof(struct isp_wire_reis_hit);
-		uint64_t cap = dev->info.max_result_bytes ? dev->info.max_result_bytes :
-			       (UINT64_C(1) << 32);
-
-		memcpy(&h, sr->blob, sizeof(h));
-		memcpy(&r, sr->blob + sizeof(h), sizeof(r));
-		if (memcmp(h.magic, "RSLT", 4) || h.kind != ISP_RESULT_SEARCH ||
-		    h.ticket != sr->ticket || h.hdr_bytes != sizeof(r) ||
-		    h.total_bytes < min || h.total_bytes > cap || r.nq != sr->res.nq ||
-		    r.k != sr->res.k) {
-			memset(&sr->cpl, 0, sizeof(sr->cpl));
-			sr->cpl.err = -EPROTO;
-			snprintf(sr->msg, sizeof(sr->msg), "search ticket 0x%08x: malformed "
-				 "result header (kind %u, %llu bytes, nq %u, k %u)", sr->ticket,
-				 h.kind, (unsigned long long)h.total_bytes, r.nq, r.k);
-			if (released)
-				reis_sr_finish(sr, -EPROTO);
-			else
-				reis_sr_fail_release(sr, -EPROTO);
-			return;
-		}
-		sr->total = h.total_bytes;
-		if (reis_sr_grow(sr, sr->total)) {
-			snprintf(sr->msg, sizeof(sr->msg), "search: out of memory for %llu "
-				 "result bytes", (unsigned long long)sr->total);
-			if (released)
-				reis_sr_finish(sr, -ENOMEM);
-			else
-				reis_sr_fail_release(sr, -ENOMEM);
-			return;
-		}
-	}
-	if (sr->blob_len >= sr->total) {
-		if (released) {
-			reis_sr_finish(sr, 0);
-			return;
-		}
-		reis_prep_cmd(&sr->req, ISP_OP_RESULT_RELEASE, NULL, 0);
-		sr->req.cmd.cdw12 = sr->ticket;
-		sr->state = REIS_SR_RELEASE;
-	} else {
-		uint32_t n = reis__read_len(dev, sr->blob_len, sr->total);
-
-		reis_sr_prep_read(sr, sr->blob_len, n, sr->blob_len + n >= sr->total);
-	}
-	if (reis_sr_resubmit(sr))
-		reis_sr_finish(sr, sr->cpl.err);
-}
-
-static void reis_sr_cb(struct reis_req *req, void *arg)
-{
-	struct reis_search_req *sr = arg;
-	struct reis_dev *dev = sr->dev;
-	int err = req->cpl.err;
-
-	if (err) {
-		char m[128];
-
-		/* A ticket someone else holds (only Ticket In Use, never ISP
-		 * Busy: that is the database's state): draw another. */
-		if (sr->state == REIS_SR_SEARCH && (req->cpl.status & REIS_STATUS_CODE_MASK) ==
-		    REIS_SC_TICKET_IN_USE && sr->retries < REIS_TICKET_RETRIES) {
-			sr->retries++;
-			sr->res.ncmds++;
-			sr->ticket = reis__ticket(sr->dev);
-			req->cmd.cdw12 = sr->ticket;
-			if (!reis_sr_resubmit(sr))
-				return;
-			reis_sr_finish(sr, sr->cpl.err);
-			return;
-		}
-		sr->cpl = req->cpl;
-		snprintf(sr->msg, sizeof(sr->msg), "%s (ticket 0x%08x)",
-			 reis_req_strerror(req, m, sizeof(m)), sr->ticket);
-		if (req->cmd.opcode == ISP_OP_RESULT_READ)
-			reis_sr_fail_release(sr, err);
-		else
-			reis_sr_finish(sr, sr->state == REIS_SR_FAILED && sr->err ? sr->err :
-				       err);
+	if (req->cpl.err || (rx->flags & REIS_RX_FAILING))
 		return;
-	}
-	switch (sr->state) {
-	case REIS_SR_SEARCH: {
-		uint64_t est = HDR_BYTES + (uint64_t)sr->res.nq * sr->res.k *
-			       sizeof(struct isp_wire_reis_hit);
-		int docs = !!(sr->res.flags & REIS_SF_DOCS);
-		uint64_t want = est + (docs ? (uint64_t)sr->res.nq * sr->res.k *
-				       REIS_DOC_GUESS : 0);
-		uint32_t n;
-
-		sr->res.ncmds++;
+	sr->res.ncmds++;
+	if (req->cmd.opcode == ISP_OP_RESULT_READ) {
+		sr->res.read_ns += req->cpl.time_ns;
+		sr->res.read_nj += req->cpl.energy_nj;
+	} else if (req->cmd.opcode != ISP_OP_RESULT_RELEASE) {
 		sr->res.search_ns += req->cpl.time_ns;
 		sr->res.search_nj += req->cpl.energy_nj;
-		free(sr->payload);
-		sr->payload = NULL;
-		n = reis__read_len(dev, 0, want);
-		if (reis_sr_grow(sr, n)) {
-			snprintf(sr->msg, sizeof(sr->msg), "search: out of memory");
-			reis_sr_fail_release(sr, -ENOMEM);
-			return;
-		}
-		/* Without documents the size is known: one read, releasing. */
-		reis_sr_prep_read(sr, 0, n, !docs && n >= est);
-		if (reis_sr_resubmit(sr))
-			reis_sr_finish(sr, sr->cpl.err);
-		return;
-	}
-	case REIS_SR_READ:
-		reis_sr_read_done(sr);
-		return;
-	case REIS_SR_RELEASE:
-		if (req->cmd.opcode == ISP_OP_RESULT_READ) {
-			reis_sr_read_done(sr);
-			return;
-		}
-		sr->res.ncmds++;
-		reis_sr_finish(sr, 0);
-		return;
-	case REIS_SR_FAILED:
-	default:
-		reis_sr_finish(sr, sr->err ? sr->err : -EIO);
-		return;
 	}
 }
+
+static void reis_sr_retry(struct reis_rx *rx)
+{
+	struct reis_search_req *sr = SR_OF(rx);
+
+	sr->retries++;
+	sr->res.ncmds++;
+	sr->ticket = rx->ticket;
+}
+
+static void reis_sr_cmd_error(struct reis_rx *rx, const struct reis_req *req)
+{
+	struct reis_search_req *sr = SR_OF(rx);
+	char m[128];
+
+	sr->cpl = req->cpl;
+	snprintf(sr->msg, sizeof(sr->msg), "%s (ticket 0x%08x)",
+		 reis_req_strerror(req, m, sizeof(m)), sr->ticket);
+}
+
+static void reis_sr_submit_error(struct reis_rx *rx, int err)
+{
+	struct reis_search_req *sr = SR_OF(rx);
+
+	memset(&sr->cpl, 0, sizeof(sr->cpl));
+	sr->cpl.err = err;
+	snprintf(sr->msg, sizeof(sr->msg), "%s", reis_last_error(sr->dev));
+}
+
+/* SEARCH done: read a guess of the result (exact without documents). */
+static int reis_sr_accepted(struct reis_rx *rx)
+{
+	struct reis_search_req *sr = SR_OF(rx);
+	uint64_t est = HDR_BYTES + (uint64_t)sr->res.nq * sr->res.k *
+		       sizeof(struct isp_wire_reis_hit);
+	int docs = !!(sr->res.flags & REIS_SF_DOCS);
+
+	free(sr->payload);
+	sr->payload = NULL;
+	rx->total = est + (docs ? (uint64_t)sr->res.nq * sr->res.k * REIS_DOC_GUESS : 0);
+	if (!docs)
+		rx->flags |= REIS_RX_KNOWN;
+	if (reis_sr_grow(sr, reis__read_len(sr->dev, 0, rx->total))) {
+		snprintf(sr->msg, sizeof(sr->msg), "search: out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void *reis_sr_buf(struct reis_rx *rx)
+{
+	return SR_OF(rx)->blob + rx->off;
+}
+
+/* The first read brings the header: check it, learn the length. */
+static int reis_sr_chunk(struct reis_rx *rx)
+{
+	struct reis_search_req *sr = SR_OF(rx);
+	struct reis_dev *dev = sr->dev;
+	uint64_t end = rx->off + rx->len;
+	struct isp_wire_result_hdr h;
+	struct isp_wire_reis_result r;
+	uint64_t min = HDR_BYTES + (uint64_t)sr->res.nq * sr->res.k *
+		       sizeof(struct isp_wire_reis_hit);
+	uint64_t cap = dev->info.max_result_bytes ? dev->info.max_result_bytes :
+		       (UINT64_C(1) << 32);
+
+	if (end > sr->blob_len)
+		sr->blob_len = end;
+	if (sr->total)
+		return 0;
+	memcpy(&h, sr->blob, sizeof(h));
+	memcpy(&r, sr->blob + sizeof(h), sizeof(r));
+	if (memcmp(h.magic, "RSLT", 4) || h.kind != ISP_RESULT_SEARCH ||
+	    h.ticket != sr->ticket || h.hdr_bytes != sizeof(r) ||
+	    h.total_bytes < min || h.total_bytes > cap || r.nq != sr->res.nq ||
+	    r.k != sr->res.k) {
+		memset(&sr->cpl, 0, sizeof(sr->cpl));
+		sr->cpl.err = -EPROTO;
+		snprintf(sr->msg, sizeof(sr->msg), "search ticket 0x%08x: malformed "
+			 "result header (kind %u, %llu bytes, nq %u, k %u)", sr->ticket,
+			 h.kind, (unsigned long long)h.total_bytes, r.nq, r.k);
+		return -EPROTO;
+	}
+	sr->total = h.total_bytes;
+	rx->total = sr->total;
+	rx->flags |= REIS_RX_KNOWN;
+	if (reis_sr_grow(sr, sr->total)) {
+		snprintf(sr->msg, sizeof(sr->msg), "search: out of memory for %llu "
+			 "result bytes", (unsigned long long)sr->total);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void reis_sr_complete(struct reis_rx *rx)
+{
+	reis_sr_finish(SR_OF(rx), 0);
+}
+
+static void reis_sr_failed(struct reis_rx *rx, int err, const struct reis_cpl *cpl,
+			   uint8_t opcode)
+{
+	(void)cpl;
+	(void)opcode;
+	reis_sr_finish(SR_OF(rx), err);
+}
+
+static const struct reis_rx_ops reis_sr_ops = {
+	.account = reis_sr_account,
+	.retry = reis_sr_retry,
+	.cmd_error = reis_sr_cmd_error,
+	.submit_error = reis_sr_submit_error,
+	.accepted = reis_sr_accepted,
+	.buf = reis_sr_buf,
+	.chunk = reis_sr_chunk,
+	.complete = reis_sr_complete,
+	.finish = reis_sr_failed,
+};
 
 int reis_search_submit(struct reis_dev *dev, struct reis_search_req *sr, uint8_t opcode,
 		       const struct reis_search_opts *o, const struct reis_queries *q,
@@ -503,13 +455,17 @@ int reis_search_submit(struct reis_dev *dev, struct reis_search_req *sr, uint8_t
 	sr->res.nq = q->nq;
 	sr->res.k = o->k;
 	sr->res.flags = o->flags;
-	sr->ticket = reis__ticket(sr->dev);
 	sr->state = REIS_SR_SEARCH;
 	sr->submit_ns = reis__now_ns();
 	reis_prep_cmd(&sr->req, opcode, sr->payload, sr->payload_len);
-	sr->req.cmd.cdw12 = sr->ticket;
-	reis_req_set_cb(&sr->req, reis_sr_cb, sr);
-	ret = reis_submit(dev, &sr->req);
+	sr->rx.dev = dev;
+	sr->rx.req = &sr->req;
+	sr->rx.ops = &reis_sr_ops;
+	sr->rx.max_collisions = REIS_TICKET_RETRIES;
+	sr->rx.chunk = dev->max_xfer;
+	sr->rx.flags = REIS_RX_RELEASE_ALWAYS;
+	ret = reis__rx_start(&sr->rx);
+	sr->ticket = sr->rx.ticket;
 	if (ret) {
 		free(sr->payload);
 		sr->payload = NULL;

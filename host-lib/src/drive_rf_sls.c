@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * drive_rf_sls.c - SLS batches (command-set.md §5 and §6): split a batch by
- * bags into commands that fit max_xfer and the result memory, send each
- * under a random non-zero ticket (a collision, ISP Ticket In Use, is
- * retried with a new one), read the result back in chunks with release on
- * the last, check
- * it and scatter the pooled vectors into the caller's buffer.
+ * bags into commands that fit max_xfer and the result memory; each command
+ * is one run of the results machine (core_result.c: under a ticket, read
+ * back in chunks, released), whose result this file checks and scatters
+ * into the caller's buffer before starting the next part.
  *
- * An asynchronous operation is a small state machine driven by the
- * completion callbacks of its requests (SLS -> RESULT_READ... -> next part),
- * so it advances whenever the handle is reaped. The synchronous call keeps
- * several operations in flight and retries those refused for a full result
- * table.
+ * An asynchronous operation advances whenever the handle is reaped. The
+ * synchronous call keeps several operations in flight and retries those
+ * refused for a full result table.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,25 +29,19 @@
 #define RF_EAGAIN_MS 10000		/* how long a full result table is retried */
 
 enum { RF_IDLE = 0, RF_INFLIGHT = 1, RF_DONE = 2 };
-enum { PH_SLS = 1, PH_READ, PH_RELEASE };
 
 struct rf_sls_priv {
+	struct reis_rx rx;		/* first: rx is the priv */
 	struct reis_dev *dev;
 	struct reis_rf_sls_op *op;
 	struct reis_req req;
 	uint8_t *payload;
 	uint32_t payload_cap, payload_len;
 	uint8_t *rbuf;
-	uint32_t rbuf_len, cur_len;
+	uint32_t rbuf_len;
 	uint32_t max_xfer;
 	uint64_t max_result;
 	uint32_t p0, p1;		/* bags of the current command */
-	uint32_t ticket;
-	uint64_t total, roff;
-	unsigned phase, collisions;
-	int pending;			/* error to report once released */
-	struct reis_cpl pending_cpl;
-	uint8_t pending_op;
 	uint64_t t0;
 };
 
@@ -181,8 +172,6 @@ static int rf_fits(struct reis_dev *dev, const struct reis_rf_bags *b, uint32_t 
 /* The asynchronous operation                                              */
 /* ---------------------------------------------------------------------- */
 
-static void rf_sls_cb(struct reis_req *req, void *arg);
-
 static void rf_build_payload(struct rf_sls_priv *p)
 {
 	const struct reis_rf_sls_op *op = p->op;
@@ -208,40 +197,6 @@ static void rf_build_payload(struct rf_sls_priv *p)
 	p->payload_len = (uint32_t)rf_payload_bytes(b, op->flags, p->p0, p->p1);
 }
 
-static int rf_send_sls(struct rf_sls_priv *p)
-{
-	reis_prep_cmd(&p->req, ISP_OP_RF_SLS, p->payload, p->payload_len);
-	p->req.cmd.cdw12 = p->ticket;
-	reis_req_set_cb(&p->req, rf_sls_cb, p);
-	p->phase = PH_SLS;
-	return reis_submit(p->dev, &p->req);
-}
-
-static int rf_send_read(struct rf_sls_priv *p)
-{
-	uint64_t left = p->total - p->roff;
-	uint32_t n = (uint32_t)(left < p->rbuf_len ? left : p->rbuf_len);
-
-	reis_prep_cmd(&p->req, ISP_OP_RESULT_READ, p->rbuf, n);
-	p->req.cmd.cdw12 = p->ticket;
-	p->req.cmd.cdw13 = p->roff + n == p->total ? ISP_RESULT_F_RELEASE : 0;
-	p->req.cmd.cdw14 = (uint32_t)p->roff;
-	p->req.cmd.cdw15 = (uint32_t)(p->roff >> 32);
-	reis_req_set_cb(&p->req, rf_sls_cb, p);
-	p->cur_len = n;
-	p->phase = PH_READ;
-	return reis_submit(p->dev, &p->req);
-}
-
-static int rf_send_release(struct rf_sls_priv *p)
-{
-	reis_prep_cmd(&p->req, ISP_OP_RESULT_RELEASE, NULL, 0);
-	p->req.cmd.cdw12 = p->ticket;
-	reis_req_set_cb(&p->req, rf_sls_cb, p);
-	p->phase = PH_RELEASE;
-	return reis_submit(p->dev, &p->req);
-}
-
 /* Start the command for bags [p0, part end). */
 static int rf_start_part(struct rf_sls_priv *p)
 {
@@ -250,9 +205,8 @@ static int rf_start_part(struct rf_sls_priv *p)
 	p->p1 = rf_part_end(&op->bags, op->flags, op->dim, p->p0, p->max_xfer,
 			    p->max_result);
 	rf_build_payload(p);
-	p->ticket = reis__ticket(p->dev);
-	p->collisions = 0;
-	return rf_send_sls(p);
+	reis_prep_cmd(&p->req, ISP_OP_RF_SLS, p->payload, p->payload_len);
+	return reis__rx_start(&p->rx);
 }
 
 static void rf_free_priv(struct rf_sls_priv *p)
@@ -300,13 +254,13 @@ static int rf_parse_head(struct rf_sls_priv *p)
 
 	memcpy(&h, p->rbuf, sizeof(h));
 	memcpy(&r, p->rbuf + sizeof(h), sizeof(r));
-	if (memcmp(h.magic, "RSLT", 4) || h.kind != ISP_RESULT_SLS || h.ticket != p->ticket ||
-	    h.hdr_bytes != sizeof(r) || h.total_bytes != p->total ||
+	if (memcmp(h.magic, "RSLT", 4) || h.kind != ISP_RESULT_SLS || h.ticket != p->rx.ticket ||
+	    h.hdr_bytes != sizeof(r) || h.total_bytes != p->rx.total ||
 	    r.nbags != p->p1 - p->p0 || r.dim != op->dim)
 		return reis__seterr(p->dev, -EPROTO, "RF_SLS table %u: malformed result "
 				    "(kind %u, ticket %u/%u, %llu bytes for %u bags of %u, "
 				    "header says %u x %u)", op->tid, h.kind, h.ticket,
-				    p->ticket, (unsigned long long)h.total_bytes,
+				    p->rx.ticket, (unsigned long long)h.total_bytes,
 				    p->p1 - p->p0, op->dim, r.nbags, r.dim);
 	if (!in->ncmds || r.generation < in->gen_min)
 		in->gen_min = r.generation;
@@ -329,93 +283,91 @@ static int rf_parse_head(struct rf_sls_priv *p)
 static void rf_scatter(struct rf_sls_priv *p)
 {
 	const struct reis_rf_sls_op *op = p->op;
-	uint64_t lo = p->roff, hi = p->roff + p->cur_len;
+	uint64_t lo = p->rx.off, hi = p->rx.off + p->rx.len;
 
-	if (hi > p->total)
-		hi = p->total;
+	if (hi > p->rx.total)
+		hi = p->rx.total;
 	if (lo < RF_RES_HDR)
 		lo = RF_RES_HDR;
 	if (lo >= hi)
 		return;
 	memcpy((uint8_t *)op->out + 4ull * op->dim * p->p0 + (lo - RF_RES_HDR),
-	       p->rbuf + (lo - p->roff), hi - lo);
+	       p->rbuf + (lo - p->rx.off), hi - lo);
 }
 
-static void rf_sls_cb(struct reis_req *req, void *arg)
+/* Every completion: its time, and the last one's completion. */
+static void rf_account(struct reis_rx *rx, const struct reis_req *req)
 {
-	struct rf_sls_priv *p = arg;
-	struct reis_rf_sls_op *op = p->op;
-	const struct reis_cpl *c = &req->cpl;
-	int ret, released;
+	struct reis_rf_sls_op *op = ((struct rf_sls_priv *)rx)->op;
 
-	op->info.cmd_ns += c->time_ns;
-	op->cpl = *c;
-	switch (p->phase) {
-	case PH_SLS:
-		if ((c->status & REIS_STATUS_CODE_MASK) == ISP_SC_TICKET_IN_USE &&
-		    p->collisions < RF_TICKET_RETRIES) {
-			/* Someone holds this ticket: draw another. */
-			p->collisions++;
-			op->info.retries++;
-			p->ticket = reis__ticket(p->dev);
-			ret = rf_send_sls(p);
-			if (ret)
-				rf_finish(p, ret, NULL, ISP_OP_RF_SLS);
-			return;
-		}
-		if (c->err) {
-			rf_finish(p, c->err, c, ISP_OP_RF_SLS);
-			return;
-		}
-		p->roff = 0;
-		p->total = RF_RES_HDR + 4ull * op->dim * (p->p1 - p->p0);
-		ret = rf_send_read(p);
-		if (ret)
-			rf_finish(p, ret, NULL, ISP_OP_RESULT_READ);
-		return;
-	case PH_READ:
-		released = p->roff + p->cur_len == p->total;
-		if (c->err) {
-			p->pending = c->err;
-			p->pending_cpl = *c;
-			p->pending_op = ISP_OP_RESULT_READ;
-			if (released || rf_send_release(p))
-				rf_finish(p, p->pending, &p->pending_cpl, p->pending_op);
-			return;
-		}
-		if (p->roff == 0 && rf_parse_head(p)) {
-			p->pending = -EPROTO;
-			memset(&p->pending_cpl, 0, sizeof(p->pending_cpl));
-			p->pending_op = ISP_OP_RESULT_READ;
-			if (released || rf_send_release(p))
-				rf_finish(p, -EPROTO, NULL, ISP_OP_RESULT_READ);
-			return;
-		}
-		rf_scatter(p);
-		p->roff += p->cur_len;
-		if (p->roff < p->total) {
-			ret = rf_send_read(p);
-			if (ret)
-				rf_finish(p, ret, NULL, ISP_OP_RESULT_READ);
-			return;
-		}
-		op->info.ncmds++;
-		p->p0 = p->p1;
-		if (p->p0 >= op->bags.nbags) {
-			rf_finish(p, 0, NULL, ISP_OP_RF_SLS);
-			return;
-		}
-		ret = rf_start_part(p);
-		if (ret)
-			rf_finish(p, ret, NULL, ISP_OP_RF_SLS);
-		return;
-	default:
-		/* The release after a failure: report the failure itself. */
-		rf_finish(p, p->pending, p->pending_cpl.status || p->pending_cpl.err ?
-			  &p->pending_cpl : NULL, p->pending_op);
+	op->info.cmd_ns += req->cpl.time_ns;
+	op->cpl = req->cpl;
+}
+
+static void rf_retry(struct reis_rx *rx)
+{
+	((struct rf_sls_priv *)rx)->op->info.retries++;
+}
+
+/* RF_SLS done: the result's size is known from the bags. */
+static int rf_accepted(struct reis_rx *rx)
+{
+	struct rf_sls_priv *p = (struct rf_sls_priv *)rx;
+
+	rx->total = RF_RES_HDR + 4ull * p->op->dim * (p->p1 - p->p0);
+	rx->chunk = p->rbuf_len;
+	rx->flags |= REIS_RX_KNOWN;
+	return 0;
+}
+
+static void *rf_buf(struct reis_rx *rx)
+{
+	return ((struct rf_sls_priv *)rx)->rbuf;
+}
+
+static int rf_chunk(struct reis_rx *rx)
+{
+	struct rf_sls_priv *p = (struct rf_sls_priv *)rx;
+
+	if (rx->off == 0 && rf_parse_head(p))
+		return -EPROTO;
+	rf_scatter(p);
+	return 0;
+}
+
+/* One command's result is in: the next part, or done. */
+static void rf_complete(struct reis_rx *rx)
+{
+	struct rf_sls_priv *p = (struct rf_sls_priv *)rx;
+	struct reis_rf_sls_op *op = p->op;
+	int ret;
+
+	op->info.ncmds++;
+	p->p0 = p->p1;
+	if (p->p0 >= op->bags.nbags) {
+		rf_finish(p, 0, NULL, ISP_OP_RF_SLS);
 		return;
 	}
+	ret = rf_start_part(p);
+	if (ret)
+		rf_finish(p, ret, NULL, ISP_OP_RF_SLS);
 }
+
+static void rf_failed(struct reis_rx *rx, int err, const struct reis_cpl *cpl,
+		      uint8_t opcode)
+{
+	rf_finish((struct rf_sls_priv *)rx, err, cpl, opcode);
+}
+
+static const struct reis_rx_ops rf_rx_ops = {
+	.account = rf_account,
+	.retry = rf_retry,
+	.accepted = rf_accepted,
+	.buf = rf_buf,
+	.chunk = rf_chunk,
+	.complete = rf_complete,
+	.finish = rf_failed,
+};
 
 /* Submit @op whose structure was checked; its offsets may start anywhere. */
 static int rf_sls_submit_checked(struct reis_dev *dev, struct reis_rf_sls_op *op)
@@ -431,6 +383,10 @@ static int rf_sls_submit_checked(struct reis_dev *dev, struct reis_rf_sls_op *op
 	p->dev = dev;
 	p->op = op;
 	p->t0 = reis__now_ns();
+	p->rx.dev = dev;
+	p->rx.req = &p->req;
+	p->rx.ops = &rf_rx_ops;
+	p->rx.max_collisions = RF_TICKET_RETRIES;
 	rf_limits(dev, op->dim, &p->max_xfer, &p->max_result);
 	for (a = 0; a < op->bags.nbags; a = e) {
 		uint64_t pay, res;

@@ -209,11 +209,11 @@ typedef void (*reis_search_cb)(struct reis_search_req *sr, void *arg);
  * @blob: library-private: the result as read so far.
  * @blob_len: library-private.
  * @blob_cap: library-private.
- * @read_off: library-private.
  * @total: library-private: the result's length.
  * @submit_ns: library-private.
  * @dev: library-private: the handle it runs on.
  * @msg: a sentence about the failure when @err < 0.
+ * @rx: library-private: its run of the results machine.
  */
 struct reis_search_req {
 	struct reis_req req;
@@ -231,11 +231,11 @@ struct reis_search_req {
 	uint8_t *blob;
 	uint64_t blob_len;
 	uint64_t blob_cap;
-	uint64_t read_off;
 	uint64_t total;
 	uint64_t submit_ns;
 	struct reis_dev *dev;
 	char msg[160];
+	struct reis_rx rx;
 };
 
 /**

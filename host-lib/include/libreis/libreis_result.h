@@ -30,6 +30,49 @@ extern "C" {
  */
 typedef void (*reis_progress_fn)(void *arg, uint64_t done, uint64_t total);
 
+struct reis_rx_ops;
+
+/**
+ * struct reis_rx - library-private: one command's way through the results
+ * protocol of docs/command-set.md §6 (submit under a ticket, a new ticket on
+ * ISP Ticket In Use, RESULT_READs in chunks, RELEASE), the one state machine
+ * a REIS search and a RecFlash SLS both run (core_result.c). It sits in
+ * caller memory (struct reis_search_req), hence declared here; no field is
+ * API.
+ * @dev: library-private.
+ * @req: library-private.
+ * @ops: library-private.
+ * @off: library-private.
+ * @total: library-private.
+ * @ticket: library-private.
+ * @chunk: library-private.
+ * @len: library-private.
+ * @phase: library-private.
+ * @collisions: library-private.
+ * @max_collisions: library-private.
+ * @flags: library-private.
+ * @fail_err: library-private.
+ * @fail_op: library-private.
+ * @fail_cpl: library-private.
+ */
+struct reis_rx {
+	struct reis_dev *dev;
+	struct reis_req *req;
+	const struct reis_rx_ops *ops;
+	uint64_t off;
+	uint64_t total;
+	uint32_t ticket;
+	uint32_t chunk;
+	uint32_t len;
+	uint16_t phase;
+	uint16_t collisions;
+	uint16_t max_collisions;
+	uint16_t flags;
+	int32_t fail_err;
+	uint32_t fail_op;
+	struct reis_cpl fail_cpl;
+};
+
 /**
  * reis_ticket_new() - a random non-zero ticket (getrandom).
  *
