@@ -496,463 +496,591 @@ static void json_calib(const struct reis_db_image *img)
 	j_arr_end();
 }
 
-static int cmd_deploy(struct ctx *c, int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "did", required_argument, NULL, 'd' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "ivf", required_argument, NULL, 'v' },
-		{ "int8", no_argument, NULL, '8' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "docs", required_argument, NULL, 'D' },
-		{ "docs-idx", required_argument, NULL, 'X' },
-		{ "doc-mode", required_argument, NULL, 'M' },
-		{ "tags", required_argument, NULL, 't' },
-		{ "ids", required_argument, NULL, 'i' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "timestamp", required_argument, NULL, 'T' },
-		{ "df", required_argument, NULL, 'f' },
-		{ "calib", required_argument, NULL, 'c' },
-		{ "calib-truth", required_argument, NULL, 'C' },
-		{ "calib-k", required_argument, NULL, 'k' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "iters", required_argument, NULL, 'I' },
-		{ "init", required_argument, NULL, 'z' },
-		{ "train-per-list", required_argument, NULL, 'P' },
-		{ "center", no_argument, NULL, 'e' },
-		{ "majority", no_argument, NULL, 'j' },
-		{ "quant-out", required_argument, NULL, 'q' },
-		{ "pack", required_argument, NULL, 'p' },
-		{ "image", required_argument, NULL, 'G' },
-		{ "no-progress", no_argument, NULL, 'N' },
-		{ "no-meta", no_argument, NULL, 'O' },
-		{ "df-quantile", required_argument, NULL, 'Q' },
-		{ "df-k", required_argument, NULL, 'K' },
-		{ "df-nprobe", required_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *docs_path = NULL, *idx_path = NULL, *tags_path = NULL, *ids_path = NULL;
-	const char *calib_path = NULL, *truth_path = NULL, *quant_out = NULL, *pack = NULL;
-	const char *image = NULL, *vec_path = NULL, *name = NULL;
+/* Everything `reis deploy` works with: options, inputs, the image. */
+struct deploy_job {
+	const char *docs_path, *idx_path, *tags_path, *ids_path;
+	const char *calib_path, *truth_path, *quant_out, *pack;
+	const char *image, *vec_path, *name;
 	struct reis_build_opts bo;
-	struct reis_deploy_opts dopt;
 	struct reis_vecs base, calib, truth;
 	struct reis_db_image img;
 	struct bar bar;
-	uint8_t *docs = NULL;
-	uint64_t *doff = NULL, *tags64 = NULL, *ids = NULL, v, i;
-	uint32_t *tags = NULL, did = 0;
-	double t0 = now_s(), t_build = 0, t_deploy = 0;
+	uint8_t *docs;
+	uint64_t *doff, *tags64, *ids;
+	uint32_t *tags, did;
+	double t0, t_build, t_deploy;
 	struct reis_df_opts dfo;
 	struct reis_df_calib dfc;
-	char err[256];
-	int opt, ret = 0, quiet = 0, built = 0, df_auto = 0, no_meta = 0;
+	int quiet, built, df_auto, no_meta;
+};
 
-	memset(&bo, 0, sizeof(bo));
-	memset(&base, 0, sizeof(base));
-	memset(&calib, 0, sizeof(calib));
-	memset(&truth, 0, sizeof(truth));
-	memset(&img, 0, sizeof(img));
-	memset(&dfo, 0, sizeof(dfo));
-	memset(&dfc, 0, sizeof(dfc));
-	bo.kind = REIS_DB_BF;
+static const struct option deploy_lo[] = {
+	{ "did", required_argument, NULL, 'd' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "ivf", required_argument, NULL, 'v' },
+	{ "int8", no_argument, NULL, '8' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "docs", required_argument, NULL, 'D' },
+	{ "docs-idx", required_argument, NULL, 'X' },
+	{ "doc-mode", required_argument, NULL, 'M' },
+	{ "tags", required_argument, NULL, 't' },
+	{ "ids", required_argument, NULL, 'i' },
+	{ "group", required_argument, NULL, 'g' },
+	{ "timestamp", required_argument, NULL, 'T' },
+	{ "df", required_argument, NULL, 'f' },
+	{ "calib", required_argument, NULL, 'c' },
+	{ "calib-truth", required_argument, NULL, 'C' },
+	{ "calib-k", required_argument, NULL, 'k' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "iters", required_argument, NULL, 'I' },
+	{ "init", required_argument, NULL, 'z' },
+	{ "train-per-list", required_argument, NULL, 'P' },
+	{ "center", no_argument, NULL, 'e' },
+	{ "majority", no_argument, NULL, 'j' },
+	{ "quant-out", required_argument, NULL, 'q' },
+	{ "pack", required_argument, NULL, 'p' },
+	{ "image", required_argument, NULL, 'G' },
+	{ "no-progress", no_argument, NULL, 'N' },
+	{ "no-meta", no_argument, NULL, 'O' },
+	{ "df-quantile", required_argument, NULL, 'Q' },
+	{ "df-k", required_argument, NULL, 'K' },
+	{ "df-nprobe", required_argument, NULL, 'R' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The database's shape and contents: 0, -1 when @opt is not one of them,
+ * or an exit code. */
+static int deploy_opt_layout(struct deploy_job *j, int opt)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'd':
+		return parse_did("deploy", optarg, &j->did) ? EXIT_USAGE : 0;
+	case 'n':
+		if (strlen(optarg) > REIS_DB_NAME_LEN)
+			return usage_err("deploy: --name longer than %u bytes", REIS_DB_NAME_LEN);
+		j->name = optarg;
+		return 0;
+	case 'v':
+		if (parse_u64(optarg, 0, REIS_DB_MAX_NLIST, &v))
+			return usage_err("deploy: --ivf NLIST must be 0 (about sqrt(n)) .. %u",
+					 REIS_DB_MAX_NLIST);
+		j->bo.kind = REIS_DB_IVF;
+		j->bo.nlist = (uint32_t)v;
+		return 0;
+	case '8': j->bo.flags |= REIS_BUILD_INT8; return 0;
+	case 'm':
+		if (!strcmp(optarg, "ip"))
+			j->bo.metric = REIS_METRIC_IP;
+		else if (!strcmp(optarg, "l2"))
+			j->bo.metric = REIS_METRIC_L2;
+		else
+			return usage_err("deploy: --metric must be ip or l2");
+		return 0;
+	case 'D': j->docs_path = optarg; return 0;
+	case 'X': j->idx_path = optarg; return 0;
+	case 'M':
+		if (!strcmp(optarg, "subpage"))
+			j->bo.doc_mode = REIS_DOC_SUBPAGE;
+		else if (!strcmp(optarg, "page"))
+			j->bo.doc_mode = REIS_DOC_PAGE;
+		else
+			return usage_err("deploy: --doc-mode must be subpage or page");
+		return 0;
+	case 't': j->tags_path = optarg; return 0;
+	case 'i': j->ids_path = optarg; return 0;
+	case 'g':
+		if (parse_u64(optarg, 1, UINT32_MAX, &v))
+			return usage_err("deploy: --group must be 1..4294967295");
+		j->bo.group = (uint32_t)v;
+		return 0;
+	case 'T':
+		if (parse_u64(optarg, 0, UINT64_MAX, &v))
+			return usage_err("deploy: --timestamp must be an unsigned number");
+		j->bo.timestamp = v;
+		return 0;
+	case 'O': j->no_meta = 1; return 0;
+	case 'p': j->pack = optarg; return 0;
+	case 'G': j->image = optarg; return 0;
+	case 'N': j->quiet = 1; return 0;
+	default:
+		return -1;
+	}
+}
+
+/* The distance filter (REIS §4.3.3): a threshold, or calibrated. */
+static int deploy_opt_df(struct deploy_job *j, int opt)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'f':
+		if (!strcmp(optarg, "auto")) {
+			j->df_auto = 1;
+			return 0;
+		}
+		if (parse_u64(optarg, 0, REIS_DB_MAX_DIM, &v))
+			return usage_err("deploy: --df must be auto or 0..%u", REIS_DB_MAX_DIM);
+		j->bo.df_threshold = (uint32_t)v;
+		j->df_auto = 0;
+		return 0;
+	case 'Q': {
+		char *end;
+		double qf = strtod(optarg, &end);
+
+		if (end == optarg || *end || !(qf > 0 && qf <= 1))
+			return usage_err("deploy: --df-quantile must be in (0, 1]");
+		j->dfo.quantile = (uint32_t)lround(qf * 10000);
+		if (!j->dfo.quantile)
+			j->dfo.quantile = 1;
+		return 0;
+	}
+	case 'K':
+		if (parse_u64(optarg, 1, REIS_MAX_K, &v))
+			return usage_err("deploy: --df-k must be 1..%u", REIS_MAX_K);
+		j->dfo.k = (uint32_t)v;
+		return 0;
+	case 'R':
+		if (parse_u64(optarg, 1, REIS_DB_MAX_NLIST, &v))
+			return usage_err("deploy: --df-nprobe must be 1..%u", REIS_DB_MAX_NLIST);
+		j->dfo.nprobe = (uint32_t)v;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* IVF training and recall calibration (REIS §4.3.1). */
+static int deploy_opt_train(struct deploy_job *j, int opt)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'c': j->calib_path = optarg; return 0;
+	case 'C': j->truth_path = optarg; return 0;
+	case 'k':
+		if (parse_u64(optarg, 1, REIS_MAX_K, &v))
+			return usage_err("deploy: --calib-k must be 1..%u", REIS_MAX_K);
+		j->bo.calib_k = (uint32_t)v;
+		return 0;
+	case 's':
+		if (parse_u64(optarg, 0, UINT64_MAX, &v))
+			return usage_err("deploy: --seed must be an unsigned number");
+		j->bo.km.seed = v;
+		return 0;
+	case 'I':
+		if (parse_u64(optarg, 1, 1000, &v))
+			return usage_err("deploy: --iters must be 1..1000");
+		j->bo.km.max_iter = (uint32_t)v;
+		return 0;
+	case 'z':
+		if (!strcmp(optarg, "kmeans++"))
+			j->bo.km.init = REIS_KM_PLUSPLUS;
+		else if (!strcmp(optarg, "random"))
+			j->bo.km.init = REIS_KM_RANDOM;
+		else
+			return usage_err("deploy: --init must be kmeans++ or random");
+		return 0;
+	case 'P':
+		if (parse_u64(optarg, 1, 1u << 20, &v))
+			return usage_err("deploy: --train-per-list must be 1..1048576");
+		j->bo.km.max_train_per_list = (uint32_t)v;
+		return 0;
+	case 'e': j->bo.flags |= REIS_BUILD_CENTER; return 0;
+	case 'j': j->bo.flags |= REIS_BUILD_CENTROID_MAJORITY; return 0;
+	case 'q': j->quant_out = optarg; return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Options that only make sense together. 0 or an exit code. */
+static int deploy_check_args(const struct deploy_job *j)
+{
+	const struct reis_df_opts *dfo = &j->dfo;
+
+	if (!!j->image == !!j->vec_path)
+		return usage_err("deploy: give VECTORS (.fvecs/.bvecs/.npy) or --image FILE");
+	if (j->image && (j->pack || j->quant_out || j->docs_path || j->tags_path ||
+			 j->ids_path || j->calib_path))
+		return usage_err("deploy: --image deploys a prepared image as is");
+	if (j->idx_path && !j->docs_path)
+		return usage_err("deploy: --docs-idx needs --docs");
+	if ((j->calib_path || j->truth_path) && j->bo.kind != REIS_DB_IVF && !j->df_auto)
+		return usage_err("deploy: --calib is for IVF databases (--ivf) or --df auto");
+	if (j->df_auto && (!j->calib_path || j->image))
+		return usage_err("deploy: --df auto needs --calib Q.fvecs (held-out queries)");
+	if (!j->df_auto && (dfo->quantile || dfo->k || dfo->nprobe))
+		return usage_err("deploy: --df-quantile, --df-k and --df-nprobe go with --df "
+				 "auto");
+	if (j->truth_path && !j->calib_path)
+		return usage_err("deploy: --calib-truth needs --calib");
+	return 0;
+}
+
+static int deploy_parse(struct ctx *c, int argc, char **argv, struct deploy_job *j)
+{
+	int opt, ret;
+
+	j->bo.kind = REIS_DB_BF;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv,
 				  "+d:n:v:8m:D:X:M:t:i:g:T:f:c:C:k:s:I:z:P:ejq:p:G:NOQ:K:R:",
-				  lo, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			if (parse_did("deploy", optarg, &did))
-				return EXIT_USAGE;
-			break;
-		case 'n':
-			if (strlen(optarg) > REIS_DB_NAME_LEN)
-				return usage_err("deploy: --name longer than %u bytes",
-						 REIS_DB_NAME_LEN);
-			name = optarg;
-			break;
-		case 'v':
-			if (parse_u64(optarg, 0, REIS_DB_MAX_NLIST, &v))
-				return usage_err("deploy: --ivf NLIST must be 0 (about sqrt(n)) .. %u",
-						 REIS_DB_MAX_NLIST);
-			bo.kind = REIS_DB_IVF;
-			bo.nlist = (uint32_t)v;
-			break;
-		case '8': bo.flags |= REIS_BUILD_INT8; break;
-		case 'm':
-			if (!strcmp(optarg, "ip"))
-				bo.metric = REIS_METRIC_IP;
-			else if (!strcmp(optarg, "l2"))
-				bo.metric = REIS_METRIC_L2;
-			else
-				return usage_err("deploy: --metric must be ip or l2");
-			break;
-		case 'D': docs_path = optarg; break;
-		case 'X': idx_path = optarg; break;
-		case 'M':
-			if (!strcmp(optarg, "subpage"))
-				bo.doc_mode = REIS_DOC_SUBPAGE;
-			else if (!strcmp(optarg, "page"))
-				bo.doc_mode = REIS_DOC_PAGE;
-			else
-				return usage_err("deploy: --doc-mode must be subpage or page");
-			break;
-		case 't': tags_path = optarg; break;
-		case 'i': ids_path = optarg; break;
-		case 'g':
-			if (parse_u64(optarg, 1, UINT32_MAX, &v))
-				return usage_err("deploy: --group must be 1..4294967295");
-			bo.group = (uint32_t)v;
-			break;
-		case 'T':
-			if (parse_u64(optarg, 0, UINT64_MAX, &v))
-				return usage_err("deploy: --timestamp must be an unsigned number");
-			bo.timestamp = v;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "auto")) {
-				df_auto = 1;
-				break;
-			}
-			if (parse_u64(optarg, 0, REIS_DB_MAX_DIM, &v))
-				return usage_err("deploy: --df must be auto or 0..%u",
-						 REIS_DB_MAX_DIM);
-			bo.df_threshold = (uint32_t)v;
-			df_auto = 0;
-			break;
-		case 'Q': {
-			char *end;
-			double qf = strtod(optarg, &end);
-
-			if (end == optarg || *end || !(qf > 0 && qf <= 1))
-				return usage_err("deploy: --df-quantile must be in (0, 1]");
-			dfo.quantile = (uint32_t)lround(qf * 10000);
-			if (!dfo.quantile)
-				dfo.quantile = 1;
-			break;
-		}
-		case 'K':
-			if (parse_u64(optarg, 1, REIS_MAX_K, &v))
-				return usage_err("deploy: --df-k must be 1..%u", REIS_MAX_K);
-			dfo.k = (uint32_t)v;
-			break;
-		case 'R':
-			if (parse_u64(optarg, 1, REIS_DB_MAX_NLIST, &v))
-				return usage_err("deploy: --df-nprobe must be 1..%u",
-						 REIS_DB_MAX_NLIST);
-			dfo.nprobe = (uint32_t)v;
-			break;
-		case 'O': no_meta = 1; break;
-		case 'c': calib_path = optarg; break;
-		case 'C': truth_path = optarg; break;
-		case 'k':
-			if (parse_u64(optarg, 1, REIS_MAX_K, &v))
-				return usage_err("deploy: --calib-k must be 1..%u", REIS_MAX_K);
-			bo.calib_k = (uint32_t)v;
-			break;
-		case 's':
-			if (parse_u64(optarg, 0, UINT64_MAX, &v))
-				return usage_err("deploy: --seed must be an unsigned number");
-			bo.km.seed = v;
-			break;
-		case 'I':
-			if (parse_u64(optarg, 1, 1000, &v))
-				return usage_err("deploy: --iters must be 1..1000");
-			bo.km.max_iter = (uint32_t)v;
-			break;
-		case 'z':
-			if (!strcmp(optarg, "kmeans++"))
-				bo.km.init = REIS_KM_PLUSPLUS;
-			else if (!strcmp(optarg, "random"))
-				bo.km.init = REIS_KM_RANDOM;
-			else
-				return usage_err("deploy: --init must be kmeans++ or random");
-			break;
-		case 'P':
-			if (parse_u64(optarg, 1, 1u << 20, &v))
-				return usage_err("deploy: --train-per-list must be 1..1048576");
-			bo.km.max_train_per_list = (uint32_t)v;
-			break;
-		case 'e': bo.flags |= REIS_BUILD_CENTER; break;
-		case 'j': bo.flags |= REIS_BUILD_CENTROID_MAJORITY; break;
-		case 'q': quant_out = optarg; break;
-		case 'p': pack = optarg; break;
-		case 'G': image = optarg; break;
-		case 'N': quiet = 1; break;
-		default:
+				  deploy_lo, NULL)) != -1) {
+		ret = deploy_opt_layout(j, opt);
+		if (ret < 0)
+			ret = deploy_opt_df(j, opt);
+		if (ret < 0)
+			ret = deploy_opt_train(j, opt);
+		if (ret < 0)
 			return usage_err("deploy: bad option");
-		}
+		if (ret)
+			return ret;
 	}
 	if (optind < argc)
-		vec_path = argv[optind++];
+		j->vec_path = argv[optind++];
 	if (optind < argc)
 		return usage_err("deploy: unexpected argument '%s'", argv[optind]);
-	if (!!image == !!vec_path)
-		return usage_err("deploy: give VECTORS (.fvecs/.bvecs/.npy) or --image FILE");
-	if (image && (pack || quant_out || docs_path || tags_path || ids_path || calib_path))
-		return usage_err("deploy: --image deploys a prepared image as is");
-	if (idx_path && !docs_path)
-		return usage_err("deploy: --docs-idx needs --docs");
-	if ((calib_path || truth_path) && bo.kind != REIS_DB_IVF && !df_auto)
-		return usage_err("deploy: --calib is for IVF databases (--ivf) or --df auto");
-	if (df_auto && (!calib_path || image))
-		return usage_err("deploy: --df auto needs --calib Q.fvecs (held-out queries)");
-	if (!df_auto && (dfo.quantile || dfo.k || dfo.nprobe))
-		return usage_err("deploy: --df-quantile, --df-k and --df-nprobe go with --df "
-				 "auto");
-	if (truth_path && !calib_path)
-		return usage_err("deploy: --calib-truth needs --calib");
-	memset(&bar, 0, sizeof(bar));
-	bar.on = !quiet && !c->json && isatty(STDERR_FILENO);
-	bar.t0 = t0;
-	bar.last_pct = -1;
+	ret = deploy_check_args(j);
+	if (ret)
+		return ret;
+	j->bar.on = !j->quiet && !c->json && isatty(STDERR_FILENO);
+	j->bar.t0 = j->t0;
+	j->bar.last_pct = -1;
+	return 0;
+}
 
-	if (!pack) {
-		ret = open_dev(c);
-		if (ret)
-			return 1;
-		if (!did) {
-			if (image) {
-				did = 0;	/* the image's */
-			} else if ((ret = first_free_did(c->dev, &did))) {
-				return fail(c, "deploy", ret);
-			}
-		}
-	} else if (!did) {
-		did = 1;
+/* The drive (unless packing) and the database id. 0 or an exit code. */
+static int deploy_target(struct ctx *c, struct deploy_job *j)
+{
+	int ret;
+
+	if (j->pack) {
+		if (!j->did)
+			j->did = 1;
+		return 0;
 	}
+	if (open_dev(c))
+		return 1;
+	if (!j->did && !j->image) {	/* with an image: the image's */
+		ret = first_free_did(c->dev, &j->did);
+		if (ret)
+			return fail(c, "deploy", ret);
+	}
+	return 0;
+}
 
-	if (image) {
-		ret = reis_db_image_load(image, &img, err, sizeof(err));
+/* Documents, tags, ids for the base vectors. */
+static int deploy_load_extras(struct deploy_job *j)
+{
+	uint64_t i, n = j->base.n;
+	int ret;
+
+	if (j->docs_path && (ret = load_docs(j->docs_path, j->idx_path, n, &j->docs, &j->doff)))
+		return ret;
+	if (j->tags_path) {
+		ret = load_u64s("--tags", j->tags_path, n, UINT32_MAX, &j->tags64);
+		if (ret)
+			return ret;
+		j->tags = malloc(n * sizeof(*j->tags));
+		if (!j->tags)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			j->tags[i] = (uint32_t)j->tags64[i];
+	}
+	if (j->ids_path && (ret = load_u64s("--ids", j->ids_path, n, UINT64_MAX - 1, &j->ids)))
+		return ret;
+	return 0;
+}
+
+/* Held-out queries and, optionally, their ground truth. */
+static int deploy_load_calib(struct deploy_job *j)
+{
+	struct reis_build_opts *bo = &j->bo;
+	const int32_t *t;
+	char err[256];
+	uint64_t i;
+	int ret;
+
+	ret = load_floats("deploy", j->calib_path, &j->calib);
+	if (ret)
+		return ret;
+	if (j->calib.dim != j->base.dim || j->calib.n > UINT32_MAX) {
+		fprintf(stderr, "reis: deploy: --calib %s: dimension %u, the vectors %u\n",
+			j->calib_path, j->calib.dim, j->base.dim);
+		return -EINVAL;
+	}
+	bo->calib_queries = j->calib.data;
+	bo->ncalib_queries = (uint32_t)j->calib.n;
+	if (!j->truth_path)
+		return 0;
+	ret = reis_vecs_load(j->truth_path, &j->truth, err, sizeof(err));
+	if (ret || j->truth.type != REIS_VEC_I32 || j->truth.n != j->calib.n) {
+		fprintf(stderr, "reis: deploy: --calib-truth %s: %s\n", j->truth_path,
+			ret ? err : "need an .ivecs with one row per calibration query");
+		return -EINVAL;
+	}
+	t = j->truth.data;
+	for (i = 0; i < j->truth.n * j->truth.dim; i++)
+		if (t[i] < 0 || (uint64_t)t[i] >= j->base.n) {
+			fprintf(stderr, "reis: deploy: --calib-truth %s: row %d out of range\n",
+				j->truth_path, t[i]);
+			return -EINVAL;
+		}
+	bo->calib_truth = j->truth.data;
+	bo->calib_truth_k = j->truth.dim;
+	return 0;
+}
+
+/* REIS §4.3.3: one distance-filter threshold per k, from held-out queries. */
+static int deploy_df_auto(struct deploy_job *j)
+{
+	struct reis_queries cq;
+	int ret;
+
+	j->dfo.factor = j->bo.calib_factor;
+	if (!j->dfo.k)
+		j->dfo.k = j->bo.calib_k;
+	ret = reis_encode_queries(j->img.quant, j->calib.data, (uint32_t)j->calib.n, &cq);
+	if (!ret)
+		ret = reis_df_calibrate(&j->img, &cq, &j->dfo, &j->dfc);
+	reis_queries_free(&cq);
+	if (ret) {
+		fprintf(stderr, "reis: deploy: --df auto: %s\n", ret == -EINVAL ?
+			"calibration failed (an IVF database needs its recall "
+			"calibration or --df-nprobe)" : strerror(-ret));
+		return ret;
+	}
+	j->img.df_threshold = j->dfc.threshold;
+	return 0;
+}
+
+/* Load the inputs and build the image on the host. */
+static int deploy_build(struct deploy_job *j)
+{
+	struct reis_build_opts *bo = &j->bo;
+	char err[256];
+	int ret;
+
+	ret = load_floats("deploy", j->vec_path, &j->base);
+	if (!ret)
+		ret = deploy_load_extras(j);
+	if (!ret && j->calib_path)
+		ret = deploy_load_calib(j);
+	if (ret)
+		return ret;
+	if (bo->calib_truth && bo->calib_k > bo->calib_truth_k) {
+		fprintf(stderr, "reis: deploy: --calib-k %u exceeds the truth's %u\n",
+			bo->calib_k, bo->calib_truth_k);
+		return -EINVAL;
+	}
+	bo->did = j->did;
+	bo->name = j->name;
+	bo->docs = j->docs;
+	bo->doc_offsets = j->doff;
+	bo->tags = j->tags;
+	bo->ids = j->ids;
+	bo->progress = build_progress;
+	bo->progress_arg = &j->bar;
+	ret = reis_db_build(bo, j->base.data, j->base.n, j->base.dim, &j->img, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "reis: deploy: %s: %s\n", j->vec_path, err);
+		return ret;
+	}
+	j->built = 1;
+	if (j->df_auto && (ret = deploy_df_auto(j)))
+		return ret;
+	j->t_build = now_s() - j->t0;
+	if (j->quant_out && (ret = reis_quant_save(j->img.quant, j->quant_out))) {
+		fprintf(stderr, "reis: deploy: --quant-out %s: %s\n", j->quant_out,
+			strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* The image to the drive, or to the --pack file. 0, an exit code when the
+ * drive refused (reported), or -errno. */
+static int deploy_send(struct ctx *c, struct deploy_job *j, int *reported)
+{
+	struct reis_deploy_opts dopt;
+	double t1 = now_s();
+	int ret;
+
+	if (j->pack) {
+		ret = reis_db_image_save(&j->img, j->pack);
+		if (ret)
+			fprintf(stderr, "reis: deploy: --pack %s: %s\n", j->pack, strerror(-ret));
+		return ret;
+	}
+	memset(&dopt, 0, sizeof(dopt));
+	dopt.flags = j->no_meta ? REIS_DEPLOY_NO_META : 0;
+	dopt.progress = j->bar.on ? deploy_progress : NULL;
+	dopt.arg = &j->bar;
+	j->bar.t0 = t1;
+	ret = reis_db_deploy(c->dev, &j->img, &dopt);
+	if (ret) {
+		if (j->bar.on)
+			fputc('\n', stderr);
+		*reported = 1;
+		return fail(c, "deploy", ret);
+	}
+	j->t_deploy = now_s() - t1;
+	return 0;
+}
+
+static double deploy_quantile(const struct deploy_job *j)
+{
+	return (j->dfo.quantile ? j->dfo.quantile : REIS_DF_DEFAULT_QUANTILE) / 10000.0;
+}
+
+static void deploy_report_json(struct ctx *c, const struct deploy_job *j)
+{
+	const struct reis_db_image *img = &j->img;
+
+	j_obj(NULL);
+	j_u64("did", img->did);
+	j_str("name", img->name);
+	j_str("kind", kind_name(img->kind));
+	j_u64("n", img->n);
+	j_u64("dim", img->dim);
+	j_str("metric", metric_name(img->metric));
+	j_bool("int8", !!(img->flags & REIS_DBF_INT8));
+	j_bool("tags", !!(img->flags & REIS_DBF_TAGS));
+	j_bool("ids", !!(img->flags & REIS_DBF_IDS));
+	j_str("doc_mode", doc_mode_name(img->doc_mode));
+	j_u64("docs_bytes", img->docs_bytes);
+	j_u64("nlist", img->nlist);
+	j_u64("group", img->group);
+	j_u64("timestamp", img->timestamp);
+	j_u64("df_threshold", img->df_threshold);
+	if (j->df_auto) {
+		j_obj("df_calibration");
+		j_u64("k", j->dfo.k ? j->dfo.k : 10);
+		j_u64("nprobe", j->dfc.nprobe);
+		j_u64("queries", j->dfc.nq);
+		j_dbl("quantile", deploy_quantile(j));
+		j_u64("d_median", j->dfc.d_median);
+		j_u64("d_max", j->dfc.d_max);
+		j_dbl("pass_fraction", j->dfc.pass_frac);
+		j_obj_end();
+	}
+	j_bool("meta", !j->pack && !j->no_meta && img->quant &&
+	       (reis_dev_info(c->dev)->caps & REIS_CAP_REIS_META));
+	json_calib(img);
+	j_dbl("build_s", j->t_build);
+	if (j->pack) {
+		j_str("image", j->pack);
+	} else {
+		j_dbl("deploy_s", j->t_deploy);
+		j_u64("model_ns", reis_last_cpl(c->dev)->time_ns);
+	}
+	j_obj_end();
+}
+
+static void deploy_report_df(const struct deploy_job *j)
+{
+	const struct reis_df_calib *d = &j->dfc;
+	char where[48];
+
+	if (!j->df_auto) {
+		if (j->img.df_threshold)
+			printf("df threshold %u\n", j->img.df_threshold);
+		return;
+	}
+	if (d->nprobe)
+		snprintf(where, sizeof(where), "in %u probed clusters", d->nprobe);
+	else
+		snprintf(where, sizeof(where), "among all entries");
+	printf("df threshold %u (auto: the %u-th nearest %s, quantile %.4g over %u "
+	       "calibration queries: distance median %u, max %u; %.1f%% of the "
+	       "searched entries cross the channel, %.1f%% stay in the dies)\n",
+	       d->threshold, d->cand, where, deploy_quantile(j), d->nq, d->d_median, d->d_max,
+	       d->pass_frac * 100, (1 - d->pass_frac) * 100);
+}
+
+static void deploy_report_text(const struct deploy_job *j)
+{
+	const struct reis_db_image *img = &j->img;
+	uint32_t k;
+
+	printf("%s database %u '%s': %" PRIu64 " x %u-d, %s%s%s%s, %s documents "
+	       "(%" PRIu64 " bytes)", j->pack ? "packed" : "deployed", img->did, img->name,
+	       img->n, img->dim, kind_name(img->kind),
+	       img->flags & REIS_DBF_INT8 ? " + int8" : "",
+	       img->flags & REIS_DBF_TAGS ? " + tags" : "",
+	       img->flags & REIS_DBF_IDS ? " + ids" : "", doc_mode_name(img->doc_mode),
+	       img->docs_bytes);
+	if (img->kind == REIS_DB_IVF)
+		printf(", %u clusters", img->nlist);
+	printf("\n");
+	if (img->ncalib) {
+		printf("calibration (nprobe:recall@%u)", j->bo.calib_k ? j->bo.calib_k : 10);
+		for (k = 0; k < img->ncalib; k++)
+			printf(" %u:%.3f", img->calib[k].nprobe, img->calib[k].recall / 1e4);
+		printf("\n");
+	}
+	deploy_report_df(j);
+	if (j->pack)
+		printf("image written to %s (deploy it with reis deploy --image %s)\n", j->pack,
+		       j->pack);
+	else
+		printf("build %.1f s, deploy %.1f s%s%s\n", j->t_build, j->t_deploy,
+		       j->quant_out ? "; quantizer in " : "", j->quant_out ? j->quant_out : "");
+}
+
+static void deploy_job_free(struct deploy_job *j)
+{
+	if (j->built)
+		reis_db_image_free(&j->img);
+	reis_vecs_free(&j->base);
+	reis_vecs_free(&j->calib);
+	reis_vecs_free(&j->truth);
+	free(j->docs);
+	free(j->doff);
+	free(j->tags64);
+	free(j->tags);
+	free(j->ids);
+}
+
+/* reis deploy: build an image on the host (or load one), then deploy it or
+ * write it to a file. */
+static int cmd_deploy(struct ctx *c, int argc, char **argv)
+{
+	struct deploy_job j;
+	char err[256];
+	int ret, reported = 0;
+
+	memset(&j, 0, sizeof(j));
+	j.t0 = now_s();
+	ret = deploy_parse(c, argc, argv, &j);
+	if (!ret)
+		ret = deploy_target(c, &j);
+	if (ret)
+		return ret;
+	if (j.image) {
+		ret = reis_db_image_load(j.image, &j.img, err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "reis: deploy: %s\n", err);
 			return 1;
 		}
-		if (did)
-			img.did = did;
-		built = 1;
+		if (j.did)
+			j.img.did = j.did;
+		j.built = 1;
 	} else {
-		ret = load_floats("deploy", vec_path, &base);
-		if (ret)
-			goto out;
-		if (docs_path && (ret = load_docs(docs_path, idx_path, base.n, &docs, &doff)))
-			goto out;
-		if (tags_path) {
-			ret = load_u64s("--tags", tags_path, base.n, UINT32_MAX, &tags64);
-			if (ret)
-				goto out;
-			tags = malloc(base.n * sizeof(*tags));
-			if (!tags) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			for (i = 0; i < base.n; i++)
-				tags[i] = (uint32_t)tags64[i];
-		}
-		if (ids_path && (ret = load_u64s("--ids", ids_path, base.n, UINT64_MAX - 1, &ids)))
-			goto out;
-		if (calib_path) {
-			ret = load_floats("deploy", calib_path, &calib);
-			if (ret)
-				goto out;
-			if (calib.dim != base.dim || calib.n > UINT32_MAX) {
-				fprintf(stderr, "reis: deploy: --calib %s: dimension %u, the vectors "
-					"%u\n", calib_path, calib.dim, base.dim);
-				ret = -EINVAL;
-				goto out;
-			}
-			bo.calib_queries = calib.data;
-			bo.ncalib_queries = (uint32_t)calib.n;
-		}
-		if (truth_path) {
-			ret = reis_vecs_load(truth_path, &truth, err, sizeof(err));
-			if (ret || truth.type != REIS_VEC_I32 || truth.n != calib.n) {
-				fprintf(stderr, "reis: deploy: --calib-truth %s: %s\n", truth_path,
-					ret ? err : "need an .ivecs with one row per calibration query");
-				ret = -EINVAL;
-				goto out;
-			}
-			for (i = 0; i < truth.n * truth.dim; i++)
-				if (((int32_t *)truth.data)[i] < 0 ||
-				    (uint64_t)((int32_t *)truth.data)[i] >= base.n) {
-					fprintf(stderr, "reis: deploy: --calib-truth %s: row %d out of "
-						"range\n", truth_path, ((int32_t *)truth.data)[i]);
-					ret = -EINVAL;
-					goto out;
-				}
-			bo.calib_truth = truth.data;
-			bo.calib_truth_k = truth.dim;
-		}
-		if (bo.calib_truth && bo.calib_k > bo.calib_truth_k) {
-			fprintf(stderr, "reis: deploy: --calib-k %u exceeds the truth's %u\n",
-				bo.calib_k, bo.calib_truth_k);
-			ret = -EINVAL;
-			goto out;
-		}
-		bo.did = did;
-		bo.name = name;
-		bo.docs = docs;
-		bo.doc_offsets = doff;
-		bo.tags = tags;
-		bo.ids = ids;
-		bo.progress = build_progress;
-		bo.progress_arg = &bar;
-		ret = reis_db_build(&bo, base.data, base.n, base.dim, &img, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "reis: deploy: %s: %s\n", vec_path, err);
-			goto out;
-		}
-		built = 1;
-		if (df_auto) {
-			struct reis_queries cq;
-
-			/* REIS 4.3.3: one threshold per k, from held-out queries. */
-			dfo.factor = bo.calib_factor;
-			if (!dfo.k)
-				dfo.k = bo.calib_k;
-			ret = reis_encode_queries(img.quant, calib.data, (uint32_t)calib.n, &cq);
-			if (!ret)
-				ret = reis_df_calibrate(&img, &cq, &dfo, &dfc);
-			reis_queries_free(&cq);
-			if (ret) {
-				fprintf(stderr, "reis: deploy: --df auto: %s\n", ret == -EINVAL ?
-					"calibration failed (an IVF database needs its recall "
-					"calibration or --df-nprobe)" : strerror(-ret));
-				goto out;
-			}
-			img.df_threshold = dfc.threshold;
-		}
-		t_build = now_s() - t0;
-		if (quant_out && (ret = reis_quant_save(img.quant, quant_out))) {
-			fprintf(stderr, "reis: deploy: --quant-out %s: %s\n", quant_out,
-				strerror(-ret));
-			goto out;
-		}
+		ret = deploy_build(&j);
 	}
-
-	if (pack) {
-		ret = reis_db_image_save(&img, pack);
-		if (ret) {
-			fprintf(stderr, "reis: deploy: --pack %s: %s\n", pack, strerror(-ret));
-			goto out;
-		}
-	} else {
-		double t1 = now_s();
-
-		memset(&dopt, 0, sizeof(dopt));
-		dopt.flags = no_meta ? REIS_DEPLOY_NO_META : 0;
-		dopt.progress = bar.on ? deploy_progress : NULL;
-		dopt.arg = &bar;
-		bar.t0 = t1;
-		ret = reis_db_deploy(c->dev, &img, &dopt);
-		if (ret) {
-			if (bar.on)
-				fputc('\n', stderr);
-			ret = fail(c, "deploy", ret);
-			goto out_noerr;
-		}
-		t_deploy = now_s() - t1;
-	}
-
-	if (c->json) {
-		j_obj(NULL);
-		j_u64("did", img.did);
-		j_str("name", img.name);
-		j_str("kind", kind_name(img.kind));
-		j_u64("n", img.n);
-		j_u64("dim", img.dim);
-		j_str("metric", metric_name(img.metric));
-		j_bool("int8", !!(img.flags & REIS_DBF_INT8));
-		j_bool("tags", !!(img.flags & REIS_DBF_TAGS));
-		j_bool("ids", !!(img.flags & REIS_DBF_IDS));
-		j_str("doc_mode", doc_mode_name(img.doc_mode));
-		j_u64("docs_bytes", img.docs_bytes);
-		j_u64("nlist", img.nlist);
-		j_u64("group", img.group);
-		j_u64("timestamp", img.timestamp);
-		j_u64("df_threshold", img.df_threshold);
-		if (df_auto) {
-			j_obj("df_calibration");
-			j_u64("k", dfo.k ? dfo.k : 10);
-			j_u64("nprobe", dfc.nprobe);
-			j_u64("queries", dfc.nq);
-			j_dbl("quantile", (dfo.quantile ? dfo.quantile :
-					   REIS_DF_DEFAULT_QUANTILE) / 10000.0);
-			j_u64("d_median", dfc.d_median);
-			j_u64("d_max", dfc.d_max);
-			j_dbl("pass_fraction", dfc.pass_frac);
-			j_obj_end();
-		}
-		j_bool("meta", !pack && !no_meta && img.quant &&
-		       (reis_dev_info(c->dev)->caps & REIS_CAP_REIS_META));
-		json_calib(&img);
-		j_dbl("build_s", t_build);
-		if (pack) {
-			j_str("image", pack);
-		} else {
-			j_dbl("deploy_s", t_deploy);
-			j_u64("model_ns", reis_last_cpl(c->dev)->time_ns);
-		}
-		j_obj_end();
-	} else {
-		printf("%s database %u '%s': %" PRIu64 " x %u-d, %s%s%s%s, %s documents "
-		       "(%" PRIu64 " bytes)", pack ? "packed" : "deployed", img.did, img.name,
-		       img.n, img.dim, kind_name(img.kind),
-		       img.flags & REIS_DBF_INT8 ? " + int8" : "",
-		       img.flags & REIS_DBF_TAGS ? " + tags" : "",
-		       img.flags & REIS_DBF_IDS ? " + ids" : "", doc_mode_name(img.doc_mode),
-		       img.docs_bytes);
-		if (img.kind == REIS_DB_IVF)
-			printf(", %u clusters", img.nlist);
-		printf("\n");
-		if (img.ncalib) {
-			uint32_t k;
-
-			printf("calibration (nprobe:recall@%u)", bo.calib_k ? bo.calib_k : 10);
-			for (k = 0; k < img.ncalib; k++)
-				printf(" %u:%.3f", img.calib[k].nprobe, img.calib[k].recall / 1e4);
-			printf("\n");
-		}
-		if (df_auto) {
-			char where[48];
-
-			if (dfc.nprobe)
-				snprintf(where, sizeof(where), "in %u probed clusters", dfc.nprobe);
-			else
-				snprintf(where, sizeof(where), "among all entries");
-			printf("df threshold %u (auto: the %u-th nearest %s, quantile %.4g over %u "
-			       "calibration queries: distance median %u, max %u; %.1f%% of the "
-			       "searched entries cross the channel, %.1f%% stay in the dies)\n",
-			       dfc.threshold, dfc.cand, where, (dfo.quantile ? dfo.quantile :
-			       REIS_DF_DEFAULT_QUANTILE) / 10000.0, dfc.nq, dfc.d_median, dfc.d_max,
-			       dfc.pass_frac * 100, (1 - dfc.pass_frac) * 100);
-		} else if (img.df_threshold) {
-			printf("df threshold %u\n", img.df_threshold);
-		}
-		if (pack)
-			printf("image written to %s (deploy it with reis deploy --image %s)\n",
-			       pack, pack);
+	if (!ret)
+		ret = deploy_send(c, &j, &reported);
+	if (!ret) {
+		if (c->json)
+			deploy_report_json(c, &j);
 		else
-			printf("build %.1f s, deploy %.1f s%s%s\n", t_build, t_deploy,
-			       quant_out ? "; quantizer in " : "", quant_out ? quant_out : "");
+			deploy_report_text(&j);
 	}
-	ret = 0;
-	goto out_noerr;
-out:
-	if (ret)
-		ret = 1;
-out_noerr:
-	if (built)
-		reis_db_image_free(&img);
-	reis_vecs_free(&base);
-	reis_vecs_free(&calib);
-	reis_vecs_free(&truth);
-	free(docs);
-	free(doff);
-	free(tags64);
-	free(tags);
-	free(ids);
-	return ret;
+	deploy_job_free(&j);
+	return reported ? ret : ret ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -202,229 +202,287 @@ static int read_rows(const char *path, float *dst, uint64_t len)
 	return ret;
 }
 
-static int table_create(struct ctx *c, int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "tid", required_argument, NULL, 't' },
-		{ "rows", required_argument, NULL, 'r' },
-		{ "dim", required_argument, NULL, 'D' },
-		{ "dtype", required_argument, NULL, 'T' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "data", required_argument, NULL, 'f' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "profile-k", required_argument, NULL, 'k' },
-		{ "profile-len", required_argument, NULL, 'L' },
-		{ "trigger", required_argument, NULL, 'g' },
-		{ "hot-bp", required_argument, NULL, 'H' },
-		{ "trigger-ppm", required_argument, NULL, 'p' },
-		{ "period", required_argument, NULL, 'P' },
-		{ "depth", required_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
+/* What `reis table create` works with. */
+struct table_job {
 	struct reis_rf_table t;
 	struct reis_rf_deploy_opts o;
-	uint64_t v, seed = 1, plen = 0, rb;
-	double pk = -1;
-	const char *data = NULL;
-	float *rows = NULL;
-	void *wire = NULL;
-	uint32_t *prof = NULL;
-	int opt, ret, last = -1;
+	uint64_t seed, plen;
+	double pk;
+	const char *data;
+	float *rows;
+	void *wire;
+	uint32_t *prof;
+	int last;
+};
 
-	memset(&t, 0, sizeof(t));
-	memset(&o, 0, sizeof(o));
-	t.dtype = REIS_RF_FP32;
-	t.mode = REIS_RF_RECFLASH;
+static const struct option table_create_lo[] = {
+	{ "tid", required_argument, NULL, 't' },
+	{ "rows", required_argument, NULL, 'r' },
+	{ "dim", required_argument, NULL, 'D' },
+	{ "dtype", required_argument, NULL, 'T' },
+	{ "mode", required_argument, NULL, 'm' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "data", required_argument, NULL, 'f' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "profile-k", required_argument, NULL, 'k' },
+	{ "profile-len", required_argument, NULL, 'L' },
+	{ "trigger", required_argument, NULL, 'g' },
+	{ "hot-bp", required_argument, NULL, 'H' },
+	{ "trigger-ppm", required_argument, NULL, 'p' },
+	{ "period", required_argument, NULL, 'P' },
+	{ "depth", required_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The table itself: 0, -1 when @opt is not one of these, or an exit code. */
+static int table_opt_shape(struct table_job *j, int opt)
+{
+	struct reis_rf_table *t = &j->t;
+	uint64_t v;
+	int ret;
+
+	switch (opt) {
+	case 't':
+		return parse_tid("table create", optarg, &t->tid) ? EXIT_USAGE : 0;
+	case 'r':
+		if (parse_u64(optarg, 1, REIS_RF_MAX_ROWS, &v))
+			return usage_err("table create: --rows must be 1..%u", REIS_RF_MAX_ROWS);
+		t->rows = (uint32_t)v;
+		return 0;
+	case 'D':
+		if (parse_u64(optarg, 1, REIS_RF_MAX_DIM, &v))
+			return usage_err("table create: --dim must be 1..%u", REIS_RF_MAX_DIM);
+		t->dim = (uint32_t)v;
+		return 0;
+	case 'T':
+		ret = lookup(optarg, dtype_names, 4, 1);
+		if (ret < 0)
+			return usage_err("table create: --dtype is fp32, fp16 or int8");
+		t->dtype = (uint32_t)ret;
+		return 0;
+	case 'm':
+		ret = lookup(optarg, mode_names, 4, 1);
+		if (ret < 0)
+			return usage_err("table create: --mode is recssd, rmssd or recflash");
+		t->mode = (uint32_t)ret;
+		return 0;
+	case 'n':
+		if (strlen(optarg) >= REIS_RF_NAME_LEN)
+			return usage_err("table create: --name is at most %u characters",
+					 REIS_RF_NAME_LEN - 1);
+		t->name = optarg;
+		return 0;
+	case 'f':
+		j->data = optarg;
+		return 0;
+	case 's':
+		if (parse_u64(optarg, 0, UINT64_MAX, &j->seed))
+			return usage_err("table create: bad --seed");
+		return 0;
+	case 'q':
+		if (parse_u64(optarg, 1, REIS_STREAM_MAX_DEPTH, &v))
+			return usage_err("table create: --depth must be 1..%u",
+					 REIS_STREAM_MAX_DEPTH);
+		j->o.depth = (uint32_t)v;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* The initial profile and the remap trigger (RecFlash §III-C). */
+static int table_opt_remap(struct table_job *j, int opt)
+{
+	struct reis_rf_table *t = &j->t;
+	uint64_t v;
+	int ret;
+
+	switch (opt) {
+	case 'k':
+		if (parse_k(optarg, &j->pk))
+			return usage_err("table create: --profile-k must be 0..%g",
+					 REIS_RF_TRACE_MAX_K);
+		return 0;
+	case 'L':
+		if (parse_u64(optarg, 1, PROFILE_MAX_LEN, &j->plen))
+			return usage_err("table create: --profile-len must be 1..2^32");
+		return 0;
+	case 'g':
+		ret = lookup(optarg, trig_names, 3, 0);
+		if (ret < 0)
+			return usage_err("table create: --trigger is none, threshold or period");
+		t->trigger = (uint32_t)ret;
+		return 0;
+	case 'H':
+		if (parse_u64(optarg, 0, 10000, &v))
+			return usage_err("table create: --hot-bp must be 0..10000");
+		t->hot_bp = (uint32_t)v;
+		return 0;
+	case 'p':
+		if (parse_u64(optarg, 0, 1000000, &v))
+			return usage_err("table create: --trigger-ppm must be 0..1000000");
+		t->trigger_ppm = (uint32_t)v;
+		return 0;
+	case 'P':
+		if (parse_u64(optarg, 1, UINT32_MAX, &v))
+			return usage_err("table create: --period must be >= 1");
+		t->period = (uint32_t)v;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int table_create_parse(int argc, char **argv, struct table_job *j)
+{
+	const struct reis_rf_table *t = &j->t;
+	int opt, ret;
+
+	j->t.dtype = REIS_RF_FP32;
+	j->t.mode = REIS_RF_RECFLASH;
+	j->seed = 1;
+	j->pk = -1;
+	j->last = -1;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+t:r:D:T:m:n:f:s:k:L:g:H:p:P:q:", lo,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 't':
-			if (parse_tid("table create", optarg, &t.tid))
-				return EXIT_USAGE;
-			break;
-		case 'r':
-			if (parse_u64(optarg, 1, REIS_RF_MAX_ROWS, &v))
-				return usage_err("table create: --rows must be 1..%u",
-						 REIS_RF_MAX_ROWS);
-			t.rows = (uint32_t)v;
-			break;
-		case 'D':
-			if (parse_u64(optarg, 1, REIS_RF_MAX_DIM, &v))
-				return usage_err("table create: --dim must be 1..%u",
-						 REIS_RF_MAX_DIM);
-			t.dim = (uint32_t)v;
-			break;
-		case 'T':
-			ret = lookup(optarg, dtype_names, 4, 1);
-			if (ret < 0)
-				return usage_err("table create: --dtype is fp32, fp16 or int8");
-			t.dtype = (uint32_t)ret;
-			break;
-		case 'm':
-			ret = lookup(optarg, mode_names, 4, 1);
-			if (ret < 0)
-				return usage_err("table create: --mode is recssd, rmssd or "
-						 "recflash");
-			t.mode = (uint32_t)ret;
-			break;
-		case 'n':
-			if (strlen(optarg) >= REIS_RF_NAME_LEN)
-				return usage_err("table create: --name is at most %u characters",
-						 REIS_RF_NAME_LEN - 1);
-			t.name = optarg;
-			break;
-		case 'f':
-			data = optarg;
-			break;
-		case 's':
-			if (parse_u64(optarg, 0, UINT64_MAX, &seed))
-				return usage_err("table create: bad --seed");
-			break;
-		case 'k':
-			if (parse_k(optarg, &pk))
-				return usage_err("table create: --profile-k must be 0..%g",
-						 REIS_RF_TRACE_MAX_K);
-			break;
-		case 'L':
-			if (parse_u64(optarg, 1, PROFILE_MAX_LEN, &plen))
-				return usage_err("table create: --profile-len must be 1..2^32");
-			break;
-		case 'g':
-			ret = lookup(optarg, trig_names, 3, 0);
-			if (ret < 0)
-				return usage_err("table create: --trigger is none, threshold or "
-						 "period");
-			t.trigger = (uint32_t)ret;
-			break;
-		case 'H':
-			if (parse_u64(optarg, 0, 10000, &v))
-				return usage_err("table create: --hot-bp must be 0..10000");
-			t.hot_bp = (uint32_t)v;
-			break;
-		case 'p':
-			if (parse_u64(optarg, 0, 1000000, &v))
-				return usage_err("table create: --trigger-ppm must be 0..1000000");
-			t.trigger_ppm = (uint32_t)v;
-			break;
-		case 'P':
-			if (parse_u64(optarg, 1, UINT32_MAX, &v))
-				return usage_err("table create: --period must be >= 1");
-			t.period = (uint32_t)v;
-			break;
-		case 'q':
-			if (parse_u64(optarg, 1, REIS_STREAM_MAX_DEPTH, &v))
-				return usage_err("table create: --depth must be 1..%u",
-						 REIS_STREAM_MAX_DEPTH);
-			o.depth = (uint32_t)v;
-			break;
-		default:
+	while ((opt = getopt_long(argc, argv, "+t:r:D:T:m:n:f:s:k:L:g:H:p:P:q:",
+				  table_create_lo, NULL)) != -1) {
+		ret = table_opt_shape(j, opt);
+		if (ret < 0)
+			ret = table_opt_remap(j, opt);
+		if (ret < 0)
 			return usage_err("table create: bad option");
-		}
+		if (ret)
+			return ret;
 	}
 	if (optind < argc)
 		return usage_err("table create: unexpected argument '%s'", argv[optind]);
-	if (!t.tid || !t.rows || !t.dim)
+	if (!t->tid || !t->rows || !t->dim)
 		return usage_err("table create: --tid, --rows and --dim are required");
-	if (t.trigger == REIS_RF_TRIG_PERIOD && !t.period)
+	if (t->trigger == REIS_RF_TRIG_PERIOD && !t->period)
 		return usage_err("table create: --trigger period needs --period");
-	if ((pk >= 0) != (plen > 0))
+	if ((j->pk >= 0) != (j->plen > 0))
 		return usage_err("table create: --profile-k and --profile-len go together");
-	if (plen && t.mode != REIS_RF_RECFLASH)
+	if (j->plen && t->mode != REIS_RF_RECFLASH)
 		return usage_err("table create: a profile places rows only in recflash mode");
-	rb = (uint64_t)t.rows * t.dim * sizeof(float);
-	if (rb > SIZE_MAX / 2)
-		return usage_err("table create: table too large for this host");
-	rows = malloc(rb);
-	wire = malloc((uint64_t)t.rows * (uint64_t)reis_rf_row_bytes(t.dtype, t.dim));
-	if (!rows || !wire) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (data) {
-		ret = read_rows(data, rows, rb);
+	return 0;
+}
+
+/* The rows (read or random) in the table's dtype. 0, -errno, or 1 when
+ * reported here. */
+static int table_create_rows(struct table_job *j, uint64_t rb)
+{
+	const struct reis_rf_table *t = &j->t;
+	int ret;
+
+	j->rows = malloc(rb);
+	j->wire = malloc((uint64_t)t->rows * (uint64_t)reis_rf_row_bytes(t->dtype, t->dim));
+	if (!j->rows || !j->wire)
+		return -ENOMEM;
+	if (j->data) {
+		ret = read_rows(j->data, j->rows, rb);
 		if (ret) {
-			fprintf(stderr, "reis: table create: %s: %s\n", data,
+			fprintf(stderr, "reis: table create: %s: %s\n", j->data,
 				ret == -EBADMSG ? "size is not rows x dim x 4 bytes of float32" :
 				strerror(-ret));
-			ret = 1;
-			goto out_free;
+			return 1;
 		}
 	} else {
-		reis_rf_fill_random(seed, rows, (uint64_t)t.rows * t.dim, 1.0f);
+		reis_rf_fill_random(j->seed, j->rows, (uint64_t)t->rows * t->dim, 1.0f);
 	}
-	ret = reis_rf_quantize(t.dtype, t.rows, t.dim, rows, wire);
+	ret = reis_rf_quantize(t->dtype, t->rows, t->dim, j->rows, j->wire);
 	if (ret) {
 		fprintf(stderr, "reis: table create: %s\n", ret == -EDOM ?
 			"the data holds NaN or infinity" : reis_strerror(ret));
-		ret = 1;
-		goto out_free;
+		return 1;
 	}
-	if (plen) {
-		struct reis_rf_trace_opts to;
-		struct reis_rf_trace *tr;
-		uint32_t buf[4096];
-		uint64_t done;
+	return 0;
+}
 
-		memset(&to, 0, sizeof(to));
-		to.rows = t.rows;
-		to.k = pk;
-		to.seed = seed;
-		prof = calloc(t.rows, sizeof(*prof));
-		if (!prof || reis_rf_trace_open(&to, &tr)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (done = 0; done < plen; done += 4096) {
-			size_t n = plen - done < 4096 ? (size_t)(plen - done) : 4096;
+/* Access counts of a locality-K trace: the drive places rows by them. */
+static int table_create_profile(struct table_job *j)
+{
+	struct reis_rf_trace_opts to;
+	struct reis_rf_trace *tr;
+	uint32_t buf[4096];
+	uint64_t done;
 
-			reis_rf_trace_next(tr, buf, n);
-			reis_rf_profile_count(buf, n, t.rows, prof);
-		}
-		reis_rf_trace_close(tr);
-		t.profile = prof;
+	memset(&to, 0, sizeof(to));
+	to.rows = j->t.rows;
+	to.k = j->pk;
+	to.seed = j->seed;
+	j->prof = calloc(j->t.rows, sizeof(*j->prof));
+	if (!j->prof || reis_rf_trace_open(&to, &tr))
+		return -ENOMEM;
+	for (done = 0; done < j->plen; done += 4096) {
+		size_t n = j->plen - done < 4096 ? (size_t)(j->plen - done) : 4096;
+
+		reis_rf_trace_next(tr, buf, n);
+		reis_rf_profile_count(buf, n, j->t.rows, j->prof);
 	}
-	t.data = wire;
-	if (!c->json && isatty(STDERR_FILENO)) {
-		o.progress = progress_bar;
-		o.progress_arg = &last;
-	}
-	ret = reis_rf_deploy(c->dev, &t, &o);
-	if (ret)
-		goto out;
+	reis_rf_trace_close(tr);
+	j->t.profile = j->prof;
+	return 0;
+}
+
+static void table_create_report(const struct ctx *c, const struct table_job *j)
+{
+	const struct reis_rf_table *t = &j->t;
+	const struct reis_rf_deploy_opts *o = &j->o;
+
 	if (c->json) {
 		j_obj(NULL);
-		j_u64("tid", t.tid);
-		j_u64("rows", t.rows);
-		j_u64("dim", t.dim);
-		j_str("dtype", dtype_name(t.dtype));
-		j_str("mode", mode_name(t.mode));
-		j_bool("profiled", t.profile != NULL);
-		j_u64("bytes", o.bytes);
-		j_u64("commands", o.ncmds);
-		j_u64("model_ns", o.time_ns);
-		j_u64("energy_nj", o.energy_nj);
+		j_u64("tid", t->tid);
+		j_u64("rows", t->rows);
+		j_u64("dim", t->dim);
+		j_str("dtype", dtype_name(t->dtype));
+		j_str("mode", mode_name(t->mode));
+		j_bool("profiled", t->profile != NULL);
+		j_u64("bytes", o->bytes);
+		j_u64("commands", o->ncmds);
+		j_u64("model_ns", o->time_ns);
+		j_u64("energy_nj", o->energy_nj);
 		j_obj_end();
-	} else {
-		printf("table %u deployed: %u rows x %u %s, mode %s%s; %" PRIu64 " bytes in %u "
-		       "commands, modeled %.3f ms, %.3f mJ\n", t.tid, t.rows, t.dim,
-		       dtype_name(t.dtype), mode_name(t.mode),
-		       t.profile ? " (placed by profile)" : "", o.bytes, o.ncmds,
-		       (double)o.time_ns / 1e6, (double)o.energy_nj / 1e6);
+		return;
 	}
-out:
-	if (ret < 0) {
-		free(rows);
-		free(wire);
-		free(prof);
-		return fail(c, "table create", ret);
+	printf("table %u deployed: %u rows x %u %s, mode %s%s; %" PRIu64 " bytes in %u "
+	       "commands, modeled %.3f ms, %.3f mJ\n", t->tid, t->rows, t->dim,
+	       dtype_name(t->dtype), mode_name(t->mode),
+	       t->profile ? " (placed by profile)" : "", o->bytes, o->ncmds,
+	       (double)o->time_ns / 1e6, (double)o->energy_nj / 1e6);
+}
+
+/* reis table create: rows from a file or random, optionally placed by a
+ * profile, deployed. */
+static int table_create(struct ctx *c, int argc, char **argv)
+{
+	struct table_job j;
+	uint64_t rb;
+	int ret;
+
+	memset(&j, 0, sizeof(j));
+	ret = table_create_parse(argc, argv, &j);
+	if (ret)
+		return ret;
+	rb = (uint64_t)j.t.rows * j.t.dim * sizeof(float);
+	if (rb > SIZE_MAX / 2)
+		return usage_err("table create: table too large for this host");
+	ret = table_create_rows(&j, rb);
+	if (!ret && j.plen)
+		ret = table_create_profile(&j);
+	if (!ret) {
+		j.t.data = j.wire;
+		if (!c->json && isatty(STDERR_FILENO)) {
+			j.o.progress = progress_bar;
+			j.o.progress_arg = &j.last;
+		}
+		ret = reis_rf_deploy(c->dev, &j.t, &j.o);
 	}
-out_free:
-	free(rows);
-	free(wire);
-	free(prof);
-	return ret;
+	if (!ret)
+		table_create_report(c, &j);
+	free(j.rows);
+	free(j.wire);
+	free(j.prof);
+	return ret < 0 ? fail(c, "table create", ret) : ret;
 }
 
 static int table_stats(struct ctx *c, int argc, char **argv)
@@ -646,7 +704,21 @@ static int read_bags(const char *path, struct bagbuf *b, int *weighted)
 	return ret;
 }
 
-static int cmd_sls(struct ctx *c, int argc, char **argv)
+/* What `reis sls` works with. */
+struct sls_job {
+	struct reis_rf_stats ts;
+	struct reis_rf_sls_info tot;
+	struct bagbuf bb;
+	struct reis_rf_trace *tr;
+	const char *bagfile;
+	uint64_t batch, lookups, batches, seed, host;
+	double k;
+	uint32_t tid, flags;
+	float *out;
+	int weighted, print;
+};
+
+static int sls_parse(int argc, char **argv, struct sls_job *j)
 {
 	static const struct option lo[] = {
 		{ "bags", required_argument, NULL, 'b' },
@@ -660,195 +732,234 @@ static int cmd_sls(struct ctx *c, int argc, char **argv)
 		{ "print", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct reis_rf_stats ts;
-	struct reis_rf_sls_info tot, in;
-	struct bagbuf bb;
-	struct reis_rf_trace *tr = NULL;
-	const char *bagfile = NULL;
-	uint64_t batch = 32, lookups = 80, batches = 1, seed = 1, i, host = 0;
-	double k = -1;
-	uint32_t tid = 0, flags = 0;
-	float *out = NULL;
-	int opt, ret, weighted = 0, print = 0;
+	int opt;
 
-	memset(&bb, 0, sizeof(bb));
+	j->batch = 32;
+	j->lookups = 80;
+	j->batches = 1;
+	j->seed = 1;
+	j->k = -1;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "b:k:B:l:n:s:MCp", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'b': bagfile = optarg; break;
+		case 'b': j->bagfile = optarg; break;
 		case 'k':
-			if (parse_k(optarg, &k))
-				return usage_err("sls: --trace-k must be 0..%g",
-						 REIS_RF_TRACE_MAX_K);
+			if (parse_k(optarg, &j->k))
+				return usage_err("sls: --trace-k must be 0..%g", REIS_RF_TRACE_MAX_K);
 			break;
 		case 'B':
-			if (parse_u64(optarg, 1, SLS_MAX_BATCH, &batch))
+			if (parse_u64(optarg, 1, SLS_MAX_BATCH, &j->batch))
 				return usage_err("sls: --batch must be 1..%u", SLS_MAX_BATCH);
 			break;
 		case 'l':
-			if (parse_u64(optarg, 1, SLS_MAX_LOOKUPS, &lookups))
+			if (parse_u64(optarg, 1, SLS_MAX_LOOKUPS, &j->lookups))
 				return usage_err("sls: --lookups must be 1..%u", SLS_MAX_LOOKUPS);
 			break;
 		case 'n':
-			if (parse_u64(optarg, 1, SLS_MAX_BATCHES, &batches))
+			if (parse_u64(optarg, 1, SLS_MAX_BATCHES, &j->batches))
 				return usage_err("sls: --batches must be 1..%u", SLS_MAX_BATCHES);
 			break;
 		case 's':
-			if (parse_u64(optarg, 0, UINT64_MAX, &seed))
+			if (parse_u64(optarg, 0, UINT64_MAX, &j->seed))
 				return usage_err("sls: bad --seed");
 			break;
-		case 'M': flags |= REIS_RF_SLS_MEAN; break;
-		case 'C': flags |= REIS_RF_SLS_NO_CACHE; break;
-		case 'p': print = 1; break;
+		case 'M': j->flags |= REIS_RF_SLS_MEAN; break;
+		case 'C': j->flags |= REIS_RF_SLS_NO_CACHE; break;
+		case 'p': j->print = 1; break;
 		default: return usage_err("sls: bad option");
 		}
 	}
 	if (optind + 1 != argc)
 		return usage_err("sls: give one table id");
-	if (parse_tid("sls", argv[optind], &tid))
+	if (parse_tid("sls", argv[optind], &j->tid))
 		return EXIT_USAGE;
-	if (!bagfile == (k < 0))
+	if (!j->bagfile == (j->k < 0))
 		return usage_err("sls: give --bags FILE or --trace-k K");
-	if (batch * lookups > 16u << 20)
+	if (j->batch * j->lookups > 16u << 20)
 		return usage_err("sls: --batch x --lookups must be at most 16M indices");
-	ret = reis_rf_table_stats(c->dev, tid, 0, &ts);
-	if (ret)
-		return fail(c, "sls", ret);
-	if (bagfile) {
-		ret = read_bags(bagfile, &bb, &weighted);
+	return 0;
+}
+
+/* The bags: one batch from the file, or batches of a locality-K trace.
+ * 0, -errno, or 1 when reported here. */
+static int sls_bags(struct sls_job *j)
+{
+	struct reis_rf_trace_opts to;
+	struct bagbuf *bb = &j->bb;
+	uint64_t i;
+	int ret;
+
+	if (j->bagfile) {
+		ret = read_bags(j->bagfile, bb, &j->weighted);
 		if (ret) {
 			if (ret != -EBADMSG)
-				fprintf(stderr, "reis: sls: %s: %s\n", bagfile,
+				fprintf(stderr, "reis: sls: %s: %s\n", j->bagfile,
 					ret == -E2BIG ? "too many indices" : strerror(-ret));
-			ret = 1;
-			goto out;
+			return 1;
 		}
-		if (weighted)
-			flags |= REIS_RF_SLS_WEIGHTED;
-		batches = 1;
-	} else {
-		struct reis_rf_trace_opts to;
+		if (j->weighted)
+			j->flags |= REIS_RF_SLS_WEIGHTED;
+		j->batches = 1;
+		return 0;
+	}
+	memset(&to, 0, sizeof(to));
+	to.rows = j->ts.rows;
+	to.k = j->k;
+	to.seed = j->seed;
+	ret = reis_rf_trace_open(&to, &j->tr);
+	if (ret)
+		return ret;
+	bb->nbags = (uint32_t)j->batch;
+	bb->nidx = (uint32_t)(j->batch * j->lookups);
+	bb->offsets = malloc((j->batch + 1) * sizeof(uint32_t));
+	bb->indices = malloc(j->batch * j->lookups * sizeof(uint32_t));
+	if (!bb->offsets || !bb->indices)
+		return -ENOMEM;
+	for (i = 0; i <= j->batch; i++)
+		bb->offsets[i] = (uint32_t)(i * j->lookups);
+	return 0;
+}
 
-		memset(&to, 0, sizeof(to));
-		to.rows = ts.rows;
-		to.k = k;
-		to.seed = seed;
-		ret = reis_rf_trace_open(&to, &tr);
+static void sls_add(struct reis_rf_sls_info *tot, const struct reis_rf_sls_info *in)
+{
+	tot->ncmds += in->ncmds;
+	tot->retries += in->retries;
+	tot->lookups += in->lookups;
+	tot->page_reads += in->page_reads;
+	tot->cache_hits += in->cache_hits;
+	tot->cache_misses += in->cache_misses;
+	tot->bytes_sensed += in->bytes_sensed;
+	tot->bytes_useful += in->bytes_useful;
+	tot->bytes_out += in->bytes_out;
+	tot->flash_ns += in->flash_ns;
+	tot->flash_pj += in->flash_pj;
+	tot->model_ns += in->model_ns;
+	tot->energy_pj += in->energy_pj;
+	tot->cmd_ns += in->cmd_ns;
+}
+
+/* Every batch through the drive, costs summed. */
+static int sls_run(struct ctx *c, struct sls_job *j)
+{
+	struct bagbuf *bb = &j->bb;
+	struct reis_rf_sls_info in;
+	uint64_t i;
+	int ret;
+
+	j->out = malloc((size_t)bb->nbags * j->ts.dim * sizeof(float));
+	if (!j->out)
+		return -ENOMEM;
+	for (i = 0; i < j->batches; i++) {
+		struct reis_rf_bags bags = { bb->nbags, bb->nidx, bb->offsets, bb->indices,
+					     j->weighted ? bb->weights : NULL };
+
+		if (j->tr)
+			reis_rf_trace_next(j->tr, bb->indices, bb->nidx);
+		ret = reis_rf_sls(c->dev, j->tid, j->ts.dim, &bags, j->flags, j->out, &in);
 		if (ret)
-			return fail(c, "sls", ret);
-		bb.nbags = (uint32_t)batch;
-		bb.nidx = (uint32_t)(batch * lookups);
-		bb.offsets = malloc((batch + 1) * sizeof(uint32_t));
-		bb.indices = malloc(batch * lookups * sizeof(uint32_t));
-		if (!bb.offsets || !bb.indices) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i <= batch; i++)
-			bb.offsets[i] = (uint32_t)(i * lookups);
+			return ret;
+		sls_add(&j->tot, &in);
+		j->host += in.host_ns;
 	}
-	out = malloc((size_t)bb.nbags * ts.dim * sizeof(float));
-	if (!out) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	memset(&tot, 0, sizeof(tot));
-	for (i = 0; i < batches; i++) {
-		struct reis_rf_bags bags = { bb.nbags, bb.nidx, bb.offsets, bb.indices,
-					     weighted ? bb.weights : NULL };
+	return 0;
+}
 
-		if (tr)
-			reis_rf_trace_next(tr, bb.indices, bb.nidx);
-		ret = reis_rf_sls(c->dev, tid, ts.dim, &bags, flags, out, &in);
-		if (ret)
-			goto out;
-		tot.ncmds += in.ncmds;
-		tot.retries += in.retries;
-		tot.lookups += in.lookups;
-		tot.page_reads += in.page_reads;
-		tot.cache_hits += in.cache_hits;
-		tot.cache_misses += in.cache_misses;
-		tot.bytes_sensed += in.bytes_sensed;
-		tot.bytes_useful += in.bytes_useful;
-		tot.bytes_out += in.bytes_out;
-		tot.flash_ns += in.flash_ns;
-		tot.flash_pj += in.flash_pj;
-		tot.model_ns += in.model_ns;
-		tot.energy_pj += in.energy_pj;
-		tot.cmd_ns += in.cmd_ns;
-		host += in.host_ns;
-	}
-	if (c->json) {
-		j_obj(NULL);
-		j_u64("tid", tid);
-		j_u64("batches", batches);
-		j_u64("bags_per_batch", bb.nbags);
-		j_u64("lookups", tot.lookups);
-		j_u64("commands", tot.ncmds);
-		j_u64("retries", tot.retries);
-		j_u64("page_reads", tot.page_reads);
-		j_u64("cache_hits", tot.cache_hits);
-		j_u64("cache_misses", tot.cache_misses);
-		j_u64("bytes_sensed", tot.bytes_sensed);
-		j_u64("bytes_useful", tot.bytes_useful);
-		j_u64("bytes_out", tot.bytes_out);
-		j_dbl("utilisation", tot.bytes_sensed ?
-		      (double)tot.bytes_useful / (double)tot.bytes_sensed : 0);
-		j_u64("flash_ns", tot.flash_ns);
-		j_u64("flash_pj", tot.flash_pj);
-		j_u64("model_ns", tot.model_ns);
-		j_u64("energy_pj", tot.energy_pj);
-		j_u64("host_ns", host);
-		if (print) {
-			uint32_t b, d;
+static void sls_report_json(const struct sls_job *j)
+{
+	const struct reis_rf_sls_info *t = &j->tot;
+	uint32_t b, d;
 
-			j_arr("last_batch");
-			for (b = 0; b < bb.nbags; b++) {
-				j_arr(NULL);
-				for (d = 0; d < ts.dim; d++) {
-					j_sep(NULL);
-					printf("%.9g", (double)out[(size_t)b * ts.dim + d]);
-				}
-				j_arr_end();
+	j_obj(NULL);
+	j_u64("tid", j->tid);
+	j_u64("batches", j->batches);
+	j_u64("bags_per_batch", j->bb.nbags);
+	j_u64("lookups", t->lookups);
+	j_u64("commands", t->ncmds);
+	j_u64("retries", t->retries);
+	j_u64("page_reads", t->page_reads);
+	j_u64("cache_hits", t->cache_hits);
+	j_u64("cache_misses", t->cache_misses);
+	j_u64("bytes_sensed", t->bytes_sensed);
+	j_u64("bytes_useful", t->bytes_useful);
+	j_u64("bytes_out", t->bytes_out);
+	j_dbl("utilisation", t->bytes_sensed ?
+	      (double)t->bytes_useful / (double)t->bytes_sensed : 0);
+	j_u64("flash_ns", t->flash_ns);
+	j_u64("flash_pj", t->flash_pj);
+	j_u64("model_ns", t->model_ns);
+	j_u64("energy_pj", t->energy_pj);
+	j_u64("host_ns", j->host);
+	if (j->print) {
+		j_arr("last_batch");
+		for (b = 0; b < j->bb.nbags; b++) {
+			j_arr(NULL);
+			for (d = 0; d < j->ts.dim; d++) {
+				j_sep(NULL);
+				printf("%.9g", (double)j->out[(size_t)b * j->ts.dim + d]);
 			}
 			j_arr_end();
 		}
-		j_obj_end();
-	} else {
-		printf("%" PRIu64 " batch(es) of %u bags on table %u: %" PRIu64 " lookups in %u "
-		       "commands%s\n", batches, bb.nbags, tid, tot.lookups, tot.ncmds,
-		       tot.retries ? " (with retries)" : "");
-		printf("flash          %" PRIu64 " page reads, %.2f %% of sensed bytes used, %"
-		       PRIu64 " bytes read out\n", tot.page_reads,
-		       tot.bytes_sensed ? 100.0 * (double)tot.bytes_useful /
-		       (double)tot.bytes_sensed : 0, tot.bytes_out);
-		printf("page cache     %" PRIu64 " hits, %" PRIu64 " misses\n", tot.cache_hits,
-		       tot.cache_misses);
-		printf("modeled        embedding stage %.3f ms, read energy %.3f mJ; "
-		       "commands %.3f ms\n", (double)tot.flash_ns / 1e6,
-		       (double)tot.flash_pj / 1e9, (double)tot.model_ns / 1e6);
-		printf("host           %.3f ms per batch\n", (double)host / 1e6 / batches);
-		if (print) {
-			uint32_t b, d;
-
-			for (b = 0; b < bb.nbags; b++) {
-				printf("bag %u:", b);
-				for (d = 0; d < ts.dim; d++)
-					printf(" %.9g", (double)out[(size_t)b * ts.dim + d]);
-				printf("\n");
-			}
-		}
+		j_arr_end();
 	}
-	ret = 0;
-out:
-	reis_rf_trace_close(tr);
-	free(out);
-	free(bb.offsets);
-	free(bb.indices);
-	free(bb.weights);
-	if (ret < 0)
+	j_obj_end();
+}
+
+static void sls_report_text(const struct sls_job *j)
+{
+	const struct reis_rf_sls_info *t = &j->tot;
+	uint32_t b, d;
+
+	printf("%" PRIu64 " batch(es) of %u bags on table %u: %" PRIu64 " lookups in %u "
+	       "commands%s\n", j->batches, j->bb.nbags, j->tid, t->lookups, t->ncmds,
+	       t->retries ? " (with retries)" : "");
+	printf("flash          %" PRIu64 " page reads, %.2f %% of sensed bytes used, %"
+	       PRIu64 " bytes read out\n", t->page_reads,
+	       t->bytes_sensed ? 100.0 * (double)t->bytes_useful /
+	       (double)t->bytes_sensed : 0, t->bytes_out);
+	printf("page cache     %" PRIu64 " hits, %" PRIu64 " misses\n", t->cache_hits,
+	       t->cache_misses);
+	printf("modeled        embedding stage %.3f ms, read energy %.3f mJ; "
+	       "commands %.3f ms\n", (double)t->flash_ns / 1e6,
+	       (double)t->flash_pj / 1e9, (double)t->model_ns / 1e6);
+	printf("host           %.3f ms per batch\n", (double)j->host / 1e6 / j->batches);
+	if (!j->print)
+		return;
+	for (b = 0; b < j->bb.nbags; b++) {
+		printf("bag %u:", b);
+		for (d = 0; d < j->ts.dim; d++)
+			printf(" %.9g", (double)j->out[(size_t)b * j->ts.dim + d]);
+		printf("\n");
+	}
+}
+
+/* reis sls: batches of bags (a file, or a locality-K trace) through SLS. */
+static int cmd_sls(struct ctx *c, int argc, char **argv)
+{
+	struct sls_job j;
+	int ret;
+
+	memset(&j, 0, sizeof(j));
+	ret = sls_parse(argc, argv, &j);
+	if (ret)
+		return ret;
+	ret = reis_rf_table_stats(c->dev, j.tid, 0, &j.ts);
+	if (ret)
 		return fail(c, "sls", ret);
-	return ret;
+	ret = sls_bags(&j);
+	if (!ret)
+		ret = sls_run(c, &j);
+	if (!ret) {
+		if (c->json)
+			sls_report_json(&j);
+		else
+			sls_report_text(&j);
+	}
+	reis_rf_trace_close(j.tr);
+	free(j.out);
+	free(j.bb.offsets);
+	free(j.bb.indices);
+	free(j.bb.weights);
+	return ret < 0 ? fail(c, "sls", ret) : ret;
 }
 
 /* ---------------------------------------------------------------------- */
