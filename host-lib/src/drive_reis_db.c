@@ -350,24 +350,13 @@ static void reis_dep_cb(struct reis_req *req, void *arg)
 	}
 }
 
-int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
-		   const struct reis_deploy_opts *o)
+/* What a deploy may send; the META blob (the quantizer) in *meta. */
+static int reis_dep_check(struct reis_dev *dev, struct reis_db_image *img,
+			  const struct reis_deploy_opts *o, void **meta, uint64_t *meta_len)
 {
-	static const struct reis_deploy_opts defaults;
-	struct reis_dep_sec sec[REIS_NSECTIONS], *tags;
-	struct reis_dep d;
-	void *meta = NULL;
-	uint64_t total = 0, bytes, meta_len = 0;
-	unsigned nsec = 0, started = 0, active = 0, depth, i;
 	char err[REIS_ERRMSG_LEN];
 	int ret;
 
-	if (!dev || !img)
-		return -EINVAL;
-	if (dev->in_cb)
-		return reis__seterr(dev, -EDEADLK, "deploy: called from a callback");
-	if (!o)
-		o = &defaults;
 	ret = reis_db_image_check(img, err, sizeof(err));
 	if (ret)
 		return reis__seterr(dev, ret, "deploy: %s", err);
@@ -385,25 +374,32 @@ int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
 					    "metric %u) does not match the database (%u, %u)",
 					    img->quant->dim, img->quant->metric, img->dim,
 					    img->metric);
-		ret = reis_meta_encode(img->quant, &meta, &meta_len);
+		ret = reis_meta_encode(img->quant, meta, meta_len);
 		if (ret)
 			return reis__seterr(dev, ret, "deploy: cannot encode the quantizer "
 					    "into META");
 	}
-	memset(&d, 0, sizeof(d));
-	d.dev = dev;
-	d.did = img->did;
-	d.chunk = o->chunk && o->chunk <= dev->max_xfer ? o->chunk : dev->max_xfer;
-	bytes = img->dim / 8;
+	return 0;
+}
 
-	memset(sec, 0, sizeof(sec));
+/* The image's non-empty sections in deploy order; their count, bytes in
+ * *total. */
+static unsigned reis_dep_sections(struct reis_dep *d, const struct reis_db_image *img,
+				  const void *meta, uint64_t meta_len,
+				  struct reis_dep_sec *sec, uint64_t *total)
+{
+	uint64_t bytes = img->dim / 8;
+	unsigned nsec = 0;
+
+	memset(sec, 0, REIS_NSECTIONS * sizeof(*sec));
+	*total = 0;
 #define ADD(sid_, p_, n_) do {						\
 		if ((p_) && (n_) != 0) {				\
 			sec[nsec].id = (sid_);				\
 			sec[nsec].data = (const uint8_t *)(p_);		\
 			sec[nsec].len = (n_);				\
-			sec[nsec].dep = &d;				\
-			total += (n_);					\
+			sec[nsec].dep = d;				\
+			*total += (n_);					\
 			nsec++;						\
 		}							\
 	} while (0)
@@ -419,7 +415,106 @@ int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
 	}
 	ADD(REIS_SEC_META, meta, meta_len);
 #undef ADD
-	tags = nsec && sec[0].id == REIS_SEC_TAGS ? &sec[0] : NULL;
+	return nsec;
+}
+
+static void reis_dep_fail(struct reis_dep *d, int err)
+{
+	d->err = err;
+	d->cpl.err = err;
+	snprintf(d->msg, sizeof(d->msg), "deploy: %s", reis_last_error(d->dev));
+}
+
+/* Start the sections that may start, up to @depth commands in flight. */
+static void reis_dep_start(struct reis_dep *d, struct reis_dep_sec *sec, unsigned nsec,
+			   unsigned depth, unsigned *started, unsigned *active)
+{
+	struct reis_dep_sec *tags = nsec && sec[0].id == REIS_SEC_TAGS ? &sec[0] : NULL;
+	unsigned i;
+	int ret;
+
+	for (i = 0; i < nsec && !d->err && *active < depth; i++) {
+		struct reis_dep_sec *s = &sec[i];
+
+		if (s->started)
+			continue;
+		/* The drive puts tags into the binary pages' OOB: the TAGS
+		 * section must be complete before BIN entries arrive. */
+		if (s->id == REIS_SEC_BIN && tags && !tags->done)
+			continue;
+		reis_dep_next(s);
+		reis_req_set_cb(&s->req, reis_dep_cb, s);
+		ret = reis_submit(d->dev, &s->req);
+		if (ret) {
+			reis_dep_fail(d, ret);
+			break;
+		}
+		s->started = 1;
+		s->active = 1;
+		(*started)++;
+		(*active)++;
+	}
+}
+
+/* Every section streamed in order, all sections at once; then nothing of
+ * the deploy is left in flight. */
+static void reis_dep_pump(struct reis_dep *d, struct reis_dep_sec *sec, unsigned nsec,
+			  unsigned depth, const struct reis_deploy_opts *o, uint64_t total)
+{
+	unsigned started = 0, active = 0, i;
+	int ret;
+
+	while (!d->err && (started < nsec || active)) {
+		reis_dep_start(d, sec, nsec, depth, &started, &active);
+		if (!active)
+			break;
+		ret = reis_wait(d->dev, 1, -1);
+		if (ret < 0 && ret != -ETIME && ret != -EINTR) {
+			if (!d->err)
+				reis_dep_fail(d, ret);
+			break;
+		}
+		for (active = 0, i = 0; i < nsec; i++)
+			active += sec[i].active;
+		if (o->progress)
+			o->progress(o->arg, d->acked, total);
+	}
+	/* Let whatever is still in flight finish before its buffers go. */
+	for (;;) {
+		for (active = 0, i = 0; i < nsec; i++)
+			active += reis_req_inflight(&sec[i].req);
+		if (!active)
+			break;
+		if (reis_wait(d->dev, 1, -1) < 0 && reis_inflight(d->dev) == 0)
+			break;
+	}
+}
+
+int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
+		   const struct reis_deploy_opts *o)
+{
+	static const struct reis_deploy_opts defaults;
+	struct reis_dep_sec sec[REIS_NSECTIONS];
+	struct reis_dep d;
+	void *meta = NULL;
+	uint64_t total, meta_len = 0;
+	unsigned nsec, depth, i;
+	int ret;
+
+	if (!dev || !img)
+		return -EINVAL;
+	if (dev->in_cb)
+		return reis__seterr(dev, -EDEADLK, "deploy: called from a callback");
+	if (!o)
+		o = &defaults;
+	ret = reis_dep_check(dev, img, o, &meta, &meta_len);
+	if (ret)
+		return ret;
+	memset(&d, 0, sizeof(d));
+	d.dev = dev;
+	d.did = img->did;
+	d.chunk = o->chunk && o->chunk <= dev->max_xfer ? o->chunk : dev->max_xfer;
+	nsec = reis_dep_sections(&d, img, meta, meta_len, sec, &total);
 	for (i = 0; i < nsec; i++) {
 		sec[i].tail = malloc(d.chunk);
 		if (!sec[i].tail) {
@@ -430,62 +525,12 @@ int reis_db_deploy(struct reis_dev *dev, struct reis_db_image *img,
 	depth = o->depth && o->depth < nsec ? o->depth : nsec;
 	if (depth > dev->qdepth - dev->inflight)
 		depth = dev->qdepth > dev->inflight ? dev->qdepth - dev->inflight : 1;
-
 	ret = reis_db_create_meta(dev, img, (uint32_t)meta_len);
 	if (ret)
 		goto free_tails;
 	if (o->progress)
 		o->progress(o->arg, 0, total);
-
-	while (!d.err && (started < nsec || active)) {
-		for (i = 0; i < nsec && !d.err && active < depth; i++) {
-			struct reis_dep_sec *s = &sec[i];
-
-			if (s->started)
-				continue;
-			/* The drive puts tags into the binary pages' OOB: the TAGS
-			 * section must be complete before BIN entries arrive. */
-			if (s->id == REIS_SEC_BIN && tags && !tags->done)
-				continue;
-			reis_dep_next(s);
-			reis_req_set_cb(&s->req, reis_dep_cb, s);
-			ret = reis_submit(dev, &s->req);
-			if (ret) {
-				d.err = ret;
-				d.cpl.err = ret;
-				snprintf(d.msg, sizeof(d.msg), "deploy: %s", reis_last_error(dev));
-				break;
-			}
-			s->started = 1;
-			s->active = 1;
-			started++;
-			active++;
-		}
-		if (!active)
-			break;
-		ret = reis_wait(dev, 1, -1);
-		if (ret < 0 && ret != -ETIME && ret != -EINTR) {
-			if (!d.err) {
-				d.err = ret;
-				d.cpl.err = ret;
-				snprintf(d.msg, sizeof(d.msg), "deploy: %s", reis_last_error(dev));
-			}
-			break;
-		}
-		for (active = 0, i = 0; i < nsec; i++)
-			active += sec[i].active;
-		if (o->progress)
-			o->progress(o->arg, d.acked, total);
-	}
-	/* Let whatever is still in flight finish before its buffers go. */
-	for (;;) {
-		for (active = 0, i = 0; i < nsec; i++)
-			active += reis_req_inflight(&sec[i].req);
-		if (!active)
-			break;
-		if (reis_wait(dev, 1, -1) < 0 && reis_inflight(dev) == 0)
-			break;
-	}
+	reis_dep_pump(&d, sec, nsec, depth, o, total);
 	ret = d.err;
 	if (!ret) {
 		ret = reis_db_commit(dev, img->did);

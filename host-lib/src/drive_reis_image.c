@@ -425,190 +425,233 @@ static int reis_pread_all(int fd, void *buf, uint64_t len, uint64_t off)
 	return 0;
 }
 
-int reis_db_image_read(int fd, uint64_t off, struct reis_db_image *img, char *err,
-		       size_t errlen)
+/* The header at @off: magic, checksum, version, sections in place. */
+static int reis_img_read_hdr(int fd, uint64_t off, struct reis_img_hdr *h, char *err,
+			     size_t errlen)
 {
-	struct reis_img_hdr h;
-	struct reis_image_priv *p;
-	uint8_t *file;
-	uint64_t sum = REIS_FNV64_INIT, bytes, prev_end = REIS_IMG_HDR;
+	uint64_t prev_end = REIS_IMG_HDR;
 	unsigned i;
 	int ret;
 
-	if (fd < 0 || !img)
-		return -EINVAL;
-	memset(img, 0, sizeof(*img));
-	ret = reis_pread_all(fd, &h, sizeof(h), off);
-	if (ret == -ENODATA || (!ret && memcmp(h.magic, "REISIMG1", 8)))
+	ret = reis_pread_all(fd, h, sizeof(*h), off);
+	if (ret == -ENODATA || (!ret && memcmp(h->magic, "REISIMG1", 8)))
 		return reis__errf(err, errlen, -ENOMSG, "no database image at offset %llu "
 				  "(no REISIMG1 magic)", (unsigned long long)off);
 	if (ret)
 		return reis__errf(err, errlen, ret, "reading the image header: %s",
 				  strerror(-ret));
-	if (h.hdr_checksum != reis__fnv64(REIS_FNV64_INIT, &h,
-					  offsetof(struct reis_img_hdr, hdr_checksum)))
+	if (h->hdr_checksum != reis__fnv64(REIS_FNV64_INIT, h,
+					   offsetof(struct reis_img_hdr, hdr_checksum)))
 		return reis__errf(err, errlen, -EBADMSG, "image header checksum mismatch");
-	if (h.version != 1 || h.hdr_bytes != REIS_IMG_HDR || h.nsec > REIS_IMG_MAX_SEC ||
-	    h.total_bytes < REIS_IMG_HDR || h.total_bytes > REIS_IMG_MAX_BYTES ||
-	    h.total_bytes % REIS_IMG_ALIGN)
+	if (h->version != 1 || h->hdr_bytes != REIS_IMG_HDR || h->nsec > REIS_IMG_MAX_SEC ||
+	    h->total_bytes < REIS_IMG_HDR || h->total_bytes > REIS_IMG_MAX_BYTES ||
+	    h->total_bytes % REIS_IMG_ALIGN)
 		return reis__errf(err, errlen, -EBADMSG, "image header: version %u, %u "
-				  "sections, %llu bytes: unsupported or corrupt", h.version,
-				  h.nsec, (unsigned long long)h.total_bytes);
-	for (i = 0; i < h.nsec; i++) {
-		const struct reis_img_sec *s = &h.sec[i];
+				  "sections, %llu bytes: unsupported or corrupt", h->version,
+				  h->nsec, (unsigned long long)h->total_bytes);
+	for (i = 0; i < h->nsec; i++) {
+		const struct reis_img_sec *s = &h->sec[i];
 
-		if (s->off != prev_end || s->len > h.total_bytes - s->off || !s->len)
+		if (s->off != prev_end || s->len > h->total_bytes - s->off || !s->len)
 			return reis__errf(err, errlen, -EBADMSG, "image section %u (id 0x%x) "
 					  "at %llu+%llu is out of place", i, s->id,
 					  (unsigned long long)s->off,
 					  (unsigned long long)s->len);
 		prev_end = reis_align(s->off + s->len);
 	}
-	if (prev_end != h.total_bytes)
+	if (prev_end != h->total_bytes)
 		return reis__errf(err, errlen, -EBADMSG, "image sections do not fill %llu bytes",
-				  (unsigned long long)h.total_bytes);
-	file = malloc(h.total_bytes);
+				  (unsigned long long)h->total_bytes);
+	return 0;
+}
+
+/* The whole image into memory, its checksum verified. */
+static int reis_img_read_file(int fd, uint64_t off, const struct reis_img_hdr *h,
+			      uint8_t **out, char *err, size_t errlen)
+{
+	uint8_t *file = malloc(h->total_bytes);
+	int ret;
+
 	if (!file)
 		return reis__errf(err, errlen, -ENOMEM, "out of memory for a %llu-byte image",
-				  (unsigned long long)h.total_bytes);
-	ret = reis_pread_all(fd, file, h.total_bytes, off);
+				  (unsigned long long)h->total_bytes);
+	ret = reis_pread_all(fd, file, h->total_bytes, off);
 	if (ret) {
 		free(file);
 		return reis__errf(err, errlen, ret == -ENODATA ? -EBADMSG : ret, "reading "
 				  "the image: %s", ret == -ENODATA ? "truncated" :
 				  strerror(-ret));
 	}
-	sum = reis__fnv64(sum, file + REIS_IMG_HDR, h.total_bytes - REIS_IMG_HDR);
-	if (sum != h.checksum) {
+	if (reis__fnv64(REIS_FNV64_INIT, file + REIS_IMG_HDR, h->total_bytes - REIS_IMG_HDR) !=
+	    h->checksum) {
 		free(file);
 		return reis__errf(err, errlen, -EBADMSG, "image checksum mismatch (corrupt "
 				  "or partly overwritten)");
 	}
+	*out = file;
+	return 0;
+}
+
+/* The database's description from the header's create record. */
+static int reis_img_describe(struct reis_db_image *img, const struct reis_img_hdr *h,
+			     char *err, size_t errlen)
+{
+	img->did = h->create.did;
+	img->kind = h->create.kind;
+	img->flags = h->create.flags;
+	img->dim = h->create.dim;
+	img->n = h->create.n;
+	img->nlist = h->create.nlist;
+	img->ncalib = h->create.ncalib;
+	img->doc_mode = h->create.doc_mode;
+	img->metric = h->create.metric;
+	img->df_threshold = h->create.df_threshold;
+	img->group = h->create.group;
+	img->timestamp = h->create.timestamp;
+	memcpy(img->name, h->create.name, REIS_DB_NAME_LEN);
+	img->name[REIS_DB_NAME_LEN] = '\0';
+	if (img->dim < REIS_DB_MIN_DIM || img->dim > REIS_DB_MAX_DIM || img->dim % 64 ||
+	    !img->n || img->n > UINT32_MAX || img->nlist > REIS_DB_MAX_NLIST ||
+	    img->ncalib > REIS_DB_MAX_CALIB)
+		return reis__errf(err, errlen, -EBADMSG, "image: dimension %u, %llu entries, "
+				  "nlist %u out of range", img->dim,
+				  (unsigned long long)img->n, img->nlist);
+	return 0;
+}
+
+/* A quantizer half (means or scales), copied so the image owns it. */
+static int reis_img_quant_half(struct reis_image_priv *p, const struct reis_img_sec *s,
+			       const uint8_t *d, uint64_t want, char *err, size_t errlen)
+{
+	float *f = malloc(want);
+
+	if (!f)
+		return reis__errf(err, errlen, -ENOMEM, "out of memory");
+	memcpy(f, d, want);
+	if (s->id == REIS_IMG_SEC_QMEAN) {
+		free(p->quant.mean);
+		p->quant.mean = f;
+	} else {
+		free(p->quant.scale);
+		p->quant.scale = f;
+	}
+	return 0;
+}
+
+/* One section: where it goes in @img, and its length checked against what
+ * the header implies. */
+static int reis_img_section(struct reis_db_image *img, struct reis_image_priv *p,
+			    const struct reis_img_hdr *h, const struct reis_img_sec *s,
+			    const uint8_t *d, char *err, size_t errlen)
+{
+	uint64_t want = 0, bytes = img->dim / 8;
+	int ret;
+
+	switch (s->id) {
+	case REIS_SEC_BIN: want = img->n * bytes; img->bin = d; break;
+	case REIS_SEC_INT8: want = img->n * img->dim; img->int8 = (const int8_t *)d; break;
+	case REIS_SEC_DOCS:
+		want = h->create.docs_bytes;
+		img->docs = d;
+		img->docs_bytes = s->len;
+		break;
+	case REIS_SEC_TAGS: want = img->n * 4; img->tags = (const uint32_t *)d; break;
+	case REIS_SEC_IDS: want = img->n * 8; img->ids = (const uint64_t *)d; break;
+	case REIS_SEC_CENTROIDS:
+		want = (uint64_t)img->nlist * bytes;
+		img->centroids = d;
+		break;
+	case REIS_SEC_CLUSTERS:
+		want = (uint64_t)img->nlist * 4;
+		img->cluster_sizes = (const uint32_t *)d;
+		break;
+	case REIS_SEC_CALIB:
+		want = (uint64_t)img->ncalib * 8;
+		img->calib = (const struct reis_calib *)d;
+		break;
+	case REIS_IMG_SEC_QMEAN:
+	case REIS_IMG_SEC_QSCALE:
+		want = bytes * 32;
+		if (s->len == want && h->have_quant &&
+		    (ret = reis_img_quant_half(p, s, d, want, err, errlen)))
+			return ret;
+		break;
+	default:
+		if (s->id < REIS_IMG_EXTRA_MIN || img->nextra >= REIS_IMAGE_MAX_EXTRA)
+			return reis__errf(err, errlen, -EBADMSG, "image: unknown section 0x%x",
+					  s->id);
+		want = s->len;
+		img->extra[img->nextra].id = s->id;
+		img->extra[img->nextra].data = d;
+		img->extra[img->nextra].len = s->len;
+		img->nextra++;
+		break;
+	}
+	if (s->len != want)
+		return reis__errf(err, errlen, -EBADMSG, "image: section 0x%x has %llu bytes, "
+				  "the header implies %llu", s->id, (unsigned long long)s->len,
+				  (unsigned long long)want);
+	return 0;
+}
+
+/* The stored quantizer, when the image has one: complete and sane. */
+static int reis_img_quant(struct reis_db_image *img, struct reis_image_priv *p,
+			  const struct reis_img_hdr *h, char *err, size_t errlen)
+{
+	uint32_t d;
+
+	if (!h->have_quant)
+		return 0;
+	if (!p->quant.mean || !p->quant.scale || h->quant_metric > REIS_METRIC_L2)
+		return reis__errf(err, errlen, -EBADMSG, "image: quantizer incomplete");
+	for (d = 0; d < img->dim; d++)
+		if (!isfinite(p->quant.mean[d]) || !(p->quant.scale[d] > 0) ||
+		    !isfinite(p->quant.scale[d]))
+			return reis__errf(err, errlen, -EBADMSG, "image: quantizer dimension %u "
+					  "is not finite and positive", d);
+	p->quant.dim = img->dim;
+	p->quant.metric = h->quant_metric;
+	p->quant.flags = h->quant_flags & REIS_QUANT_CENTER;
+	p->have_quant = 1;
+	img->quant = &p->quant;
+	return 0;
+}
+
+int reis_db_image_read(int fd, uint64_t off, struct reis_db_image *img, char *err,
+		       size_t errlen)
+{
+	struct reis_img_hdr h;
+	struct reis_image_priv *p;
+	uint8_t *file = NULL;
+	unsigned i;
+	int ret;
+
+	if (fd < 0 || !img)
+		return -EINVAL;
+	memset(img, 0, sizeof(*img));
+	ret = reis_img_read_hdr(fd, off, &h, err, errlen);
+	if (!ret)
+		ret = reis_img_read_file(fd, off, &h, &file, err, errlen);
+	if (ret)
+		return ret;
 	p = reis__image_priv(img);
 	if (!p) {
 		free(file);
 		return reis__errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	p->file = file;
-	img->did = h.create.did;
-	img->kind = h.create.kind;
-	img->flags = h.create.flags;
-	img->dim = h.create.dim;
-	img->n = h.create.n;
-	img->nlist = h.create.nlist;
-	img->ncalib = h.create.ncalib;
-	img->doc_mode = h.create.doc_mode;
-	img->metric = h.create.metric;
-	img->df_threshold = h.create.df_threshold;
-	img->group = h.create.group;
-	img->timestamp = h.create.timestamp;
-	memcpy(img->name, h.create.name, REIS_DB_NAME_LEN);
-	img->name[REIS_DB_NAME_LEN] = '\0';
-	if (img->dim < REIS_DB_MIN_DIM || img->dim > REIS_DB_MAX_DIM || img->dim % 64 ||
-	    !img->n || img->n > UINT32_MAX || img->nlist > REIS_DB_MAX_NLIST ||
-	    img->ncalib > REIS_DB_MAX_CALIB) {
-		ret = reis__errf(err, errlen, -EBADMSG, "image: dimension %u, %llu entries, "
-				 "nlist %u out of range", img->dim,
-				 (unsigned long long)img->n, img->nlist);
-		goto fail;
-	}
-	bytes = img->dim / 8;
-	for (i = 0; i < h.nsec; i++) {
-		const struct reis_img_sec *s = &h.sec[i];
-		const uint8_t *d = file + s->off;
-		uint64_t want = 0;
-
-		switch (s->id) {
-		case REIS_SEC_BIN: want = img->n * bytes; img->bin = d; break;
-		case REIS_SEC_INT8: want = img->n * img->dim; img->int8 = (const int8_t *)d; break;
-		case REIS_SEC_DOCS:
-			want = h.create.docs_bytes;
-			img->docs = d;
-			img->docs_bytes = s->len;
-			break;
-		case REIS_SEC_TAGS: want = img->n * 4; img->tags = (const uint32_t *)d; break;
-		case REIS_SEC_IDS: want = img->n * 8; img->ids = (const uint64_t *)d; break;
-		case REIS_SEC_CENTROIDS:
-			want = (uint64_t)img->nlist * bytes;
-			img->centroids = d;
-			break;
-		case REIS_SEC_CLUSTERS:
-			want = (uint64_t)img->nlist * 4;
-			img->cluster_sizes = (const uint32_t *)d;
-			break;
-		case REIS_SEC_CALIB:
-			want = (uint64_t)img->ncalib * 8;
-			img->calib = (const struct reis_calib *)d;
-			break;
-		case REIS_IMG_SEC_QMEAN:
-		case REIS_IMG_SEC_QSCALE:
-			want = bytes * 32;
-			if (s->len == want && h.have_quant) {
-				float *f = malloc(want);
-
-				if (!f) {
-					ret = reis__errf(err, errlen, -ENOMEM, "out of memory");
-					goto fail;
-				}
-				memcpy(f, d, want);
-				if (s->id == REIS_IMG_SEC_QMEAN) {
-					free(p->quant.mean);
-					p->quant.mean = f;
-				} else {
-					free(p->quant.scale);
-					p->quant.scale = f;
-				}
-			}
-			break;
-		default:
-			if (s->id < REIS_IMG_EXTRA_MIN || img->nextra >= REIS_IMAGE_MAX_EXTRA) {
-				ret = reis__errf(err, errlen, -EBADMSG, "image: unknown section "
-						 "0x%x", s->id);
-				goto fail;
-			}
-			want = s->len;
-			img->extra[img->nextra].id = s->id;
-			img->extra[img->nextra].data = d;
-			img->extra[img->nextra].len = s->len;
-			img->nextra++;
-			break;
-		}
-		if (s->len != want) {
-			ret = reis__errf(err, errlen, -EBADMSG, "image: section 0x%x has %llu "
-					 "bytes, the header implies %llu", s->id,
-					 (unsigned long long)s->len, (unsigned long long)want);
-			goto fail;
-		}
-	}
-	if (h.have_quant) {
-		uint32_t d;
-
-		if (!p->quant.mean || !p->quant.scale || h.quant_metric > REIS_METRIC_L2) {
-			ret = reis__errf(err, errlen, -EBADMSG, "image: quantizer incomplete");
-			goto fail;
-		}
-		for (d = 0; d < img->dim; d++)
-			if (!isfinite(p->quant.mean[d]) || !(p->quant.scale[d] > 0) ||
-			    !isfinite(p->quant.scale[d])) {
-				ret = reis__errf(err, errlen, -EBADMSG, "image: quantizer "
-						 "dimension %u is not finite and positive", d);
-				goto fail;
-			}
-		p->quant.dim = img->dim;
-		p->quant.metric = h.quant_metric;
-		p->quant.flags = h.quant_flags & REIS_QUANT_CENTER;
-		p->have_quant = 1;
-		img->quant = &p->quant;
-	}
-	ret = reis_db_image_check(img, err, errlen);
-	if (ret) {
+	ret = reis_img_describe(img, &h, err, errlen);
+	for (i = 0; !ret && i < h.nsec; i++)
+		ret = reis_img_section(img, p, &h, &h.sec[i], file + h.sec[i].off, err, errlen);
+	if (!ret)
+		ret = reis_img_quant(img, p, &h, err, errlen);
+	if (!ret) {
+		ret = reis_db_image_check(img, err, errlen);
 		if (ret == -EINVAL)
 			ret = -EBADMSG;
-		goto fail;
 	}
-	return 0;
-fail:
-	reis_db_image_free(img);
+	if (ret)
+		reis_db_image_free(img);
 	return ret;
 }
 
