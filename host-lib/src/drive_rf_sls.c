@@ -513,18 +513,165 @@ static void rf_add_info(struct reis_rf_sls_info *s, const struct reis_rf_sls_inf
 	s->cmd_ns += a->cmd_ns;
 }
 
+/* One synchronous SLS: its parts (commands) and the first failure. */
+struct rf_sync {
+	struct reis_dev *dev;
+	uint32_t tid, dim, flags;
+	const struct reis_rf_bags *bags;
+	float *out;
+	struct reis_rf_sls_op *ops;
+	uint32_t *starts;		/* first bag of each part, nparts + 1 */
+	uint32_t nparts, next, active, window, retries;
+	uint64_t again_deadline;
+	int err;
+	uint32_t err_part;
+	struct reis_cpl err_cpl;
+	char err_msg[REIS_ERRMSG_LEN];
+};
+
+/* Remember part @part's failure; the message is the handle's. */
+static void rf_sync_err(struct rf_sync *s, uint32_t part, int err, const struct reis_cpl *cpl)
+{
+	s->err = err;
+	s->err_part = part;
+	s->err_cpl = *cpl;
+	memcpy(s->err_msg, s->dev->errmsg, sizeof(s->err_msg));
+}
+
+/* Cut the batch into parts and size the window of parts in flight. */
+static int rf_sync_plan(struct rf_sync *s)
+{
+	struct reis_dev *dev = s->dev;
+	const struct reis_rf_bags *bags = s->bags;
+	uint64_t res;
+	uint32_t xfer, a;
+
+	rf_limits(dev, s->dim, &xfer, &res);
+	s->starts = malloc(((size_t)bags->nbags + 1) * sizeof(*s->starts));
+	if (!s->starts)
+		return reis__seterr(dev, -ENOMEM, "RF_SLS: out of memory");
+	for (a = 0; a < bags->nbags; a = rf_part_end(bags, s->flags, s->dim, a, xfer, res))
+		s->starts[s->nparts++] = a;
+	s->starts[s->nparts] = bags->nbags;
+	s->ops = calloc(s->nparts, sizeof(*s->ops));
+	if (!s->ops) {
+		free(s->starts);
+		return reis__seterr(dev, -ENOMEM, "RF_SLS: out of memory");
+	}
+	s->window = RF_SYNC_WINDOW;
+	if (s->window > dev->qdepth)
+		s->window = dev->qdepth;
+	if (dev->info.max_tickets && s->window > dev->info.max_tickets / 4 + 1)
+		s->window = dev->info.max_tickets / 4 + 1;
+	s->err_part = UINT32_MAX;
+	return 0;
+}
+
+/* Resubmit parts the drive refused for a full result table, for at most
+ * RF_EAGAIN_MS. */
+static void rf_sync_resubmit(struct rf_sync *s)
+{
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < s->next && !s->err; i++) {
+		struct reis_rf_sls_op *op = &s->ops[i];
+
+		if (op->state != RF_DONE || op->err != -EAGAIN || s->active >= s->window)
+			continue;
+		if (!s->again_deadline)
+			s->again_deadline = reis__now_ns() + RF_EAGAIN_MS * 1000000ull;
+		if (reis__now_ns() > s->again_deadline)
+			continue;
+		if (!s->active)
+			usleep(1000);	/* nothing of ours to free space */
+		s->retries++;
+		op->state = RF_IDLE;
+		ret = rf_sls_submit_checked(s->dev, op);
+		if (ret) {
+			rf_sync_err(s, i, ret, &s->dev->last);
+			op->state = RF_DONE;
+			op->err = ret;
+		} else {
+			s->active++;
+		}
+	}
+}
+
+/* Start new parts while the window has room. */
+static void rf_sync_start(struct rf_sync *s)
+{
+	int ret;
+
+	while (!s->err && s->active < s->window && s->next < s->nparts) {
+		const uint32_t *st = s->starts + s->next;
+		struct reis_rf_bags v;
+
+		v.nbags = st[1] - st[0];
+		v.offsets = s->bags->offsets + st[0];
+		v.nidx = v.offsets[v.nbags] - v.offsets[0];
+		v.indices = s->bags->indices;
+		v.weights = s->bags->weights;
+		reis_rf_sls_op_init(&s->ops[s->next], s->tid, s->dim, &v, s->flags,
+				    s->out + (size_t)s->dim * st[0]);
+		ret = rf_sls_submit_checked(s->dev, &s->ops[s->next]);
+		if (ret) {
+			rf_sync_err(s, s->next, ret, &s->dev->last);
+			break;
+		}
+		s->next++;
+		s->active++;
+	}
+}
+
+/* After a reap: parts still in flight; the earliest failed part's error. */
+static void rf_sync_count(struct rf_sync *s)
+{
+	uint32_t i;
+
+	s->active = 0;
+	for (i = 0; i < s->next; i++) {
+		const struct reis_rf_sls_op *op = &s->ops[i];
+
+		if (op->state == RF_INFLIGHT) {
+			s->active++;
+			continue;
+		}
+		if (op->state == RF_DONE && op->err && op->err != -EAGAIN && i < s->err_part)
+			rf_sync_err(s, i, op->err, &op->cpl);
+	}
+}
+
+/* Sum the parts' costs; a part still refused is the error. */
+static void rf_sync_sum(struct rf_sync *s, struct reis_rf_sls_info *sum)
+{
+	uint32_t i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < s->next; i++) {
+		rf_add_info(sum, &s->ops[i].info);
+		if (!s->err && s->ops[i].err) {
+			s->err = s->ops[i].err;	/* -EAGAIN that never got through */
+			s->err_cpl = s->ops[i].cpl;
+			reis__seterr(s->dev, s->err, "RF_SLS table %u: result memory stayed "
+				     "full for %d ms", s->tid, RF_EAGAIN_MS);
+			memcpy(s->err_msg, s->dev->errmsg, sizeof(s->err_msg));
+		}
+	}
+	sum->nbags = s->bags->nbags;
+	sum->dim = s->dim;
+	sum->retries += s->retries;
+}
+
 int reis_rf_sls(struct reis_dev *dev, uint32_t tid, uint32_t dim,
 		const struct reis_rf_bags *bags, uint32_t flags, float *out,
 		struct reis_rf_sls_info *info)
 {
-	struct reis_rf_sls_op probe, *ops = NULL;
+	struct reis_rf_sls_op probe;
 	struct reis_rf_sls_info sum;
-	uint32_t *starts = NULL, xfer, nparts = 0, next = 0, active = 0, window, i, a;
-	uint64_t res, t0 = reis__now_ns(), again_deadline = 0;
-	struct reis_cpl err_cpl;
-	char err_msg[REIS_ERRMSG_LEN];
-	int ret, err = 0;
-	uint32_t err_part = UINT32_MAX, retries = 0;
+	struct rf_sync s;
+	uint64_t t0 = reis__now_ns();
+	int ret;
 
 	if (!dev)
 		return -EINVAL;
@@ -536,118 +683,39 @@ int reis_rf_sls(struct reis_dev *dev, uint32_t tid, uint32_t dim,
 	ret = rf_check_op(dev, &probe, 0);
 	if (ret)
 		return ret;
-	rf_limits(dev, dim, &xfer, &res);
-	starts = malloc(((size_t)bags->nbags + 1) * sizeof(*starts));
-	if (!starts)
-		return reis__seterr(dev, -ENOMEM, "RF_SLS: out of memory");
-	for (a = 0; a < bags->nbags; a = rf_part_end(bags, flags, dim, a, xfer, res))
-		starts[nparts++] = a;
-	starts[nparts] = bags->nbags;
-	ops = calloc(nparts, sizeof(*ops));
-	if (!ops) {
-		free(starts);
-		return reis__seterr(dev, -ENOMEM, "RF_SLS: out of memory");
-	}
-	window = RF_SYNC_WINDOW;
-	if (window > dev->qdepth)
-		window = dev->qdepth;
-	if (dev->info.max_tickets && window > dev->info.max_tickets / 4 + 1)
-		window = dev->info.max_tickets / 4 + 1;
-	memset(&sum, 0, sizeof(sum));
-	memset(&err_cpl, 0, sizeof(err_cpl));
-	err_msg[0] = '\0';
-
+	memset(&s, 0, sizeof(s));
+	s.dev = dev;
+	s.tid = tid;
+	s.dim = dim;
+	s.flags = flags;
+	s.bags = bags;
+	s.out = out;
+	ret = rf_sync_plan(&s);
+	if (ret)
+		return ret;
 	for (;;) {
-		/* Resubmit parts the drive refused for a full result table. */
-		for (i = 0; i < next && !err; i++) {
-			if (ops[i].state != RF_DONE || ops[i].err != -EAGAIN || active >= window)
-				continue;
-			if (!again_deadline)
-				again_deadline = reis__now_ns() + RF_EAGAIN_MS * 1000000ull;
-			if (reis__now_ns() > again_deadline)
-				continue;
-			if (!active)
-				usleep(1000);	/* nothing of ours to free space */
-			retries++;
-			ops[i].state = RF_IDLE;
-			ret = rf_sls_submit_checked(dev, &ops[i]);
-			if (ret) {
-				err = ret;
-				err_part = i;
-				err_cpl = dev->last;
-				memcpy(err_msg, dev->errmsg, sizeof(err_msg));
-				ops[i].state = RF_DONE;
-				ops[i].err = ret;
-			} else {
-				active++;
-			}
-		}
-		while (!err && active < window && next < nparts) {
-			struct reis_rf_bags v;
-
-			v.nbags = starts[next + 1] - starts[next];
-			v.offsets = bags->offsets + starts[next];
-			v.nidx = v.offsets[v.nbags] - v.offsets[0];
-			v.indices = bags->indices;
-			v.weights = bags->weights;
-			reis_rf_sls_op_init(&ops[next], tid, dim, &v, flags,
-					    out + (size_t)dim * starts[next]);
-			ret = rf_sls_submit_checked(dev, &ops[next]);
-			if (ret) {
-				err = ret;
-				err_part = next;
-				err_cpl = dev->last;
-				memcpy(err_msg, dev->errmsg, sizeof(err_msg));
-				break;
-			}
-			next++;
-			active++;
-		}
-		if (!active)
+		rf_sync_resubmit(&s);
+		rf_sync_start(&s);
+		if (!s.active)
 			break;
 		ret = reis_wait(dev, 1, -1);
 		if (ret < 0 && ret != -EINTR && ret != -ETIME) {
 			/* Transport broken: operations may still own buffers. */
-			free(starts);
+			free(s.starts);
 			return ret;
 		}
-		active = 0;
-		for (i = 0; i < next; i++) {
-			if (ops[i].state == RF_INFLIGHT) {
-				active++;
-				continue;
-			}
-			if (ops[i].state == RF_DONE && ops[i].err && ops[i].err != -EAGAIN &&
-			    i < err_part) {
-				err = ops[i].err;
-				err_part = i;
-				err_cpl = ops[i].cpl;
-				memcpy(err_msg, dev->errmsg, sizeof(err_msg));
-			}
-		}
+		rf_sync_count(&s);
 	}
-	for (i = 0; i < next; i++) {
-		rf_add_info(&sum, &ops[i].info);
-		if (!err && ops[i].err) {
-			err = ops[i].err;	/* -EAGAIN that never got through */
-			err_cpl = ops[i].cpl;
-			reis__seterr(dev, err, "RF_SLS table %u: result memory stayed full "
-				     "for %d ms", tid, RF_EAGAIN_MS);
-			memcpy(err_msg, dev->errmsg, sizeof(err_msg));
-		}
-	}
-	sum.nbags = bags->nbags;
-	sum.dim = dim;
-	sum.retries += retries;
+	rf_sync_sum(&s, &sum);
 	sum.host_ns = reis__now_ns() - t0;
 	if (info)
 		*info = sum;
-	free(ops);
-	free(starts);
-	if (err) {
-		dev->last = err_cpl;
-		memcpy(dev->errmsg, err_msg, sizeof(err_msg));
-		return err;
+	free(s.ops);
+	free(s.starts);
+	if (s.err) {
+		dev->last = s.err_cpl;
+		memcpy(dev->errmsg, s.err_msg, sizeof(s.err_msg));
+		return s.err;
 	}
 	memset(&dev->last, 0, sizeof(dev->last));
 	dev->last.time_ns = sum.cmd_ns;
