@@ -352,15 +352,112 @@ static const char *rf_sec_name(uint32_t sec)
 	return sec == ISP_RF_SEC_ROWS ? "rows" : sec == ISP_RF_SEC_PROFILE ? "profile" : "?";
 }
 
+/* The options and tables of a deploy; the chunk and depth it uses. */
+static int rf_dep_check(struct reis_dev *dev, const struct reis_rf_table *t, unsigned n,
+			struct reis_rf_deploy_opts *opts, uint32_t *chunk, uint32_t *depth)
+{
+	unsigned i, j;
+	int ret;
+
+	if (opts->rsvd[0] || opts->rsvd[1])
+		return reis__seterr(dev, -EINVAL, "deploy: reserved options must be 0");
+	*depth = opts->depth ? opts->depth : RF_DEPLOY_DEPTH_DEFAULT;
+	if (*depth > REIS_STREAM_MAX_DEPTH)
+		return reis__seterr(dev, -EINVAL, "deploy: depth %u > %u", *depth,
+				    REIS_STREAM_MAX_DEPTH);
+	if (opts->chunk % 4u)
+		return reis__seterr(dev, -EINVAL, "deploy: chunk %u is not a multiple of 4",
+				    opts->chunk);
+	*chunk = opts->chunk && opts->chunk <= dev->max_xfer ? opts->chunk : dev->max_xfer;
+	*chunk &= ~3u;
+	if (*depth > n)
+		*depth = n;
+	if (*depth > dev->qdepth)
+		*depth = dev->qdepth;
+	opts->time_ns = opts->energy_nj = opts->bytes = 0;
+	opts->ncmds = 0;
+	for (i = 0; i < n; i++) {
+		ret = rf_check_table(dev, &t[i]);
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++)
+			if (t[j].tid == t[i].tid)
+				return reis__seterr(dev, -EINVAL, "deploy: table id %u given "
+						    "twice", t[i].tid);
+	}
+	return 0;
+}
+
+/* Each table's sections in upload order, and the bytes of them all. */
+static void rf_dep_plan(struct rf_dep_run *run, const struct reis_rf_table *t, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct rf_dep_tbl *tb = &run->tb[i];
+
+		tb->t = &t[i];
+		/* The profile first: an engine may place rows as they arrive. */
+		if (t[i].profile) {
+			tb->data[tb->nsec] = (const uint8_t *)t[i].profile;
+			tb->len[tb->nsec] = (uint64_t)t[i].rows * 4u;
+			tb->sec[tb->nsec++] = ISP_RF_SEC_PROFILE;
+		}
+		tb->data[tb->nsec] = t[i].data;
+		tb->len[tb->nsec] = (uint64_t)t[i].rows *
+				    (uint64_t)reis_rf_row_bytes(t[i].dtype, t[i].dim);
+		tb->sec[tb->nsec++] = ISP_RF_SEC_ROWS;
+		run->total += tb->len[0] + (tb->nsec > 1 ? tb->len[1] : 0);
+	}
+}
+
+/* Count one synchronous command of the deploy in the options. */
+static void rf_dep_count(struct reis_rf_deploy_opts *opts, const struct reis_cpl *c)
+{
+	opts->ncmds++;
+	opts->time_ns += c->time_ns;
+	opts->energy_nj += c->energy_nj;
+}
+
+/* The stream's first failing write, as the handle's error. */
+static int rf_dep_stream_err(struct reis_dev *dev, const struct rf_dep_run *run,
+			     const struct reis_rf_table *t)
+{
+	char what[80];
+
+	dev->last = run->err_cpl;
+	if (run->err_cpl.status || run->err_cpl.err) {
+		snprintf(what, sizeof(what), "%s section at offset %llu",
+			 rf_sec_name(run->err_sec), (unsigned long long)run->err_off);
+		reis__rf_cpl_err(dev, &run->err_cpl, ISP_OP_RF_TBL_WRITE, t[run->err_tbl].tid,
+				 what);
+	}
+	return run->err;
+}
+
+/* All or nothing: remove what this call created, keep the error. */
+static void rf_dep_undo(struct reis_dev *dev, const struct rf_dep_run *run,
+			const struct reis_rf_table *t, unsigned n)
+{
+	char keep_msg[REIS_ERRMSG_LEN];
+	struct reis_cpl keep_cpl = dev->last;
+	unsigned i;
+
+	memcpy(keep_msg, dev->errmsg, sizeof(keep_msg));
+	for (i = 0; i < n; i++)
+		if (run->tb && run->tb[i].created)
+			rf_simple(dev, ISP_OP_RF_TBL_DELETE, t[i].tid, 0);
+	dev->last = keep_cpl;
+	memcpy(dev->errmsg, keep_msg, sizeof(keep_msg));
+}
+
 int reis_rf_deployv(struct reis_dev *dev, const struct reis_rf_table *t, unsigned n,
 		    struct reis_rf_deploy_opts *opts)
 {
 	struct reis_rf_deploy_opts dflt;
 	struct rf_dep_run run;
-	struct reis_cpl keep_cpl;
-	char keep_msg[REIS_ERRMSG_LEN];
-	uint32_t chunk, depth;
-	unsigned i, j;
+	uint32_t chunk = 0, depth = 0;
+	unsigned i;
 	int ret = 0;
 
 	if (!dev)
@@ -374,33 +471,9 @@ int reis_rf_deployv(struct reis_dev *dev, const struct reis_rf_table *t, unsigne
 		memset(&dflt, 0, sizeof(dflt));
 		opts = &dflt;
 	}
-	if (opts->rsvd[0] || opts->rsvd[1])
-		return reis__seterr(dev, -EINVAL, "deploy: reserved options must be 0");
-	depth = opts->depth ? opts->depth : RF_DEPLOY_DEPTH_DEFAULT;
-	if (depth > REIS_STREAM_MAX_DEPTH)
-		return reis__seterr(dev, -EINVAL, "deploy: depth %u > %u", depth,
-				    REIS_STREAM_MAX_DEPTH);
-	if (opts->chunk % 4u)
-		return reis__seterr(dev, -EINVAL, "deploy: chunk %u is not a multiple of 4",
-				    opts->chunk);
-	chunk = opts->chunk && opts->chunk <= dev->max_xfer ? opts->chunk : dev->max_xfer;
-	chunk &= ~3u;
-	if (depth > n)
-		depth = n;
-	if (depth > dev->qdepth)
-		depth = dev->qdepth;
-	opts->time_ns = opts->energy_nj = opts->bytes = 0;
-	opts->ncmds = 0;
-	for (i = 0; i < n; i++) {
-		ret = rf_check_table(dev, &t[i]);
-		if (ret)
-			return ret;
-		for (j = 0; j < i; j++)
-			if (t[j].tid == t[i].tid)
-				return reis__seterr(dev, -EINVAL, "deploy: table id %u given "
-						    "twice", t[i].tid);
-	}
-
+	ret = rf_dep_check(dev, t, n, opts, &chunk, &depth);
+	if (ret)
+		return ret;
 	memset(&run, 0, sizeof(run));
 	run.o = opts;
 	run.nslots = depth;
@@ -410,31 +483,10 @@ int reis_rf_deployv(struct reis_dev *dev, const struct reis_rf_table *t, unsigne
 		ret = reis__seterr(dev, -ENOMEM, "deploy: out of memory");
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		struct rf_dep_tbl *tb = &run.tb[i];
-
-		tb->t = &t[i];
-		/* The profile first: an engine may place rows as they arrive. */
-		if (t[i].profile) {
-			tb->data[tb->nsec] = (const uint8_t *)t[i].profile;
-			tb->len[tb->nsec] = (uint64_t)t[i].rows * 4u;
-			tb->sec[tb->nsec++] = ISP_RF_SEC_PROFILE;
-		}
-		tb->data[tb->nsec] = t[i].data;
-		tb->len[tb->nsec] = (uint64_t)t[i].rows *
-				    (uint64_t)reis_rf_row_bytes(t[i].dtype, t[i].dim);
-		tb->sec[tb->nsec++] = ISP_RF_SEC_ROWS;
-		run.total += tb->len[0] + (tb->nsec > 1 ? tb->len[1] : 0);
-	}
-
+	rf_dep_plan(&run, t, n);
 	for (i = 0; i < n && !ret; i++) {
-		struct reis_cpl c;
-
 		ret = rf_create(dev, &t[i]);
-		c = dev->last;
-		opts->ncmds++;
-		opts->time_ns += c.time_ns;
-		opts->energy_nj += c.energy_nj;
+		rf_dep_count(opts, &dev->last);
 		if (!ret)
 			run.tb[i].created = 1;
 	}
@@ -447,39 +499,18 @@ int reis_rf_deployv(struct reis_dev *dev, const struct reis_rf_table *t, unsigne
 			run.slots = NULL;
 			goto cleanup;
 		}
-		if (run.err) {
-			ret = run.err;
-			dev->last = run.err_cpl;
-			if (run.err_cpl.status || run.err_cpl.err) {
-				char what[80];
-
-				snprintf(what, sizeof(what), "%s section at offset %llu",
-					 rf_sec_name(run.err_sec),
-					 (unsigned long long)run.err_off);
-				reis__rf_cpl_err(dev, &run.err_cpl, ISP_OP_RF_TBL_WRITE,
-						 t[run.err_tbl].tid, what);
-			}
-		}
+		if (run.err)
+			ret = rf_dep_stream_err(dev, &run, t);
 	}
 	for (i = 0; i < n && !ret; i++) {
 		ret = rf_simple(dev, ISP_OP_RF_TBL_COMMIT, t[i].tid, 0);
-		opts->ncmds++;
-		opts->time_ns += dev->last.time_ns;
-		opts->energy_nj += dev->last.energy_nj;
+		rf_dep_count(opts, &dev->last);
 	}
 	if (!ret && opts->progress)
 		opts->progress(opts->progress_arg, run.total, run.total);
 cleanup:
-	if (ret) {
-		/* All or nothing: remove what this call created, keep the error. */
-		keep_cpl = dev->last;
-		memcpy(keep_msg, dev->errmsg, sizeof(keep_msg));
-		for (i = 0; i < n; i++)
-			if (run.tb && run.tb[i].created)
-				rf_simple(dev, ISP_OP_RF_TBL_DELETE, t[i].tid, 0);
-		dev->last = keep_cpl;
-		memcpy(dev->errmsg, keep_msg, sizeof(keep_msg));
-	}
+	if (ret)
+		rf_dep_undo(dev, &run, t, n);
 out:
 	if (run.slots)
 		for (i = 0; i < run.nslots; i++)
