@@ -398,30 +398,44 @@ static int table_create_rows(struct table_job *j, uint64_t rb)
 	return 0;
 }
 
-/* Access counts of a locality-K trace: the drive places rows by them. */
-static int table_create_profile(struct table_job *j)
+/* Access counts over @len indices of a locality-K trace (RecFlash §IV):
+ * the profile a table is placed or remapped by. 0 or -ENOMEM. */
+static int trace_profile(uint32_t rows, double k, uint64_t seed, uint64_t len,
+			 uint32_t **out)
 {
 	struct reis_rf_trace_opts to;
 	struct reis_rf_trace *tr;
-	uint32_t buf[4096];
+	uint32_t buf[4096], *prof;
 	uint64_t done;
 
 	memset(&to, 0, sizeof(to));
-	to.rows = j->t.rows;
-	to.k = j->pk;
-	to.seed = j->seed;
-	j->prof = calloc(j->t.rows, sizeof(*j->prof));
-	if (!j->prof || reis_rf_trace_open(&to, &tr))
+	to.rows = rows;
+	to.k = k;
+	to.seed = seed;
+	prof = calloc(rows, sizeof(*prof));
+	if (!prof || reis_rf_trace_open(&to, &tr)) {
+		free(prof);
 		return -ENOMEM;
-	for (done = 0; done < j->plen; done += 4096) {
-		size_t n = j->plen - done < 4096 ? (size_t)(j->plen - done) : 4096;
+	}
+	for (done = 0; done < len; done += 4096) {
+		size_t n = len - done < 4096 ? (size_t)(len - done) : 4096;
 
 		reis_rf_trace_next(tr, buf, n);
-		reis_rf_profile_count(buf, n, j->t.rows, j->prof);
+		reis_rf_profile_count(buf, n, rows, prof);
 	}
 	reis_rf_trace_close(tr);
-	j->t.profile = j->prof;
+	*out = prof;
 	return 0;
+}
+
+/* The drive places the new table's rows by a trace's access counts. */
+static int table_create_profile(struct table_job *j)
+{
+	int ret = trace_profile(j->t.rows, j->pk, j->seed, j->plen, &j->prof);
+
+	if (!ret)
+		j->t.profile = j->prof;
+	return ret;
 }
 
 static void table_create_report(const struct ctx *c, const struct table_job *j)
@@ -966,7 +980,15 @@ static int cmd_sls(struct ctx *c, int argc, char **argv)
 /* reis remap                                                              */
 /* ---------------------------------------------------------------------- */
 
-static int cmd_remap(struct ctx *c, int argc, char **argv)
+/* What `reis remap` works with. */
+struct remap_job {
+	uint64_t plen, seed;
+	uint32_t tid, flags;
+	double pk;
+	int only_switch;
+};
+
+static int remap_parse(int argc, char **argv, struct remap_job *j)
 {
 	static const struct option lo[] = {
 		{ "if-triggered", no_argument, NULL, 'i' },
@@ -976,30 +998,27 @@ static int cmd_remap(struct ctx *c, int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct reis_rf_remap_info ri;
-	struct reis_rf_stats ts;
-	uint64_t plen = 0, seed = 1;
-	uint32_t tid = 0, flags = 0, *prof = NULL;
-	double pk = -1;
 	const char *what;
-	int opt, ret, only_switch = 0;
+	int opt;
 
+	j->seed = 1;
+	j->pk = -1;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "iSk:L:s:", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'i': flags |= REIS_RF_REMAP_IF_TRIGGERED; break;
-		case 'S': flags |= REIS_RF_REMAP_SWITCH; break;
+		case 'i': j->flags |= REIS_RF_REMAP_IF_TRIGGERED; break;
+		case 'S': j->flags |= REIS_RF_REMAP_SWITCH; break;
 		case 'k':
-			if (parse_k(optarg, &pk))
+			if (parse_k(optarg, &j->pk))
 				return usage_err("remap: --profile-k must be 0..%g",
 						 REIS_RF_TRACE_MAX_K);
 			break;
 		case 'L':
-			if (parse_u64(optarg, 1, PROFILE_MAX_LEN, &plen))
+			if (parse_u64(optarg, 1, PROFILE_MAX_LEN, &j->plen))
 				return usage_err("remap: --profile-len must be 1..2^32");
 			break;
 		case 's':
-			if (parse_u64(optarg, 0, UINT64_MAX, &seed))
+			if (parse_u64(optarg, 0, UINT64_MAX, &j->seed))
 				return usage_err("remap: bad --seed");
 			break;
 		default:
@@ -1008,99 +1027,118 @@ static int cmd_remap(struct ctx *c, int argc, char **argv)
 	}
 	if (optind + 2 != argc)
 		return usage_err("remap: give a table id and full, adaptive or switch");
-	if (parse_tid("remap", argv[optind], &tid))
+	if (parse_tid("remap", argv[optind], &j->tid))
 		return EXIT_USAGE;
 	what = argv[optind + 1];
 	if (!strcmp(what, "full"))
-		flags |= REIS_RF_REMAP_FULL;
+		j->flags |= REIS_RF_REMAP_FULL;
 	else if (!strcmp(what, "adaptive"))
-		flags |= REIS_RF_REMAP_ADAPTIVE;
+		j->flags |= REIS_RF_REMAP_ADAPTIVE;
 	else if (!strcmp(what, "switch"))
-		only_switch = 1;
+		j->only_switch = 1;
 	else
 		return usage_err("remap: '%s' is not full, adaptive or switch", what);
-	if (only_switch && (flags || plen))
+	if (j->only_switch && (j->flags || j->plen))
 		return usage_err("remap: switch takes no other option");
-	if ((pk >= 0) != (plen > 0))
+	if ((j->pk >= 0) != (j->plen > 0))
 		return usage_err("remap: --profile-k and --profile-len go together");
-	if (only_switch) {
-		ret = reis_rf_switch(c->dev, tid);
-		if (ret)
-			return fail(c, "remap switch", ret);
-		ret = reis_rf_table_stats(c->dev, tid, 0, &ts);
-		if (ret)
-			return fail(c, "remap switch", ret);
-		if (c->json) {
-			j_obj(NULL);
-			j_u64("tid", tid);
-			j_bool("switched", 1);
-			j_u64("generation", ts.generation);
-			j_obj_end();
-		} else {
-			printf("table %u: staged mapping active, generation %u\n", tid,
-			       ts.generation);
-		}
-		return 0;
-	}
-	if (plen) {
-		struct reis_rf_trace_opts to;
-		struct reis_rf_trace *tr;
-		uint32_t buf[4096];
-		uint64_t done;
+	return 0;
+}
 
-		ret = reis_rf_table_stats(c->dev, tid, 0, &ts);
-		if (ret)
-			return fail(c, "remap", ret);
-		memset(&to, 0, sizeof(to));
-		to.rows = ts.rows;
-		to.k = pk;
-		to.seed = seed;
-		prof = calloc(ts.rows, sizeof(*prof));
-		if (!prof || reis_rf_trace_open(&to, &tr)) {
-			free(prof);
-			return fail(c, "remap", -ENOMEM);
-		}
-		for (done = 0; done < plen; done += 4096) {
-			size_t n = plen - done < 4096 ? (size_t)(plen - done) : 4096;
+/* reis remap TID switch: make the staged mapping active. */
+static int remap_switch(struct ctx *c, uint32_t tid)
+{
+	struct reis_rf_stats ts;
+	int ret;
 
-			reis_rf_trace_next(tr, buf, n);
-			reis_rf_profile_count(buf, n, ts.rows, prof);
-		}
-		reis_rf_trace_close(tr);
-		ret = reis_rf_profile(c->dev, tid, prof, ts.rows);
-		free(prof);
-		if (ret)
-			return fail(c, "remap: profile", ret);
-	}
-	ret = reis_rf_remap(c->dev, tid, flags, &ri);
+	ret = reis_rf_switch(c->dev, tid);
 	if (ret)
-		return fail(c, "remap", ret);
+		return fail(c, "remap switch", ret);
+	ret = reis_rf_table_stats(c->dev, tid, 0, &ts);
+	if (ret)
+		return fail(c, "remap switch", ret);
 	if (c->json) {
 		j_obj(NULL);
 		j_u64("tid", tid);
-		j_str("kind", flags & REIS_RF_REMAP_FULL ? "full" : "adaptive");
-		j_bool("triggered", ri.triggered);
-		j_str("remap_state", ri.remap_state == REIS_RF_REMAP_STAGED ? "staged" :
-		      ri.remap_state == REIS_RF_REMAP_RUNNING ? "running" : "idle");
-		j_u64("generation", ri.generation);
-		j_u64("rows_moved", ri.rows_moved);
-		j_u64("page_reads", ri.page_reads);
-		j_u64("programs", ri.programs);
-		j_u64("erases", ri.erases);
-		j_u64("remap_ns", ri.remap_ns);
-		j_u64("command_ns", ri.time_ns);
+		j_bool("switched", 1);
+		j_u64("generation", ts.generation);
 		j_obj_end();
-	} else if (!ri.triggered) {
+	} else {
+		printf("table %u: staged mapping active, generation %u\n", tid, ts.generation);
+	}
+	return 0;
+}
+
+/* Replace the table's access profile with one of a locality-K trace. */
+static int remap_profile(struct ctx *c, const struct remap_job *j)
+{
+	struct reis_rf_stats ts;
+	uint32_t *prof;
+	int ret;
+
+	ret = reis_rf_table_stats(c->dev, j->tid, 0, &ts);
+	if (ret)
+		return fail(c, "remap", ret);
+	if (trace_profile(ts.rows, j->pk, j->seed, j->plen, &prof))
+		return fail(c, "remap", -ENOMEM);
+	ret = reis_rf_profile(c->dev, j->tid, prof, ts.rows);
+	free(prof);
+	if (ret)
+		return fail(c, "remap: profile", ret);
+	return 0;
+}
+
+static void remap_report(const struct ctx *c, uint32_t tid, uint32_t flags,
+			 const struct reis_rf_remap_info *ri)
+{
+	const char *kind = flags & REIS_RF_REMAP_FULL ? "full" : "adaptive";
+
+	if (c->json) {
+		j_obj(NULL);
+		j_u64("tid", tid);
+		j_str("kind", kind);
+		j_bool("triggered", ri->triggered);
+		j_str("remap_state", ri->remap_state == REIS_RF_REMAP_STAGED ? "staged" :
+		      ri->remap_state == REIS_RF_REMAP_RUNNING ? "running" : "idle");
+		j_u64("generation", ri->generation);
+		j_u64("rows_moved", ri->rows_moved);
+		j_u64("page_reads", ri->page_reads);
+		j_u64("programs", ri->programs);
+		j_u64("erases", ri->erases);
+		j_u64("remap_ns", ri->remap_ns);
+		j_u64("command_ns", ri->time_ns);
+		j_obj_end();
+	} else if (!ri->triggered) {
 		printf("table %u: trigger does not hold, nothing remapped\n", tid);
 	} else {
 		printf("table %u: %s remap, %" PRIu64 " rows moved (%" PRIu64 " reads, %" PRIu64
 		       " programs, %" PRIu64 " erases), modeled %.3f ms; mapping %s, "
-		       "generation %u\n", tid, flags & REIS_RF_REMAP_FULL ? "full" : "adaptive",
-		       ri.rows_moved, ri.page_reads, ri.programs, ri.erases,
-		       (double)ri.remap_ns / 1e6,
-		       ri.remap_state == REIS_RF_REMAP_STAGED ? "staged (reis remap TID switch)" :
-		       "active", ri.generation);
+		       "generation %u\n", tid, kind, ri->rows_moved, ri->page_reads,
+		       ri->programs, ri->erases, (double)ri->remap_ns / 1e6,
+		       ri->remap_state == REIS_RF_REMAP_STAGED ? "staged (reis remap TID switch)" :
+		       "active", ri->generation);
 	}
+}
+
+/* reis remap TID full|adaptive|switch (RecFlash §III-C). */
+static int cmd_remap(struct ctx *c, int argc, char **argv)
+{
+	struct reis_rf_remap_info ri;
+	struct remap_job j;
+	int ret;
+
+	memset(&j, 0, sizeof(j));
+	ret = remap_parse(argc, argv, &j);
+	if (ret)
+		return ret;
+	if (j.only_switch)
+		return remap_switch(c, j.tid);
+	if (j.plen && (ret = remap_profile(c, &j)))
+		return ret;
+	ret = reis_rf_remap(c->dev, j.tid, j.flags, &ri);
+	if (ret)
+		return fail(c, "remap", ret);
+	remap_report(c, j.tid, j.flags, &ri);
 	return 0;
 }
 
