@@ -2,6 +2,7 @@
 #   make        set up, build everything, run the main demo in a VM
 #   make test   every test: unit, library, VM, QEMU's nvme qtests
 #   make check  the fast subset: no root, no QEMU, no VM
+#   make check-layers  libreis' layers: no upward call, no cycle
 BUILD ?= $(CURDIR)/build
 ISP_CACHE ?= /var/cache/isp-ssd
 # WERROR=1 turns every C warning into an error (.ci/run sets it).
@@ -12,7 +13,7 @@ export BUILD ISP_CACHE WERROR
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 .PHONY: all deps tools hwmodel hostlib examples qemu guest demo check test \
-	vmtest qtest corpus corpus-full bench sanitize clean
+	vmtest qtest corpus corpus-full bench sanitize clean check-layers
 
 all: demo
 
@@ -44,8 +45,13 @@ demo: qemu guest corpus
 	scripts/demo.sh
 
 check: hostlib examples
+	$(MAKE) --no-print-directory -C host-lib check-layers
 	$(MAKE) -j$(JOBS) -C tests all
 	$(MAKE) -C tests check
+
+# scripts/check-layers.sh over libreis' objects (docs/libreis.md, Layers).
+check-layers: hostlib
+	$(MAKE) --no-print-directory -C host-lib check-layers
 
 # Real data (docs/corpus.md): WordNet glosses embedded with USE-lite, cached
 # under $(ISP_CACHE)/corpus. The subset feeds tests and the demo.

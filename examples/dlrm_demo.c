@@ -30,7 +30,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libreis.h"
+#include "libreis_tools.h"
 
 struct opts {
 	const char *dev, *preset, *model, *params;

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "corpus.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 
 #define RAG_DID 4242u
 #define RAG_QUERIES_SEC 0x100u		/* user section of the image */

@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "corpus.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 
 #define K 10
 #define BATCH 64

@@ -41,7 +41,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libreis.h"
+#include "libreis_tools.h"
 
 #define NK 5
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "libreis.h"
+#include "libreis_tools.h"
 
 #define CORPUS_DEFAULT_CACHE "/var/cache/isp-ssd"
 

@@ -1177,9 +1177,15 @@ int reis_discover(struct reis_disc *out, unsigned max, uint32_t flags);
 }
 #endif
 
-/* Feature headers: RecFlash embedding tables and SLS. */
-#include "libreis/recflash.h"
-/* REIS databases, search, host-side vector tools. */
-#include "libreis/reis_db.h"
+/* Topic headers of the drive API, one topic each (docs/libreis.md, Layers).
+ * The host tools (k-means, quantizers, reference search, ...) are
+ * <libreis_tools.h> and libreis-tools. */
+#include "libreis/libreis_result.h"
+#include "libreis/libreis_reis_defs.h"
+#include "libreis/libreis_reis_image.h"
+#include "libreis/libreis_reis_db.h"
+#include "libreis/libreis_reis_meta.h"
+#include "libreis/libreis_reis_search.h"
+#include "libreis/libreis_rf.h"
 
 #endif /* LIBREIS_H */

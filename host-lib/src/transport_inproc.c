@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "reis_priv.h"
+#include "core_priv.h"
 
 #ifndef REIS_NO_INPROC
 

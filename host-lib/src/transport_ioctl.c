@@ -15,7 +15,7 @@
 
 #include <linux/nvme_ioctl.h>
 
-#include "reis_priv.h"
+#include "core_priv.h"
 
 struct ioctl_be {
 	struct reis_req *head, *tail;	/* completed, not reaped */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reis_priv.h"
+#include "core_priv.h"
 
 #ifndef REIS_NO_URING
 

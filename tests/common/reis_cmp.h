@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "libreis.h"
+#include "libreis_tools.h"
 
 /* Number of differing hits; prints the first few. */
 static inline unsigned reis_cmp_results(const char *what, const struct reis_search_result *got,

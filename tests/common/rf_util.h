@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 
 struct rf_tbl {
 	uint32_t tid, rows, dim, dtype, mode;

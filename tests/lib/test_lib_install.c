@@ -3,11 +3,14 @@
  * test_lib_install - libreis as a user gets it: `make -C host-lib install
  * PREFIX=<tmp>` (run twice, to two prefixes) puts the headers, the static and shared libraries, the
  * pkg-config file (naming that prefix), the CLI and the man pages in place;
- * a program using the REIS and RecFlash APIs compiles against them with
- * `pkg-config --cflags --libs libreis` (shared) and `--static`, and both
- * builds run (in-process drive); the shared library exports only reis_*
- * symbols (hw-model stays inside). Skips (77) in sanitizer builds, whose
- * archives need the sanitizer runtime.
+ * a program using the REIS and RecFlash drive APIs compiles against them
+ * with `pkg-config --cflags --libs libreis` (shared) and `--static`, and
+ * both builds run (in-process drive) without libreis-tools: neither names
+ * it, the static one holds none of its symbols (docs/libreis.md, Layers);
+ * a program using the host tools builds the same two ways with
+ * `pkg-config libreis-tools` and runs; the shared libraries export only
+ * reis_* symbols (hw-model stays inside). Skips (77) in sanitizer builds,
+ * whose archives need the sanitizer runtime.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,23 @@ static const char prog[] =
 	"	       reis_version());\n"
 	"	reis_close(d);\n"
 	"	return r || n || m;\n"
+	"}\n";
+
+/* Host tools on top of the drive API: libreis-tools Requires libreis. */
+static const char tools_prog[] =
+	"#include <libreis_tools.h>\n"
+	"#include <stdio.h>\n"
+	"int main(void)\n"
+	"{\n"
+	"	struct reis_dev *d;\n"
+	"	float h = reis_rf_fp16_to_float(reis_rf_fp16_from_float(1.5f));\n"
+	"	int r = reis_open_inproc(NULL, &d);\n"
+	"\n"
+	"	if (r)\n"
+	"		return 2;\n"
+	"	printf(\"fp16 %g tables %d\\n\", h, reis_rf_list(d, NULL, 0));\n"
+	"	reis_close(d);\n"
+	"	return h != 1.5f;\n"
 	"}\n";
 
 /* Run a shell command line; 0 when it exits 0. */
@@ -96,8 +116,13 @@ int main(void)
 		CHECK(sh("grep -qx 'prefix=%s' %s/lib/pkgconfig/libreis.pc", other, other) == 0);
 	}
 	CHECK(exists("include/libreis.h"));
-	CHECK(exists("include/libreis/reis_db.h"));
-	CHECK(exists("include/libreis/recflash.h"));
+	CHECK(exists("include/libreis/libreis_reis_db.h"));
+	CHECK(exists("include/libreis/libreis_rf.h"));
+	CHECK(exists("include/libreis_tools.h"));
+	CHECK(exists("include/libreis/libreis_tool_kmeans.h"));
+	CHECK(exists("lib/libreis-tools.a"));
+	CHECK(exists("lib/libreis-tools.so.0"));
+	CHECK(exists("lib/pkgconfig/libreis-tools.pc"));
 	CHECK(exists("lib/libreis.a"));
 	CHECK(exists("lib/libhwmodel.a"));
 	CHECK(exists("lib/libreis.so.0"));
@@ -129,6 +154,30 @@ int main(void)
 	printf("installed program: %s", out);
 	CHECK(strncmp(out, "noop 0 dbs 0 tables 0 inproc ", 29) == 0);
 	CHECK(sh("%s/bin/reis --inproc info >/dev/null%s", dir, "") == 0);
+	/* The drive-only program needs no host tool: pkg-config libreis never
+	 * names libreis-tools, the static binary holds none of its code and the
+	 * shared one does not load it. */
+	CHECK(sh("cd %s && export PKG_CONFIG_PATH=%s/lib/pkgconfig && "
+		 "! pkg-config --static --libs libreis | grep -q reis-tools", dir, dir) == 0);
+	CHECK(sh("! nm %s/use_a | grep -qwE 'reis_(kmeans|quant_train|ref_search|dlrm_open)'%s",
+		 dir, "") == 0);
+	CHECK(sh("cd %s && l=$(LD_LIBRARY_PATH=%s/lib ldd ./use_so) && "
+		 "echo \"$l\" | grep -q 'libreis\\.so' && ! echo \"$l\" | grep -q reis-tools",
+		 dir, dir) == 0);
+
+	/* A host-tools program, shared and static. */
+	snprintf(p, sizeof(p), "%s/tools.c", dir);
+	f = fopen(p, "w");
+	REQUIRE(f && fputs(tools_prog, f) >= 0 && fclose(f) == 0);
+	CHECK(sh("cd %s && export PKG_CONFIG_PATH=%s/lib/pkgconfig && cc -o tools_so tools.c "
+		 "$(pkg-config --cflags --libs libreis-tools) 2>cc_tools_so.log", dir, dir) == 0);
+	CHECK(sh("cd %s && export PKG_CONFIG_PATH=%s/lib/pkgconfig && cc -static -o tools_a "
+		 "tools.c $(pkg-config --static --cflags --libs libreis-tools) "
+		 "2>cc_tools_a.log", dir, dir) == 0);
+	CHECK(sh("LD_LIBRARY_PATH=%s/lib %s/tools_so >/dev/null", dir, dir) == 0);
+	CHECK(sh("%s/tools_a >/dev/null%s", dir, "") == 0);
+	CHECK(sh("test -z \"$(nm -D --defined-only %s/lib/libreis-tools.so | "
+		 "awk '$3 !~ /^(reis_|LIBREIS_)/' | head -n 5%s)\"", dir, "") == 0);
 	/* Only the API is exported: no hw-model (fs_, ft_, isp_ ...) symbols. */
 	CHECK(sh("test -z \"$(nm -D --defined-only %s/lib/libreis.so | "
 		 "awk '$3 !~ /^(reis_|LIBREIS_)/' | head -n 5%s)\"", dir, "") == 0);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "reis_cmp.h"
 #include "reis_synth.h"
 

@@ -19,7 +19,7 @@
 
 #include "check.h"
 #include "cli.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "reis_synth.h"
 
 #define DIM 128

@@ -18,7 +18,7 @@
 
 #include "check.h"
 #include "corpus.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "reis_cmp.h"
 
 #define K 10

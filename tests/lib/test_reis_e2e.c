@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "reis_cmp.h"
 #include "reis_synth.h"
 

@@ -12,25 +12,13 @@
 #include <string.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "reis_synth.h"
 
 #define DIM 128
 #define N 1500
 
 static struct reis_dev *dev;
-
-/* libreis' test hook: the next tickets a search draws (0: random). */
-extern uint32_t (*reis__search_ticket_hook)(void);
-static uint32_t forced_ticket, nforced;
-
-static uint32_t force_ticket(void)
-{
-	if (!nforced)
-		return 0;
-	nforced--;
-	return forced_ticket;
-}
 
 /* @ret must be @err with drive status @sc (0: refused by libreis). */
 static void expect(int line, int ret, int err, uint16_t sc, int dnr)
@@ -341,19 +329,16 @@ int main(void)
 		o9.did = 9;
 		o9.k = 5;
 		memset(&sr, 0, sizeof(sr));
-		forced_ticket = ticket;
-		nforced = 2;
-		reis__search_ticket_hook = force_ticket;
+		reis_ticket_force(dev, ticket, 2);
 		CHECK(reis_search_submit(dev, &sr, REIS_OP_SEARCH, &o9, &q, NULL, NULL) == 0);
 		CHECK(reis_search_wait(dev, &sr) == 0);
 		CHECK_EQ_U64(sr.retries, 2);
 		CHECK(sr.ticket != ticket && sr.res.nq == q.nq && sr.res.nhits[0] == 5);
 		reis_search_result_free(&sr.res);
 		/* ... a bounded number of times. */
-		nforced = 1000;
+		reis_ticket_force(dev, ticket, 1000);
 		EXPECT(reis_search(dev, &o9, &q, &r), -EADDRINUSE, REIS_SC_TICKET_IN_USE, 1);
-		reis__search_ticket_hook = NULL;
-		nforced = 0;
+		reis_ticket_force(dev, 0, 0);
 	}
 	EXPECT(reis_result_read(dev, ticket, 1 << 20, buf, 64, 0), -ERANGE, REIS_SC_BAD_OFFSET, 1);
 	EXPECT(reis_result_read(dev, ticket, 0, buf, 4096, 1), 0, 0, 0);

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "reis_synth.h"
 
 static char dir[64];

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "rf_util.h"
 
 #define ROWS 3001

@@ -5,7 +5,7 @@
  * with its own bags, each callback exactly once, every result equal to its
  * own host reference (results never mix); an operation larger than one
  * command runs its parts one after the other; a ticket collision (forced
- * through the test hook) is retried with a fresh ticket; a full result
+ * with reis_ticket_force()) is retried with a fresh ticket; a full result
  * table ends an operation with -EAGAIN and the synchronous call gets
  * through once results are released.
  */
@@ -14,17 +14,13 @@
 #include <string.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "rf_util.h"
 
 #define ROWS 2000
 #define NOPS 96
 
-extern uint32_t (*reis__rf_ticket_hook)(void);
-
 static unsigned cb_count[NOPS];
-static uint32_t forced[4];
-static unsigned nforced;
 
 static void cb(struct reis_rf_sls_op *op, void *arg)
 {
@@ -34,10 +30,6 @@ static void cb(struct reis_rf_sls_op *op, void *arg)
 	cb_count[i]++;
 }
 
-static uint32_t hook(void)
-{
-	return nforced ? forced[--nforced] : 0;
-}
 
 static int raw_sls_hold(struct reis_dev *dev, uint32_t tid, uint32_t dim, uint32_t ticket)
 {
@@ -132,13 +124,10 @@ int main(void)
 
 	/* Ticket collision: 0xabc is held; the first two tickets drawn are 0xabc. */
 	CHECK(raw_sls_hold(dev, t[0].tid, t[0].dim, 0xabc) == 0);
-	forced[0] = 0xabc;
-	forced[1] = 0xabc;
-	nforced = 2;
-	reis__rf_ticket_hook = hook;
+	reis_ticket_force(dev, 0xabc, 2);
 	CHECK(reis_rf_sls(dev, t[0].tid, t[0].dim, &bt[0].b, REIS_RF_SLS_WEIGHTED, out[0],
 			  &big.info) == 0);
-	reis__rf_ticket_hook = NULL;
+	reis_ticket_force(dev, 0, 0);
 	CHECK_EQ_U64(big.info.retries, 2);
 	CHECK(rf_diff(out[0], ref[0], (size_t)bt[0].b.nbags * t[0].dim) == 0);
 	CHECK(raw_release(dev, 0xabc) == 0);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 
 static uint32_t fbits(float f)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "rf_util.h"
 
 static int skipped;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 
 #define N 1000000
 #define ROWS 1000000

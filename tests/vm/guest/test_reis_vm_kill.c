@@ -28,7 +28,7 @@
 
 #include "check.h"
 #include "kill_util.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "reis_cmp.h"
 #include "reis_synth.h"
 

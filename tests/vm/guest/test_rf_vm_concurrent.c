@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "rf_util.h"
 
 #define DEV "/dev/ng0n1"

@@ -29,7 +29,7 @@
 
 #include "check.h"
 #include "kill_util.h"
-#include "libreis.h"
+#include "libreis_tools.h"
 #include "rf_util.h"
 
 #define DEV "/dev/ng0n1"

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libreis/libreis_tool_rf_trace.h - the locality-K embedding trace generator.
+ * Included by libreis_tools.h; conventions are libreis.h's (docs/libreis.md).
+ */
+#ifndef LIBREIS_TOOL_RF_TRACE_H
+#define LIBREIS_TOOL_RF_TRACE_H
+
+#ifndef LIBREIS_TOOLS_H
+#error "include <libreis_tools.h>, not <libreis/libreis_tool_rf_trace.h>"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct reis_rf_trace_opts - synthetic access trace with locality K.
+ * @rows: rows of the table, >= 1.
+ * @k: locality parameter, 0..16 (paper: 0, 0.3, 0.8, 1, 2; larger K, less
+ *     locality).
+ * @seed: seed; the same options give the same trace.
+ * @new_base: probability mass of "new" references at K = 0, relative to a
+ *            reuse mass of 1; 0: REIS_RF_TRACE_NEW_BASE.
+ * @sd_mean: mean of the exponential-shaped stack-distance histogram; 0:
+ *           REIS_RF_TRACE_SD_MEAN.
+ * @sd_max: largest stack distance; 0: REIS_RF_TRACE_SD_MAX.
+ * @rsvd: must be 0.
+ *
+ * The generator (docs/recflash.md) keeps an LRU stack of referenced rows.
+ * Each access is "new" with probability (new_base + g K) / (1 + new_base +
+ * g K), g = REIS_RF_TRACE_K_GAIN: a row never referenced before (the next
+ * of a seeded pseudo-random permutation; uniformly random once all rows were
+ * used). Otherwise it re-references the row at stack distance d = 1..sd_max
+ * drawn with weight (1 - 1/sd_mean)^(d-1), and the row moves to the top. The
+ * unique-access rate thus grows with K: about 8 % at K = 0, 66 % at K = 2.
+ */
+struct reis_rf_trace_opts {
+	uint32_t rows;
+	uint32_t rsvd0;
+	double k;
+	uint64_t seed;
+	double new_base;
+	uint32_t sd_mean;
+	uint32_t sd_max;
+	uint64_t rsvd[2];
+};
+
+#define REIS_RF_TRACE_NEW_BASE	0.087	/* calibrated: K = 0 gives 8 % unique */
+#define REIS_RF_TRACE_K_GAIN	0.927	/* calibrated: K = 2 gives 66 % unique */
+#define REIS_RF_TRACE_SD_MEAN	1024u	/* histogram shape: mean stack distance */
+#define REIS_RF_TRACE_SD_MAX	65536u	/* rows deeper in the stack are forgotten */
+#define REIS_RF_TRACE_SD_LIMIT	(1u << 22)
+#define REIS_RF_TRACE_MAX_K	16.0
+
+struct reis_rf_trace;
+
+/**
+ * reis_rf_trace_open() - create a trace generator.
+ * @o: options.
+ * @out: the generator.
+ *
+ * Return: 0, -EINVAL for bad options, -ENOMEM.
+ */
+int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace **out);
+
+/**
+ * reis_rf_trace_next() - the next @n accesses of the trace.
+ * @t: generator.
+ * @idx: @n row indices.
+ * @n: count.
+ *
+ * Consecutive calls continue one trace, so a profile taken from its start
+ * predicts what follows as a sampled training trace would.
+ */
+void reis_rf_trace_next(struct reis_rf_trace *t, uint32_t *idx, size_t n);
+
+/**
+ * reis_rf_trace_close() - free a generator (NULL: no-op).
+ * @t: generator.
+ */
+void reis_rf_trace_close(struct reis_rf_trace *t);
+
+/**
+ * reis_rf_unique_rate() - distinct rows / accesses of a trace.
+ * @idx: accesses.
+ * @n: how many (0: returns 0).
+ * @rows: bound of the indices (larger ones are ignored).
+ *
+ * Return: the unique-access rate in [0, 1], or -1.0 when out of memory.
+ */
+double reis_rf_unique_rate(const uint32_t *idx, size_t n, uint32_t rows);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBREIS_TOOL_RF_TRACE_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli_util.h - what the reis CLI's command files share: the global context,
+ * the JSON writer (one document per command), option helpers.
+ * tools/reis.c holds main() and the device commands; each feature adds its
+ * commands in its own tools/reis_<feature>.c with a table listed in reis.c.
+ */
+#ifndef CLI_UTIL_H
+#define CLI_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "libreis.h"
+
+#define EXIT_USAGE 2
+
+struct ctx {
+	const char *dev_path;
+	int inproc;
+	struct reis_inproc_opts iopts;
+	uint32_t open_flags;
+	int json;
+	struct reis_dev *dev;
+	char errbuf[256];
+};
+
+struct reis_cli_cmd {
+	const char *name;
+	const char *summary;
+	const char *help;
+	int needs_dev;
+	int (*fn)(struct ctx *c, int argc, char **argv);
+};
+
+struct reis_cli_table {
+	const struct reis_cli_cmd *cmds;
+	size_t n;
+};
+
+/* Each feature's command table, defined in its tools/reis_<feature>.c. */
+extern const struct reis_cli_table reis_sls_table;	/* RecFlash */
+extern const struct reis_cli_table reis_db_table;	/* REIS */
+
+void j_init(FILE *f);
+void j_sep(const char *key);
+void j_str_raw(const char *s);
+void j_open(const char *key, char c);
+void j_close(char c);
+void j_obj(const char *key);
+void j_obj_end(void);
+void j_arr(const char *key);
+void j_arr_end(void);
+void j_u64(const char *key, uint64_t v);
+void j_i64(const char *key, int64_t v);
+void j_dbl(const char *key, double v);
+void j_str(const char *key, const char *s);
+void j_bool(const char *key, int v);
+int fail(struct ctx *c, const char *what, int err);
+int usage_err(const char *fmt, ...);
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int open_dev(struct ctx *c);
+void print_caps_human(uint64_t caps);
+void json_caps(uint64_t caps);
+int sub_help(const struct reis_cli_cmd *cmd, int argc, char **argv);
+
+#endif /* CLI_UTIL_H */
