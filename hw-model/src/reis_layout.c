@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reis_layout.c - where a REIS database goes in flash (REIS 4.1, 4.2.1).
+ * reis_layout.c - where a REIS database goes in flash (REIS §4.1, §4.2.1):
+ * the Parallelism-First placement of codes across planes, the mini-page
+ * size of each section, the OOB fields, and the RADR / DADR of an entry
+ * (the embedding-document linkage of REIS §4.1.3).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "flash_geom.h"
 #include "reis_engine.h"
+#include "reis_int.h"
 
 static uint64_t re_div_up(uint64_t a, uint64_t b)
 {
@@ -132,4 +136,18 @@ int re_layout_init(struct re_layout *L, const struct isp_wire_reis_create *c,
 	L->m_first = L->d_first + L->dpages;
 	L->tlc_pages = L->m_first + L->mpages;
 	return 0;
+}
+
+uint32_t re_radr(const struct re_layout *L, uint64_t i)
+{
+	if (L->radr_off == UINT32_MAX)
+		return RE_ADDR_NONE;
+	return (uint32_t)((i / L->ipb) << L->rbits | (i % L->ipb));
+}
+
+uint32_t re_dadr(const struct re_layout *L, uint64_t i)
+{
+	if (L->dadr_off == UINT32_MAX)
+		return RE_ADDR_NONE;
+	return (uint32_t)((i / L->cpp) << L->dbits | (i % L->cpp));
 }
