@@ -287,3 +287,66 @@ int rf_track_export(const struct rf_track *t, struct rf_kc **out, uint32_t *n)
 	*n = m;
 	return 0;
 }
+
+/* Whether a lookup of key @k may bring its page into a cache frame. */
+static int rf_sls_admit(const struct rf_eng *e, const struct rf_map *m, uint32_t k)
+{
+	switch (e->p->cache_admit) {
+	case 0:
+		return 1;			/* every page */
+	case 1:
+		return rf_ht_is_hot(&m->ht, k);	/* pages of the hot region */
+	default:				/* the hottest pages */
+		return m->top && (m->top[k >> 3] >> (k & 7) & 1);
+	}
+}
+
+/*
+ * The page cache, walked in lookup order (bag by bag, index by index) as
+ * the controller meets the lookups, so recency follows the real access
+ * stream. A distinct row counts once per command, at its first lookup: a
+ * hit needs no flash, a miss marks it for read-out (need = 1); its later
+ * lookups in the command only refresh the LRU order (the row is already in
+ * the controller). A miss caches the row, or with cache_fill = 1 its whole
+ * page (the page is then read out whole, p->fill; its other rows still
+ * count as misses in this command: they come from the flash). Only some
+ * rows bring their page in (rf_sls_admit(): by default the hottest keys of
+ * the list, as many as the frames hold); others use a cached page but
+ * never take a frame.
+ */
+void rf_sls_cache(struct rf_eng *e, struct rf_sls_cmd *s)
+{
+	const struct rf_map *m = s->m;
+	const struct rf_table *t = s->t;
+	const uint32_t *idx = s->idx, *pos = s->pos, *ds = s->ds, *pgi = s->pgi;
+	uint32_t nidx = s->h.nidx, i;
+	struct rf_spage *pg = s->pg;
+	uint8_t *need = s->need;
+	struct rf_sls_run *r = &s->run;
+	unsigned base = e->p->cache_fill ? RF_CT_PAGE : 0;
+
+	pthread_mutex_lock(&e->cache.lock);
+	for (i = 0; i < nidx; i++) {
+		uint32_t d = pos[i];
+		struct rf_spage *p = &pg[pgi[d]];
+		unsigned fl = base;
+		int res;
+
+		if (rf_sls_admit(e, m, idx[i]))
+			fl |= RF_CT_ADMIT;
+		res = rf_cache_touch_locked(&e->cache, p->ppa, m->area->reg.id, p->lpage,
+					    ds[d] % t->rpp, fl);
+		if (res == RF_CT_FILLED && (fl & RF_CT_PAGE))
+			p->fill = 1;
+		if (need[d])
+			continue;
+		if (res == RF_CT_HIT && !p->fill) {
+			r->hits++;
+			need[d] = 2;
+		} else {
+			r->misses++;
+			need[d] = 1;
+		}
+	}
+	pthread_mutex_unlock(&e->cache.lock);
+}

@@ -50,6 +50,11 @@
  */
 #define RF_HT_CYC_PER_OP 3u
 
+static inline uint64_t rf_div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
 /* ---- page cache ---- */
 
 struct rf_frame {
@@ -218,8 +223,51 @@ struct rf_eng {
 	void *hook_arg;
 };
 
+/* Formats in flash and in the committed metadata (recflash_map.c,
+ * recflash_persist.c; docs/recflash-engine.md "Mapping and persistence"). */
+#define RF_IMG_MAGIC 0x494d4652u	/* "RFMI" */
+#define RF_IMG_VERSION 1u
+
+struct rf_img_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t tid;
+	uint32_t gen;
+	uint32_t rows;
+	uint32_t hot;
+	uint64_t payload;	/* a[rows], hot keys in order, their f */
+};
+_Static_assert(sizeof(struct rf_img_hdr) == 32, "image header");
+
+#define RF_META_MAGIC 0x31454652u	/* "RFE1" */
+#define RF_META_VERSION 1u
+
+struct rf_meta_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t ntables;
+	uint32_t rsvd;
+};
+
+struct rf_meta_rec {
+	struct isp_wire_rf_create cr;
+	uint32_t gen;
+	uint32_t region_id;
+	uint32_t img_pages;
+	uint32_t img_crc;
+	uint32_t nruns;
+	uint32_t rsvd;
+	/* then nruns struct rf_run */
+};
+_Static_assert(sizeof(struct rf_meta_rec) == 152, "metadata record");
+
 /* recflash_table.c */
 struct rf_table *rf_find(struct rf_eng *e, uint32_t tid);	/* eng->lock held */
+void rf_fill_stats(struct rf_eng *e, struct rf_table *t, struct isp_wire_rf_stats *w,
+		   int reset);
+void rf_table_free(struct rf_eng *e, struct rf_table *t);
+
+/* recflash_deploy.c */
 uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 		       const struct isp_wire_rf_create *cr, struct isp_cpl *cpl);
 uint16_t rf_tbl_write(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
@@ -231,13 +279,26 @@ uint16_t rf_tbl_delete(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 		       struct isp_cpl *cpl);
 uint16_t rf_profile(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint64_t off,
 		    const uint8_t *data, size_t len, struct isp_cpl *cpl);
-void rf_fill_stats(struct rf_eng *e, struct rf_table *t, struct isp_wire_rf_stats *w,
-		   int reset);
-void rf_table_free(struct rf_eng *e, struct rf_table *t);
+/* A creation header within the device's limits; else the failed status. */
+uint16_t rf_check_create(struct rf_eng *e, const struct isp_wire_rf_create *cr,
+			 struct isp_cpl *cpl);
+/* Derived sizes of a table from its creation header. */
+void rf_derive(struct rf_eng *e, struct rf_table *t);
+/* Bytes of section @sec of @t (0: no such section). */
+uint64_t rf_sec_size(const struct rf_table *t, uint32_t sec);
+void rf_drop_profile(struct rf_eng *e, struct rf_table *t);
+
+/* recflash_persist.c */
 int rf_load(struct rf_eng *e, const void *blob, size_t len, char *err, size_t errlen);
 int rf_save(struct rf_eng *e, void **blob, size_t *len);
 
-/* Shared by deploy and remap. */
+/* recflash_map.c: areas, mapping generations, moving rows, images. */
+struct rf_area *rf_area_wrap(struct rf_eng *e, const struct fs_region *reg);
+/* Rebuild write pointers from the store: the last programmed page + 1. */
+void rf_area_scan(struct rf_eng *e, struct rf_area *ar);
+/* Identity mapping (row order), list in row order with f = 0. */
+int rf_map_identity(struct rf_eng *e, struct rf_table *t, struct rf_area *ar,
+		    struct rf_map **out);
 int rf_area_new(struct rf_eng *e, struct rf_table *t, uint64_t pages,
 		struct isp_ctx *ctx, uint64_t ready, struct rf_area **out);
 void rf_area_put(struct rf_eng *e, struct rf_area *ar);	/* eng->lock not held */
@@ -274,6 +335,8 @@ int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 int rf_write_image(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		   struct rf_map *m, struct rf_alloc *al, struct rf_moves *mv,
 		   uint64_t ready, uint64_t *done);
+
+/* recflash_gc.c: erase the stripes of @ar none of @maps points into. */
 int rf_gc(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx, struct rf_area *ar,
 	  const struct rf_map *const *maps, unsigned nmaps, uint64_t ready,
 	  uint64_t *erases);
@@ -289,7 +352,54 @@ int rf_full_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		  const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
 		  uint64_t ready, struct rf_map **out, struct rf_moves *mv, uint64_t *done);
 
-/* recflash_sls.c */
+/* ---- an RF_SLS in flight (recflash_query.c, recflash_readout.c, cache) ---- */
+
+/* A distinct flash page of the batch. */
+struct rf_spage {
+	uint64_t key;		/* die, page offset, plane: issue order */
+	uint64_t ppa;
+	uint64_t lpage;
+	uint32_t d0, nd;	/* its distinct rows: ds[d0 .. d0 + nd) */
+	uint32_t fill;		/* read out whole into a new cache frame */
+};
+
+struct rf_sls_run {
+	uint64_t page_reads, hits, misses, sensed, useful, out;
+	uint64_t flash_ps, flash_pj;
+};
+
+struct rf_sls_cmd {
+	struct isp_wire_rf_sls h;
+	uint32_t *payload;	/* aligned copy: offsets, indices, weights */
+	const uint32_t *off, *idx;
+	const float *w;
+	int weighted, mean;
+	struct rf_table *t;
+	struct rf_map *m;	/* pinned (readers) */
+	/* The plan: slot of each lookup, distinct slots ds[0..nd) ascending,
+	 * pos[i] = lookup i's distinct row, pages pg[0..npg), pgi[d] = page of
+	 * distinct row d. */
+	uint32_t *slot, *ord, *tmp, *pos, *ds, *pgi;
+	uint32_t nd, npg;
+	struct rf_spage *pg;
+	uint8_t *need;		/* per distinct row: 1 read it, 2 cache hit */
+	uint8_t *rowbuf;	/* the distinct rows' bytes, or NULL: read per lookup */
+	uint8_t *span;
+	struct rf_sls_run run;
+};
+
+/* recflash_readout.c */
+/* Distinct slots and pages of the lookups; -ENOMEM, -EIO (bad mapping). */
+int rf_sls_plan(struct rf_eng *e, struct rf_sls_cmd *s);
+/* The distinct rows' bytes from the store; -ENOMEM, -EIO. */
+int rf_sls_rows(struct rf_eng *e, struct rf_sls_cmd *s);
+/* The modeled flash stage from @t0 (pages sorted into issue order first). */
+void rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0);
+
+/* recflash_cache.c: the page cache walked in lookup order (§III-C2). */
+void rf_sls_cache(struct rf_eng *e, struct rf_sls_cmd *s);
+
+/* recflash_query.c */
 uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		const uint8_t *data, size_t len, struct isp_cpl *cpl);
 
