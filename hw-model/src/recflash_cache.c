@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recflash_cache.c - the page-wise LRU cache of the controller (RecFlash
- * III-C2) and the per-table access-frequency tracker (III-C3/C4).
+ * §III-C2), and its walk in lookup order for an RF_SLS.
  *
  * Cache: frames of one flash page each (cache_bytes / page_bytes of SRAM),
  * keyed by ppa, replaced least-recently-used. A frame holds the rows the
@@ -12,9 +12,6 @@
  * cached row always equals the row in flash (pages are immutable until
  * their block is erased, and frames are dropped before that), so the data
  * path reads the bytes from the store.
- *
- * Tracker: open addressing over (key + 1) << 32 | count, at most cap keys;
- * accesses of further keys once it is full are counted as dropped.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,17 +19,6 @@
 
 #include "recflash_engine.h"
 #include "recflash_int.h"
-
-/* ---- cache ---- */
-
-static uint32_t rf_pow2_at_least(uint64_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v && p < (1u << 31))
-		p <<= 1;
-	return p;
-}
 
 static uint32_t rf_cache_hash(const struct rf_cache *c, uint64_t key)
 {
@@ -190,103 +176,6 @@ void rf_cache_drop_area(struct rf_cache *c, uint32_t area_id, uint64_t lo, uint6
 }
 
 /* ---- tracker ---- */
-
-int rf_track_init(struct rf_track *t, uint32_t cap)
-{
-	memset(t, 0, sizeof(*t));
-	if (!cap)
-		return 0;
-	t->cap = cap;
-	t->mask = rf_pow2_at_least((uint64_t)cap + cap / 3 + 1) - 1;
-	t->slot = calloc((size_t)t->mask + 1, sizeof(*t->slot));
-	return t->slot ? 0 : -ENOMEM;
-}
-
-void rf_track_free(struct rf_track *t)
-{
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
-}
-
-uint64_t rf_track_bytes(uint32_t cap)
-{
-	return cap ? ((uint64_t)rf_pow2_at_least((uint64_t)cap + cap / 3 + 1)) * 8 : 0;
-}
-
-void rf_track_clear(struct rf_track *t)
-{
-	if (t->slot && t->nkeys)
-		memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof(*t->slot));
-	t->nkeys = 0;
-	t->dropped = 0;
-}
-
-void rf_track_add(struct rf_track *t, uint32_t key, uint32_t cnt)
-{
-	uint64_t k1 = (uint64_t)key + 1;
-	uint32_t h;
-
-	if (!t->slot)
-		return;
-	h = (uint32_t)((k1 * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & t->mask;
-	for (;; h = (h + 1) & t->mask) {
-		uint64_t s = t->slot[h];
-
-		if (!s) {
-			if (t->nkeys >= t->cap) {
-				t->dropped += cnt;
-				return;
-			}
-			t->slot[h] = k1 << 32 | cnt;
-			t->nkeys++;
-			return;
-		}
-		if (s >> 32 == k1) {
-			uint64_t c = (s & 0xffffffffu) + cnt;
-
-			t->slot[h] = k1 << 32 | (c > 0xffffffffu ? 0xffffffffu : c);
-			return;
-		}
-	}
-}
-
-static int rf_kc_cmp(const void *x, const void *y)
-{
-	const struct rf_kc *a = x, *b = y;
-
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
-	return a->key < b->key ? -1 : a->key > b->key;
-}
-
-void rf_kc_sort(struct rf_kc *kc, uint32_t n)
-{
-	qsort(kc, n, sizeof(*kc), rf_kc_cmp);
-}
-
-int rf_track_export(const struct rf_track *t, struct rf_kc **out, uint32_t *n)
-{
-	struct rf_kc *kc;
-	uint32_t i, m = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (!t->nkeys)
-		return 0;
-	kc = malloc((size_t)t->nkeys * sizeof(*kc));
-	if (!kc)
-		return -ENOMEM;
-	for (i = 0; i <= t->mask; i++)
-		if (t->slot[i]) {
-			kc[m].key = (uint32_t)((t->slot[i] >> 32) - 1);
-			kc[m].count = (uint32_t)t->slot[i];
-			m++;
-		}
-	rf_kc_sort(kc, m);
-	*out = kc;
-	*n = m;
-	return 0;
-}
 
 /* Whether a lookup of key @k may bring its page into a cache frame. */
 static int rf_sls_admit(const struct rf_eng *e, const struct rf_map *m, uint32_t k)

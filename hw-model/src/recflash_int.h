@@ -55,6 +55,20 @@ static inline uint64_t rf_div_up(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
+static inline uint64_t rf_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static inline uint32_t rf_pow2_at_least(uint64_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
 /* ---- page cache ---- */
 
 struct rf_frame {
@@ -94,7 +108,7 @@ int rf_cache_touch_locked(struct rf_cache *c, uint64_t key, uint32_t area_id,
 /* Drop frames of area @area_id with lpage in [@lo, @hi). */
 void rf_cache_drop_area(struct rf_cache *c, uint32_t area_id, uint64_t lo, uint64_t hi);
 
-/* ---- frequency tracker ---- */
+/* ---- frequency tracker (recflash_trigger.c) ---- */
 
 struct rf_kc {
 	uint32_t key, count;
@@ -341,16 +355,31 @@ int rf_gc(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx, struct rf_a
 	  const struct rf_map *const *maps, unsigned nmaps, uint64_t ready,
 	  uint64_t *erases);
 
-/* recflash_remap.c */
+/* recflash_remap.c: REMAP and SWITCH, the two-stage deployment. */
 uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t flags,
 		  struct isp_cpl *cpl);
 uint16_t rf_switch(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 		   struct isp_cpl *cpl);
-/* Place every row by @counts (NULL: 0) of an identity source map into a new
- * area: the offline placement of III-C1, used at deploy and by REMAP FULL. */
+
+/* recflash_place.c: place every row by @counts (NULL: 0) of an identity
+ * source map into a new area: the offline placement of III-C1, used at
+ * deploy and by REMAP FULL. */
 int rf_full_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		  const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
 		  uint64_t ready, struct rf_map **out, struct rf_moves *mv, uint64_t *done);
+
+/* recflash_alg1.c: Algorithm 1 on a copy of @old's list, Step 4 in flash. */
+int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+		const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
+		uint64_t ready, struct rf_map **out, struct rf_moves *mv, uint64_t *done);
+
+/* recflash_trigger.c: whether the trigger holds (III-C3/C4); D_train taken
+ * from the tracker, and put back when no remap follows. */
+int rf_trigger(const struct rf_table *t, const struct rf_map *old,
+	       const struct rf_kc *kc, uint32_t nkc, uint64_t bags, uint64_t *hot_new);
+int rf_track_take(struct rf_table *t, struct rf_kc **kc, uint32_t *nkc, uint64_t *bags);
+void rf_track_restore(struct rf_table *t, const struct rf_kc *kc, uint32_t n,
+		      uint64_t bags);
 
 /* ---- an RF_SLS in flight (recflash_query.c, recflash_readout.c, cache) ---- */
 
