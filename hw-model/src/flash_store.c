@@ -54,6 +54,85 @@ static int fs_load_meta(struct fs *fs, char *err, size_t errlen)
 	return 0;
 }
 
+/* A new (or empty) file: nothing to lose, lay it out as @want. */
+static int fs_image_format(struct fs *fs, const char *path, int created,
+			   const struct fs_hdr *want, char *err, size_t errlen)
+{
+	int ret;
+
+	ret = fio_truncate(fs->io, want->file_bytes);
+	if (ret) {
+		snprintf(err, errlen, "backing file %s: cannot size it to %" PRIu64
+			 " bytes (sparse): %s", path, want->file_bytes, strerror(-ret));
+		if (created && path)
+			unlink(path);
+		return ret == -EINVAL ? -EFBIG : ret;
+	}
+	ret = fio_pwrite(fs->io, want, sizeof(*want), 0);
+	if (!ret && !(fs->flags & FS_NOSYNC))
+		ret = fio_sync(fs->io);
+	if (ret) {
+		snprintf(err, errlen, "backing file %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* An existing image: its header must be ours, intact, and of @want's
+ * geometry; its layout goes into @fs and *@have. */
+static int fs_image_check(struct fs *fs, const char *path, uint64_t size,
+			  struct fs_hdr *want, struct fs_hdr *have, char *err, size_t errlen)
+{
+	int ret;
+
+	if (size < sizeof(*have)) {
+		snprintf(err, errlen, "backing file %s is truncated (%" PRIu64
+			 " bytes, not even a header)", path, size);
+		return -EIO;
+	}
+	ret = fio_pread(fs->io, have, sizeof(*have), 0);
+	if (ret) {
+		snprintf(err, errlen, "backing file %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (memcmp(have->magic, FS_MAGIC, 8)) {
+		snprintf(err, errlen, "backing file %s is not an ISP flash "
+			 "image (bad magic); refusing to overwrite it", path);
+		return -EINVAL;
+	}
+	if (have->version != FS_VERSION || have->hdr_bytes != sizeof(*have)) {
+		snprintf(err, errlen, "backing file %s has format version %u, "
+			 "this build reads %u", path, have->version, FS_VERSION);
+		return -EINVAL;
+	}
+	if (have->crc != fio_crc32c(0, have, offsetof(struct fs_hdr, crc))) {
+		snprintf(err, errlen, "backing file %s: header checksum "
+			 "mismatch (corrupt)", path);
+		return -EIO;
+	}
+	ret = fs_check_geom(have, want, path, err, errlen);
+	if (ret)
+		return ret;
+	/* Layout of this file (metadata size fixed at creation). */
+	if (have->meta_max == 0 || have->meta_max > FM_MAX_BLOB_LIMIT) {
+		snprintf(err, errlen, "backing file %s: bad metadata size", path);
+		return -EIO;
+	}
+	fs_layout(fs, have->meta_max, want);
+	if (want->state_off != have->state_off || want->data_off != have->data_off ||
+	    want->file_bytes != have->file_bytes || want->meta_off != have->meta_off) {
+		snprintf(err, errlen, "backing file %s: inconsistent layout "
+			 "(corrupt header)", path);
+		return -EIO;
+	}
+	if (size < have->file_bytes) {
+		snprintf(err, errlen, "backing file %s is truncated: %" PRIu64
+			 " bytes, expected %" PRIu64, path, size, have->file_bytes);
+		return -EIO;
+	}
+	return 0;
+}
+
 /*
  * Open the image behind fs->io (a backing file or a caller's fio). @path
  * names it in messages; @created: remove the file again if it cannot be
@@ -73,70 +152,13 @@ static int fs_open_image(struct fs *fs, const char *path, int created, uint64_t 
 		return ret;
 	}
 	if (size == 0) {
-		/* New (or empty) file: nothing to lose, lay it out. */
-		ret = fio_truncate(fs->io, want.file_bytes);
-		if (ret) {
-			snprintf(err, errlen, "backing file %s: cannot size it to %" PRIu64
-				 " bytes (sparse): %s", path, want.file_bytes, strerror(-ret));
-			if (created && path)
-				unlink(path);
-			return ret == -EINVAL ? -EFBIG : ret;
-		}
-		ret = fio_pwrite(fs->io, &want, sizeof(want), 0);
-		if (!ret && !(fs->flags & FS_NOSYNC))
-			ret = fio_sync(fs->io);
-		if (ret) {
-			snprintf(err, errlen, "backing file %s: %s", path, strerror(-ret));
-			return ret;
-		}
+		ret = fs_image_format(fs, path, created, &want, err, errlen);
 		have = want;
 	} else {
-		if (size < sizeof(have)) {
-			snprintf(err, errlen, "backing file %s is truncated (%" PRIu64
-				 " bytes, not even a header)", path, size);
-			return -EIO;
-		}
-		ret = fio_pread(fs->io, &have, sizeof(have), 0);
-		if (ret) {
-			snprintf(err, errlen, "backing file %s: %s", path, strerror(-ret));
-			return ret;
-		}
-		if (memcmp(have.magic, FS_MAGIC, 8)) {
-			snprintf(err, errlen, "backing file %s is not an ISP flash "
-				 "image (bad magic); refusing to overwrite it", path);
-			return -EINVAL;
-		}
-		if (have.version != FS_VERSION || have.hdr_bytes != sizeof(have)) {
-			snprintf(err, errlen, "backing file %s has format version %u, "
-				 "this build reads %u", path, have.version, FS_VERSION);
-			return -EINVAL;
-		}
-		if (have.crc != fio_crc32c(0, &have, offsetof(struct fs_hdr, crc))) {
-			snprintf(err, errlen, "backing file %s: header checksum "
-				 "mismatch (corrupt)", path);
-			return -EIO;
-		}
-		ret = fs_check_geom(&have, &want, path, err, errlen);
-		if (ret)
-			return ret;
-		/* Layout of this file (metadata size fixed at creation). */
-		if (have.meta_max == 0 || have.meta_max > FM_MAX_BLOB_LIMIT) {
-			snprintf(err, errlen, "backing file %s: bad metadata size", path);
-			return -EIO;
-		}
-		fs_layout(fs, have.meta_max, &want);
-		if (want.state_off != have.state_off || want.data_off != have.data_off ||
-		    want.file_bytes != have.file_bytes || want.meta_off != have.meta_off) {
-			snprintf(err, errlen, "backing file %s: inconsistent layout "
-				 "(corrupt header)", path);
-			return -EIO;
-		}
-		if (size < have.file_bytes) {
-			snprintf(err, errlen, "backing file %s is truncated: %" PRIu64
-				 " bytes, expected %" PRIu64, path, size, have.file_bytes);
-			return -EIO;
-		}
+		ret = fs_image_check(fs, path, size, &want, &have, err, errlen);
 	}
+	if (ret)
+		return ret;
 	fs->meta_io = fs->io;
 	ret = fm_open(fs->io, fs->meta_off, have.meta_max,
 		      (fs->flags & FS_NOSYNC) ? FM_NOSYNC : 0, &fs->meta, err, errlen);

@@ -2,6 +2,23 @@
 /*
  * recflash_int.h - what the RecFlash engine's files share; not installed.
  *
+ * Files (RecFlash paper sections):
+ *   isp_recflash.c     the struct isp_engine: opcodes, load/save, identify
+ *   recflash_table.c   the table list, statistics
+ *   recflash_deploy.c  TABLE_CREATE / WRITE / COMMIT / DELETE, PROFILE
+ *   recflash_map.c     areas, mapping generations, row moves, images (§III-C1)
+ *   recflash_gc.c      deferred garbage collection
+ *   recflash_persist.c the committed metadata, images read back
+ *   recflash_query.c   RF_SLS: checks, steps, result
+ *   recflash_readout.c SLS plan and read-out per mode (§III-A/B, Eq. 1-2)
+ *   recflash_cache.c   page-wise LRU cache and its walk (§III-C2)
+ *   recflash_pool.c    the ISP core's pooling arithmetic
+ *   recflash_place.c   offline placement by frequency (§III-C1)
+ *   recflash_alg1.c    Algorithm 1 adaptive remap (§III-C4)
+ *   recflash_ht.c      Algorithm 1's frequency-ordered hash table
+ *   recflash_trigger.c frequency tracker, threshold / period triggers (§III-C3)
+ *   recflash_remap.c   REMAP / SWITCH, the two-stage deployment
+ *
  * Objects (docs/recflash-engine.md has the why):
  *   rf_eng    the engine of one device: table list, page cache, counters.
  *   rf_table  an embedding table: configuration, deploy progress, the

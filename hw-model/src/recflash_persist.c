@@ -123,6 +123,64 @@ out:
 	return ret;
 }
 
+/* The loaded mapping's list: its image in flash, or row order for a table
+ * never remapped. */
+static int rf_load_list(struct rf_eng *e, struct rf_table *t, const struct rf_meta_rec *r,
+			const struct rf_run *runs, struct rf_map *m, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	m->gen = r->gen;
+	m->img_pages = r->img_pages;
+	m->img_crc = r->img_crc;
+	m->nruns = r->nruns;
+	memcpy(m->run, runs, r->nruns * sizeof(*runs));
+	if (t->mode == ISP_RF_RECFLASH) {
+		if (r->img_pages) {
+			ret = rf_load_image(e, t, m);
+		} else {
+			uint32_t k;
+
+			for (k = 0; k < t->rows; k++) {
+				m->ht.a[k] = k;
+				rf_ht_append(&m->ht, k, 0);
+			}
+			rf_ht_threshold(&m->ht);
+		}
+		if (ret) {
+			snprintf(err, errlen, "RecFlash table %u: mapping image in flash is "
+				 "corrupt", t->tid);
+			return ret;
+		}
+		ret = rf_map_top(e, t, m);
+		if (ret) {
+			snprintf(err, errlen, "RecFlash table %u: out of memory", t->tid);
+			return ret;
+		}
+	} else if (r->img_pages) {
+		ret = -EIO;
+		snprintf(err, errlen, "RecFlash table %u: metadata corrupt", t->tid);
+		return ret;
+	}
+	return 0;
+}
+
+/* The table's fixed DRAM reservations, all or none. */
+static int rf_load_dram(struct rf_eng *e, uint64_t dram_map, uint64_t dram_track,
+			uint64_t dram_l2p)
+{
+	int ret;
+
+	ret = fs_dram_reserve(e->fs, "rf-map", dram_map);
+	if (!ret && (ret = fs_dram_reserve(e->fs, "rf-track", dram_track)))
+		fs_dram_release(e->fs, "rf-map", dram_map);
+	if (!ret && (ret = fs_dram_reserve(e->fs, "rf-l2p", dram_l2p))) {
+		fs_dram_release(e->fs, "rf-map", dram_map);
+		fs_dram_release(e->fs, "rf-track", dram_track);
+	}
+	return ret;
+}
+
 static int rf_load_one(struct rf_eng *e, const struct rf_meta_rec *r,
 		       const struct rf_run *runs, char *err, size_t errlen)
 {
@@ -167,46 +225,11 @@ static int rf_load_one(struct rf_eng *e, const struct rf_meta_rec *r,
 		free(ar);
 		goto fail;
 	}
-	m->gen = r->gen;
-	m->img_pages = r->img_pages;
-	m->img_crc = r->img_crc;
-	m->nruns = r->nruns;
-	memcpy(m->run, runs, r->nruns * sizeof(*runs));
-	if (t->mode == ISP_RF_RECFLASH) {
-		if (r->img_pages) {
-			ret = rf_load_image(e, t, m);
-		} else {
-			uint32_t k;
-
-			for (k = 0; k < t->rows; k++) {
-				m->ht.a[k] = k;
-				rf_ht_append(&m->ht, k, 0);
-			}
-			rf_ht_threshold(&m->ht);
-		}
-		if (ret) {
-			snprintf(err, errlen, "RecFlash table %u: mapping image in flash is "
-				 "corrupt", t->tid);
-			goto fail_map;
-		}
-		ret = rf_map_top(e, t, m);
-		if (ret) {
-			snprintf(err, errlen, "RecFlash table %u: out of memory", t->tid);
-			goto fail_map;
-		}
-	} else if (r->img_pages) {
-		ret = -EIO;
-		snprintf(err, errlen, "RecFlash table %u: metadata corrupt", t->tid);
+	ret = rf_load_list(e, t, r, runs, m, err, errlen);
+	if (ret)
 		goto fail_map;
-	}
 	t->active = m;
-	ret = fs_dram_reserve(e->fs, "rf-map", dram_map);
-	if (!ret && (ret = fs_dram_reserve(e->fs, "rf-track", dram_track)))
-		fs_dram_release(e->fs, "rf-map", dram_map);
-	if (!ret && (ret = fs_dram_reserve(e->fs, "rf-l2p", dram_l2p))) {
-		fs_dram_release(e->fs, "rf-map", dram_map);
-		fs_dram_release(e->fs, "rf-track", dram_track);
-	}
+	ret = rf_load_dram(e, dram_map, dram_track, dram_l2p);
 	if (ret) {
 		snprintf(err, errlen, "RecFlash table %u does not fit in controller DRAM "
 			 "(dram_bytes)", t->tid);
