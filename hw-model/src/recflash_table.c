@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recflash_table.c - the RecFlash engine's table list: lookup, freeing a
- * table, and its statistics (RF_TABLE_STATS; the counters RecFlash
- * Table III and Fig. 11 report). Deploy, mapping, GC and persistence live
- * in recflash_deploy.c, recflash_map.c, recflash_gc.c, recflash_persist.c.
+ * table, and its statistics (RF_TABLE_STATS: the page reads, bytes sensed
+ * and cache hits RecFlash §IV compares). Deploy, mapping, GC and persistence
+ * live in recflash_deploy.c, recflash_map.c, recflash_gc.c,
+ * recflash_persist.c.
  */
 #include <errno.h>
 #include <stdio.h>
