@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flash_store.c - the flash store object: open (in memory, on a backing
- * file, or on a caller's I/O object), close, the metadata commit that
- * carries the region table, statistics. Pages, regions and the DRAM budget
- * live in flash_pages.c, flash_region.c and flash_dram.c.
+ * flash_store.c - the flash store object (docs/timing-model.md "Storage and
+ * metadata"): open in memory, on a backing file or a caller's I/O object,
+ * close, the metadata commit carrying the region table, statistics.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flash_timing.c - resource calendars, the flash operation cost functions,
- * energy, statistics and the analytic batch path.
- *
+ * flash_timing.c - the flash operations' time and energy (REIS §2.3,
+ * §4.3.4, §4.4.2; RecFlash §III-A, Eq. 1-2): resource calendars, cost
+ * functions, statistics, the analytic batch path (docs/timing-model.md).
+ */
+
+/*
  * The per-page path (ft_page_read()) and the batch path (ft_batch_read())
  * call the same ft_read_locked(); the batch only saves the locking and call
  * overhead, so the two are equal by construction.

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * isp_dev.c - the emulated ISP drive: command dispatch, the device commands,
- * metadata commits shared by the engines, statistics, timeline export.
- *
+ * isp_dev.c - the emulated ISP drive (docs/command-set.md): command
+ * dispatch, the device commands, metadata commits shared by the engines,
+ * statistics, timeline export.
+ */
+
+/*
  * Decodes and bounds every field of a vendor command (docs/command-set.md)
  * before handing it to the handler of its opcode. The same code runs inside
  * QEMU and in libreis' in-process transport.

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recflash_alg1.c - RecFlash Algorithm 1 (§III-C4), access frequency-based
- * adaptive update: Steps 2-3 run on a copy of the active list in the
- * frequency-ordered hash table (recflash_ht.c), charged as the comparator
- * and pointer updater of §III-C6; Step 4 moves only the new hot region's
- * keys to fresh pages.
- *
+ * adaptive update: Steps 2-3 on a copy of the active list (recflash_ht.c),
+ * charged as the §III-C6 module; Step 4 moves the new hot region's keys.
+ */
+
+/*
  * Physical side of Step 4 (docs/recflash-engine.md "Remap"): only the keys
  * of the new hot region [head, tau] move, to fresh pages packed in list
  * order; all other keys keep their slots as Algorithm 1 says. The stale

@@ -2,7 +2,9 @@
 /*
  * recflash_cache.c - the page-wise LRU cache of the controller (RecFlash
  * §III-C2), and its walk in lookup order for an RF_SLS.
- *
+ */
+
+/*
  * Cache: frames of one flash page each (cache_bytes / page_bytes of SRAM),
  * keyed by ppa, replaced least-recently-used. A frame holds the rows the
  * controller actually read out of that page (a valid bit per row): a miss

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recflash_deploy.c - deploying an embedding table (docs/command-set.md
- * section 5): RF_TABLE_CREATE sizes the table and its area (RecFlash
- * §III-C1, Fig. 7a hot region), RF_TABLE_WRITE streams rows into pages in
- * row order, RF_TABLE_COMMIT places them (by profile: the offline
- * placement) and commits; RF_TABLE_DELETE, RF_PROFILE.
+ * recflash_deploy.c - deploying an embedding table (RecFlash §III-C1;
+ * docs/command-set.md section 5): TABLE_CREATE / WRITE / COMMIT / DELETE
+ * and PROFILE.
+ */
+
+/*
+ * RF_TABLE_CREATE sizes the table and its area (Fig. 7a hot region),
+ * RF_TABLE_WRITE streams rows into pages in row order, RF_TABLE_COMMIT
+ * places them (by profile: the offline placement) and commits.
  */
 #include <errno.h>
 #include <stdio.h>

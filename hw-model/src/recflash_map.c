@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recflash_map.c - where rows live (RecFlash §III-C1, docs/recflash-engine.md
- * "Layout"): areas of log-structured block stripes in Parallelism-First
- * order, slot = lpage * rpp + k, mapping generations (row -> slot plus the
- * Algorithm 1 list), moving rows to fresh pages, and the mapping image a
+ * recflash_map.c - where rows live (RecFlash §III-C1): areas, mapping
+ * generations, moving rows to fresh pages, mapping images.
+ */
+
+/*
+ * docs/recflash-engine.md "Layout": areas of log-structured block stripes
+ * in Parallelism-First order, slot = lpage * rpp + k, mapping generations
+ * (row -> slot plus the Algorithm 1 list), and the mapping image a
  * RecFlash-mode table writes to its own area so commits stay small.
  */
 #include <errno.h>

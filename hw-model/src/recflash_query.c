@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recflash_query.c - RF_SLS: pool a batch of bags inside the drive
- * (RecFlash §III-A, §III-B; docs/command-set.md section 5). The command's
- * checks, the plan and read-out (recflash_readout.c), the cache walk
- * (recflash_cache.c), the ISP core's accumulation, the result for
- * RESULT_READ, and the counters the triggers read (recflash_trigger.c).
- *
- * Data: the real rows are read from the store (fs_read) into a buffer of
- * distinct rows; bags are pooled in index order (recflash_pool.c).
+ * (RecFlash §III-A, §III-B; docs/command-set.md section 5): the command's
+ * checks, its steps, the result and the counters the triggers read.
+ */
+
+/*
+ * The plan and read-out are in recflash_readout.c, the cache walk in
+ * recflash_cache.c. Data: the real rows are read from the store (fs_read)
+ * into a buffer of distinct rows; bags are pooled in index order
+ * (recflash_pool.c).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -2,8 +2,11 @@
 /*
  * recflash_readout.c - the SLS read-out (RecFlash §III-A, §III-B, Eq. 1-2):
  * which distinct rows and pages a batch needs, their bytes from the store,
- * and the modeled flash stage per table mode.
- *
+ * and the modeled flash stage per table mode (RecSSD-like, RM-SSD-like,
+ * RecFlash).
+ */
+
+/*
  * One command is one batch (docs/recflash-engine.md "Batching"): each
  * distinct row is read out once and each distinct page sensed once for the
  * whole command, whatever the bags. Per page, by table mode: C/A + tR of

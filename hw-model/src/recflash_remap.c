@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recflash_remap.c - REMAP and SWITCH (RecFlash §III-C; docs/command-set.md
- * section 5) with the two-stage deployment: the new mapping (the offline
- * placement, recflash_place.c, or Algorithm 1, recflash_alg1.c) is built
- * while SLS keep reading through the old one, staged, and made active by
- * SWITCH in one metadata commit; stale copies go at the switch
- * (recflash_gc.c).
+ * recflash_remap.c - REMAP and SWITCH (RecFlash §III-C5; docs/command-set.md
+ * section 5): the two-stage deployment of a new mapping.
+ */
+
+/*
+ * The new mapping (the offline placement, recflash_place.c, or Algorithm 1,
+ * recflash_alg1.c) is built while SLS keep reading through the old one,
+ * staged, and made active by SWITCH in one metadata commit; stale copies
+ * go at the switch (recflash_gc.c).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -2,9 +2,12 @@
 /*
  * recflash_table.c - the RecFlash engine's table list: lookup, freeing a
  * table, and its statistics (RF_TABLE_STATS: the page reads, bytes sensed
- * and cache hits RecFlash §IV compares). Deploy, mapping, GC and persistence
- * live in recflash_deploy.c, recflash_map.c, recflash_gc.c,
- * recflash_persist.c.
+ * and cache hits RecFlash §IV compares).
+ */
+
+/*
+ * Deploy, mapping, GC and persistence live in recflash_deploy.c,
+ * recflash_map.c, recflash_gc.c, recflash_persist.c.
  */
 #include <errno.h>
 #include <stdio.h>

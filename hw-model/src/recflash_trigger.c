@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recflash_trigger.c - when to remap (RecFlash §III-C3/C4): the per-table
- * access-frequency tracker that SLS feeds (open addressing over
- * (key + 1) << 32 | count, at most cap keys; accesses of further keys once
- * it is full are counted as dropped), the threshold and period triggers,
+ * access-frequency tracker SLS feeds, the threshold and period triggers,
  * and D_train taken from the tracker for a remap.
+ */
+
+/*
+ * Tracker: open addressing over (key + 1) << 32 | count, at most cap keys;
+ * accesses of further keys once it is full are counted as dropped.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reis_cost.c - the modeled cost of a REIS search (REIS §4.3.2-4.3.4), used
- * by the engine with the counts of real data (reis_scan.c, reis_query.c)
- * and by the analytic estimate (re_estimate(), docs/timing-model.md
- * "Analytic mode") with counts alone. Both issue the
+ * reis_cost.c - the modeled cost of a REIS search (REIS §4.3.2-4.3.4):
+ * page rounds, TTL writes, quickselect, entry reads; and re_estimate(), the
+ * analytic mode (docs/timing-model.md "Analytic mode").
+ */
+
+/*
+ * Used by the engine with the counts of real data (reis_scan.c,
+ * reis_query.c) and by re_estimate() with counts alone. Both issue the
  * same timing calls in the same order; docs/reis-engine.md "Timing" gives
  * the model.
  */

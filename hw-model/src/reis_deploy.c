@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reis_deploy.c - deploying a database (REIS §4.1, §4.2.1, §4.4.1):
+ * DB_CREATE, DB_WRITE, DB_COMMIT.
+ */
+
+/*
  * DB_CREATE reserves controller DRAM and two contiguous regions (SLC:
  * centroids + binary codes; TLC: INT8 codes, caller ids, documents).
  * DB_WRITE streams each section; a page is programmed as soon as all its

@@ -3,7 +3,9 @@
  * reis_query.c - SEARCH and IVF_SEARCH (docs/command-set.md section 4;
  * REIS §4.3, §7.1): the command's checks, one query's steps on each
  * database (scan, filter, select, rank, identify) and the result.
- *
+ */
+
+/*
  * A search really computes on the stored pages: every binary page of the
  * searched range is read back with fs_read() (codes and OOB), Hamming
  * distances come from XOR + popcount against the query, the tag and the

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reis_scan.c - the in-die scan (REIS §4.3.1-4.3.2): the query broadcast
- * into the cache latch is XORed with each sensed page and the fail-bit
- * count per mini-page gives the Hamming distance; here XOR + popcount
- * (runtime-dispatched to AVX2 or POPCNT, portable fallback), page sensing,
- * and the fine-grained search over binary pages.
- *
- * The kernels cost host CPU time only; the modeled time is charged per
- * page in reis_cost.c.
+ * reis_scan.c - the in-die scan (REIS §4.3.1-4.3.2): XOR of the broadcast
+ * query with each sensed page and the fail-bit count per mini-page give the
+ * Hamming distances; page sensing; the fine-grained search over binary pages.
+ */
+
+/*
+ * Here XOR + popcount, runtime-dispatched to AVX2 or POPCNT with a
+ * portable fallback. The kernels cost host CPU time only; the modeled time
+ * is charged per page in reis_cost.c.
  */
 #include <errno.h>
 #include <stdlib.h>
