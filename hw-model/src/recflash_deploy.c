@@ -88,38 +88,71 @@ void rf_derive(struct rf_eng *e, struct rf_table *t)
 	}
 }
 
-uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
-		       const struct isp_wire_rf_create *in, struct isp_cpl *cpl)
+/* A new table object for @in, not yet listed: sizes derived, deploy page
+ * buffer; NULL with the failed status in *@st. */
+static struct rf_table *rf_tbl_new(struct rf_eng *e, const struct isp_wire_rf_create *in,
+				   struct isp_cpl *cpl, uint16_t *st)
 {
-	struct rf_table *t, **pp;
-	uint64_t dram_map, dram_track, dram_l2p, dep_pages, t0;
-	uint16_t st;
-	int ret;
+	struct rf_table *t = calloc(1, sizeof(*t));
 
-	st = rf_check_create(e, in, cpl);
-	if (st)
-		return st;
-	t0 = isp_link_xfer(ctx, sizeof(*in), 0, ctx->ready);
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
+	if (!t) {
+		*st = isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
+		return NULL;
+	}
 	t->cr = *in;
 	if (t->cr.mode == ISP_RF_RECFLASH && !t->cr.hot_bp)
 		t->cr.hot_bp = RF_HOT_BP_DEFAULT;
 	rf_derive(e, t);
 	if (t->area_pages * t->rpp > UINT32_MAX) {
 		free(t);
-		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR,
-				"table too large for 32-bit row slots");
+		*st = isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR,
+			       "table too large for 32-bit row slots");
+		return NULL;
 	}
 	pthread_mutex_init(&t->tlock, NULL);
 	t->state = ISP_RF_DEPLOYING;
 	t->pagebuf = malloc(e->p->page_bytes);
-	dram_map = rf_map_dram(t);
-	dram_track = t->mode == ISP_RF_RECFLASH ?
-		     rf_track_bytes(t->rows < RF_TRACK_MAX_KEYS ? t->rows : RF_TRACK_MAX_KEYS) : 0;
-	/* Row-order modes keep an ordinary page-level L2P entry per page. */
-	dram_l2p = t->mode == ISP_RF_RECFLASH ? 0 : t->data_pages * 4;
+	return t;
+}
+
+/* Under e->lock: @t's DRAM, tracker and deploy area (@dep_pages). */
+static uint16_t rf_tbl_reserve(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+			       uint64_t dep_pages, uint64_t t0, struct isp_cpl *cpl)
+{
+	uint64_t dram_map, dram_track, dram_l2p;
+	int ret;
+
+	rf_dram_fixed(t, &dram_map, &dram_track, &dram_l2p);
+	ret = rf_dram_fixed_reserve(e, dram_map, dram_track, dram_l2p);
+	if (ret)
+		return isp_fail(cpl, isp_status_from_errno(ret), "controller DRAM exhausted");
+	t->dram_fixed = dram_map + dram_track + dram_l2p;
+	ret = rf_track_init(&t->track, dram_track ? rf_track_keys(t) : 0);
+	if (!ret)
+		ret = rf_area_new(e, t, dep_pages, ctx, t0, &t->dep_area);
+	if (ret) {
+		rf_dram_fixed_release(e, dram_map, dram_track, dram_l2p);
+		rf_track_free(&t->track);
+		return isp_fail(cpl, isp_status_from_errno(ret), ret == -ENOSPC ?
+				"not enough free flash for the table" : "flash region");
+	}
+	return 0;
+}
+
+uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
+		       const struct isp_wire_rf_create *in, struct isp_cpl *cpl)
+{
+	struct rf_table *t;
+	uint64_t dep_pages, t0;
+	uint16_t st;
+
+	st = rf_check_create(e, in, cpl);
+	if (st)
+		return st;
+	t0 = isp_link_xfer(ctx, sizeof(*in), 0, ctx->ready);
+	t = rf_tbl_new(e, in, cpl, &st);
+	if (!t)
+		return st;
 	dep_pages = (t->cr.flags & ISP_RF_TF_PROFILE) ? t->data_pages : t->area_pages;
 
 	pthread_mutex_lock(&e->lock);
@@ -135,43 +168,11 @@ uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 		st = isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
 		goto fail;
 	}
-	ret = fs_dram_reserve(e->fs, "rf-map", dram_map);
-	if (!ret) {
-		ret = fs_dram_reserve(e->fs, "rf-track", dram_track);
-		if (ret)
-			fs_dram_release(e->fs, "rf-map", dram_map);
-	}
-	if (!ret) {
-		ret = fs_dram_reserve(e->fs, "rf-l2p", dram_l2p);
-		if (ret) {
-			fs_dram_release(e->fs, "rf-map", dram_map);
-			fs_dram_release(e->fs, "rf-track", dram_track);
-		}
-	}
-	if (ret) {
-		st = isp_fail(cpl, isp_status_from_errno(ret), "controller DRAM exhausted");
+	st = rf_tbl_reserve(e, t, ctx, dep_pages, t0, cpl);
+	if (st)
 		goto fail;
-	}
-	t->dram_fixed = dram_map + dram_track + dram_l2p;
-	ret = rf_track_init(&t->track, dram_track ? (t->rows < RF_TRACK_MAX_KEYS ?
-				t->rows : RF_TRACK_MAX_KEYS) : 0);
-	if (!ret)
-		ret = rf_area_new(e, t, dep_pages, ctx, t0, &t->dep_area);
-	if (ret) {
-		fs_dram_release(e->fs, "rf-map", dram_map);
-		fs_dram_release(e->fs, "rf-track", dram_track);
-		fs_dram_release(e->fs, "rf-l2p", dram_l2p);
-		rf_track_free(&t->track);
-		st = isp_fail(cpl, isp_status_from_errno(ret), ret == -ENOSPC ?
-			      "not enough free flash for the table" : "flash region");
-		goto fail;
-	}
 	memset(t->pagebuf, 0, e->p->page_bytes);
-	for (pp = &e->tables; *pp && (*pp)->tid < t->tid; pp = &(*pp)->next)
-		;
-	t->next = *pp;
-	*pp = t;
-	e->ntables++;
+	rf_table_link(e, t);	/* the id is free: checked above */
 	pthread_mutex_unlock(&e->lock);
 	/* The table's record in controller DRAM. */
 	ft_dram(e->ft, &ctx->ftc, sizeof(struct rf_meta_rec), t0);

@@ -297,6 +297,13 @@ struct rf_table *rf_find(struct rf_eng *e, uint32_t tid);	/* eng->lock held */
 void rf_fill_stats(struct rf_eng *e, struct rf_table *t, struct isp_wire_rf_stats *w,
 		   int reset);
 void rf_table_free(struct rf_eng *e, struct rf_table *t);
+uint32_t rf_track_keys(const struct rf_table *t);
+/* The table's fixed controller DRAM ("rf-map", "rf-track", "rf-l2p"),
+ * reserved all or none. */
+void rf_dram_fixed(const struct rf_table *t, uint64_t *map, uint64_t *track, uint64_t *l2p);
+int rf_dram_fixed_reserve(struct rf_eng *e, uint64_t map, uint64_t track, uint64_t l2p);
+void rf_dram_fixed_release(struct rf_eng *e, uint64_t map, uint64_t track, uint64_t l2p);
+int rf_table_link(struct rf_eng *e, struct rf_table *t);
 
 /* recflash_deploy.c */
 uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,

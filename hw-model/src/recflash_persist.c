@@ -165,27 +165,11 @@ static int rf_load_list(struct rf_eng *e, struct rf_table *t, const struct rf_me
 	return 0;
 }
 
-/* The table's fixed DRAM reservations, all or none. */
-static int rf_load_dram(struct rf_eng *e, uint64_t dram_map, uint64_t dram_track,
-			uint64_t dram_l2p)
-{
-	int ret;
-
-	ret = fs_dram_reserve(e->fs, "rf-map", dram_map);
-	if (!ret && (ret = fs_dram_reserve(e->fs, "rf-track", dram_track)))
-		fs_dram_release(e->fs, "rf-map", dram_map);
-	if (!ret && (ret = fs_dram_reserve(e->fs, "rf-l2p", dram_l2p))) {
-		fs_dram_release(e->fs, "rf-map", dram_map);
-		fs_dram_release(e->fs, "rf-track", dram_track);
-	}
-	return ret;
-}
-
 static int rf_load_one(struct rf_eng *e, const struct rf_meta_rec *r,
 		       const struct rf_run *runs, char *err, size_t errlen)
 {
 	struct isp_cpl cpl;
-	struct rf_table *t, **pp;
+	struct rf_table *t;
 	struct fs_region reg;
 	struct rf_area *ar;
 	struct rf_map *m = NULL;
@@ -208,10 +192,7 @@ static int rf_load_one(struct rf_eng *e, const struct rf_meta_rec *r,
 	t->state = ISP_RF_READY;
 	t->received[ISP_RF_SEC_ROWS] = rf_sec_size(t, ISP_RF_SEC_ROWS);
 	t->received[ISP_RF_SEC_PROFILE] = rf_sec_size(t, ISP_RF_SEC_PROFILE);
-	dram_map = rf_map_dram(t);
-	dram_track = t->mode == ISP_RF_RECFLASH ?
-		     rf_track_bytes(t->rows < RF_TRACK_MAX_KEYS ? t->rows : RF_TRACK_MAX_KEYS) : 0;
-	dram_l2p = t->mode == ISP_RF_RECFLASH ? 0 : t->data_pages * 4;
+	rf_dram_fixed(t, &dram_map, &dram_track, &dram_l2p);
 	ar = rf_area_wrap(e, &reg);
 	if (!ar) {
 		ret = -ENOMEM;
@@ -229,35 +210,26 @@ static int rf_load_one(struct rf_eng *e, const struct rf_meta_rec *r,
 	if (ret)
 		goto fail_map;
 	t->active = m;
-	ret = rf_load_dram(e, dram_map, dram_track, dram_l2p);
+	ret = rf_dram_fixed_reserve(e, dram_map, dram_track, dram_l2p);
 	if (ret) {
 		snprintf(err, errlen, "RecFlash table %u does not fit in controller DRAM "
 			 "(dram_bytes)", t->tid);
 		goto fail_map;
 	}
 	t->dram_fixed = dram_map + dram_track + dram_l2p;
-	ret = rf_track_init(&t->track, dram_track ? (t->rows < RF_TRACK_MAX_KEYS ?
-			    t->rows : RF_TRACK_MAX_KEYS) : 0);
+	ret = rf_track_init(&t->track, dram_track ? rf_track_keys(t) : 0);
 	if (ret)
 		goto fail_tbl;
-	for (pp = &e->tables; *pp && (*pp)->tid < t->tid; pp = &(*pp)->next)
-		;
-	if (*pp && (*pp)->tid == t->tid) {
+	if (rf_table_link(e, t)) {
 		snprintf(err, errlen, "RecFlash table %u listed twice in the metadata", t->tid);
 		ret = -EIO;
 		goto fail_tbl;
 	}
-	t->next = *pp;
-	*pp = t;
-	e->ntables++;
 	return 0;
 
 fail_tbl:
-	if (t->dram_fixed) {
-		fs_dram_release(e->fs, "rf-map", dram_map);
-		fs_dram_release(e->fs, "rf-track", dram_track);
-		fs_dram_release(e->fs, "rf-l2p", dram_l2p);
-	}
+	if (t->dram_fixed)
+		rf_dram_fixed_release(e, dram_map, dram_track, dram_l2p);
 	rf_track_free(&t->track);
 fail_map:
 	/* Only our memory: the committed region stays in the store. */

@@ -96,3 +96,57 @@ void rf_fill_stats(struct rf_eng *e, struct rf_table *t, struct isp_wire_rf_stat
 	pthread_mutex_unlock(&t->tlock);
 }
 
+
+/* Rows the tracker follows: every row, up to RF_TRACK_MAX_KEYS. */
+uint32_t rf_track_keys(const struct rf_table *t)
+{
+	return t->rows < RF_TRACK_MAX_KEYS ? t->rows : RF_TRACK_MAX_KEYS;
+}
+
+/*
+ * The controller DRAM a table holds while it exists: its mapping, the
+ * tracker (RecFlash mode) or a page-level L2P entry per page (row-order
+ * modes).
+ */
+void rf_dram_fixed(const struct rf_table *t, uint64_t *map, uint64_t *track, uint64_t *l2p)
+{
+	*map = rf_map_dram(t);
+	*track = t->mode == ISP_RF_RECFLASH ? rf_track_bytes(rf_track_keys(t)) : 0;
+	*l2p = t->mode == ISP_RF_RECFLASH ? 0 : t->data_pages * 4;
+}
+
+int rf_dram_fixed_reserve(struct rf_eng *e, uint64_t map, uint64_t track, uint64_t l2p)
+{
+	int ret;
+
+	ret = fs_dram_reserve(e->fs, "rf-map", map);
+	if (!ret && (ret = fs_dram_reserve(e->fs, "rf-track", track)))
+		fs_dram_release(e->fs, "rf-map", map);
+	if (!ret && (ret = fs_dram_reserve(e->fs, "rf-l2p", l2p))) {
+		fs_dram_release(e->fs, "rf-map", map);
+		fs_dram_release(e->fs, "rf-track", track);
+	}
+	return ret;
+}
+
+void rf_dram_fixed_release(struct rf_eng *e, uint64_t map, uint64_t track, uint64_t l2p)
+{
+	fs_dram_release(e->fs, "rf-map", map);
+	fs_dram_release(e->fs, "rf-track", track);
+	fs_dram_release(e->fs, "rf-l2p", l2p);
+}
+
+/* Under e->lock: insert @t in the list by ascending tid; -EEXIST. */
+int rf_table_link(struct rf_eng *e, struct rf_table *t)
+{
+	struct rf_table **pp;
+
+	for (pp = &e->tables; *pp && (*pp)->tid < t->tid; pp = &(*pp)->next)
+		;
+	if (*pp && (*pp)->tid == t->tid)
+		return -EEXIST;
+	t->next = *pp;
+	*pp = t;
+	e->ntables++;
+	return 0;
+}
