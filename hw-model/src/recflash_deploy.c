@@ -329,6 +329,42 @@ void rf_drop_profile(struct rf_eng *e, struct rf_table *t)
 	t->prof_bytes = 0;
 }
 
+/*
+ * The deployed rows' first mapping: with a profile, the offline placement
+ * (RecFlash §III-C1) re-places the row-order pages into the table's final
+ * area; else the deploy area in row order is the mapping.
+ */
+static int rf_tbl_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+			uint64_t t0, struct rf_map **m, struct rf_moves *mv, uint64_t *done)
+{
+	struct rf_map *src = NULL;
+	struct rf_kc *kc;
+	uint32_t nkc;
+	int ret;
+
+	if (!(t->cr.flags & ISP_RF_TF_PROFILE)) {
+		ret = rf_map_identity(e, t, t->dep_area, m);
+		if (!ret) {
+			rf_area_put(e, t->dep_area);	/* the map holds it now */
+			t->dep_area = NULL;
+		}
+		return ret;
+	}
+	kc = malloc((size_t)t->rows * sizeof(*kc));
+	ret = kc ? rf_map_new(e, t, t->dep_area, 0, &src) : -ENOMEM;
+	if (!ret) {
+		nkc = rf_kc_from_counts(t->profile, t->rows, kc);
+		ret = rf_full_place(e, t, ctx, src, kc, nkc, t0, m, mv, done);
+	}
+	free(kc);
+	rf_map_put(e, src);
+	if (!ret) {
+		rf_area_put(e, t->dep_area);
+		t->dep_area = NULL;
+	}
+	return ret;
+}
+
 uint16_t rf_tbl_commit(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 		       struct isp_cpl *cpl)
 {
@@ -359,37 +395,8 @@ uint16_t rf_tbl_commit(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 
 	if (t->pb_rows)
 		ret = rf_flush_page(e, t, ctx, t0, &done);
-	if (!ret && (t->cr.flags & ISP_RF_TF_PROFILE)) {
-		/* Offline placement (III-C1): re-place the row-order pages by the
-		 * profile into the table's final area. */
-		struct rf_map *src = NULL;
-		struct rf_kc *kc = NULL;
-		uint32_t k, nkc = 0;
-
-		kc = malloc((size_t)t->rows * sizeof(*kc));
-		ret = kc ? rf_map_new(e, t, t->dep_area, 0, &src) : -ENOMEM;
-		if (!ret) {
-			for (k = 0; k < t->rows; k++)
-				if (t->profile[k]) {
-					kc[nkc].key = k;
-					kc[nkc++].count = t->profile[k];
-				}
-			rf_kc_sort(kc, nkc);
-			ret = rf_full_place(e, t, ctx, src, kc, nkc, t0, &m, &mv, &done);
-		}
-		free(kc);
-		rf_map_put(e, src);
-		if (!ret) {
-			rf_area_put(e, t->dep_area);
-			t->dep_area = NULL;
-		}
-	} else if (!ret) {
-		ret = rf_map_identity(e, t, t->dep_area, &m);
-		if (!ret) {
-			rf_area_put(e, t->dep_area);	/* the map holds it now */
-			t->dep_area = NULL;
-		}
-	}
+	if (!ret)
+		ret = rf_tbl_place(e, t, ctx, t0, &m, &mv, &done);
 	pthread_mutex_lock(&e->lock);
 	if (!ret) {
 		m->gen = 0;

@@ -145,6 +145,8 @@ void rf_track_add(struct rf_track *t, uint32_t key, uint32_t cnt);
 /* Keys by descending count, then ascending key (malloc'd). */
 int rf_track_export(const struct rf_track *t, struct rf_kc **out, uint32_t *n);
 void rf_kc_sort(struct rf_kc *kc, uint32_t n);
+/* The nonzero counts[0..rows) as keys, sorted as rf_track_export() does. */
+uint32_t rf_kc_from_counts(const uint32_t *counts, uint32_t rows, struct rf_kc *kc);
 
 /* ---- arithmetic (recflash_pool.c) ---- */
 

@@ -119,7 +119,7 @@ static int rf_remap_counts(struct rf_eng *e, struct rf_table *t, struct rf_kc **
 			   uint32_t *npkc)
 {
 	struct rf_map *dead;
-	uint32_t *prof = NULL, k;
+	uint32_t *prof = NULL;
 
 	pthread_mutex_lock(&e->lock);
 	dead = t->staged;
@@ -139,13 +139,8 @@ static int rf_remap_counts(struct rf_eng *e, struct rf_table *t, struct rf_kc **
 		free(prof);
 		return -ENOMEM;
 	}
-	for (k = 0; k < t->rows; k++)
-		if (prof[k]) {
-			(*pkc)[*npkc].key = k;
-			(*pkc)[(*npkc)++].count = prof[k];
-		}
+	*npkc = rf_kc_from_counts(prof, t->rows, *pkc);
 	free(prof);
-	rf_kc_sort(*pkc, *npkc);
 	return 0;
 }
 

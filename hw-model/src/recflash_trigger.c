@@ -166,3 +166,17 @@ int rf_track_take(struct rf_table *t, struct rf_kc **kc, uint32_t *nkc, uint64_t
 	pthread_mutex_unlock(&t->tlock);
 	return ret;
 }
+
+/* The nonzero counts[0..rows) as keys, in the tracker's export order. */
+uint32_t rf_kc_from_counts(const uint32_t *counts, uint32_t rows, struct rf_kc *kc)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < rows; k++)
+		if (counts[k]) {
+			kc[n].key = k;
+			kc[n++].count = counts[k];
+		}
+	rf_kc_sort(kc, n);
+	return n;
+}
