@@ -291,34 +291,18 @@ static int rf_pg_sort(const struct rf_map *old, const uint32_t *keys, uint32_t n
 	return 0;
 }
 
-int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
-		 const struct rf_map *old, struct rf_alloc *al, const uint32_t *keys,
-		 uint32_t n, uint32_t *a_new, struct rf_moves *mv, uint64_t ready,
-		 uint64_t *done)
+/* Read every old page holding moved rows once, its moved rows out; when
+ * each row is in the controller goes into @rdone. */
+static int rf_move_read(struct rf_eng *e, const struct rf_table *t, struct isp_ctx *ctx,
+			const struct rf_map *old, const uint32_t *keys, uint32_t n,
+			struct rf_pg *pg, uint64_t *rdone, struct rf_moves *mv, uint64_t ready)
 {
-	uint32_t rb = t->row_bytes, rpp = t->rpp, pb = e->p->page_bytes;
-	uint64_t npages = rf_div_up(n, rpp), p, last = ready;
-	struct rf_pg *pg = NULL;
-	uint64_t *rdone = NULL;
-	uint8_t *buf = NULL;
 	uint32_t i, j, k;
-	int ret = 0;
+	int ret;
 
-	if (!n) {
-		*done = ready;
-		return 0;
-	}
-	pg = malloc((size_t)n * sizeof(*pg));
-	rdone = malloc((size_t)n * sizeof(*rdone));
-	buf = malloc(pb);
-	if (!pg || !rdone || !buf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	/* Read every old page holding moved rows once: its moved rows out. */
-	ret = rf_pg_sort(old, keys, n, rpp, pg);
+	ret = rf_pg_sort(old, keys, n, t->rpp, pg);
 	if (ret)
-		goto out;
+		return ret;
 	for (i = 0; i < n; i = j) {
 		struct ft_page_op op = { 0 };
 		uint64_t ppa, end;
@@ -327,51 +311,91 @@ int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 			;
 		ret = rf_area_ppa(e, old->area, pg[i].lpage, &ppa);
 		if (ret)
-			goto out;
+			return ret;
 		op.mode = fg_ppa_mode(e->g, ppa);
 		op.flags = FT_OP_MP;
 		op.page = FG_FIELD(ppa, PAGE);
 		op.n_dout = 1;
-		op.dout_bytes = (j - i) * rb;
+		op.dout_bytes = (j - i) * t->row_bytes;
 		end = ft_page_read(e->ft, &ctx->ftc, fg_ppa_plane(e->g, ppa), &op, ready);
 		for (k = i; k < j; k++)
 			rdone[pg[k].i] = end;
 		mv->reads++;
 	}
-	/* Assemble and program the new pages in order. */
-	for (p = 0; p < npages; p++) {
-		uint64_t lp, ppa, src, t_in = ready, end;
-		uint32_t first = (uint32_t)(p * rpp);
-		uint32_t cnt = n - first < rpp ? n - first : rpp;
+	return 0;
+}
 
-		ret = rf_alloc_page(al, p == 0, &lp);
-		if (ret)
-			goto out;
-		memset(buf, 0, pb);
-		for (j = 0; j < cnt; j++) {
-			uint32_t key = keys[first + j], s = rf_slot(old, key);
+/* Assemble new page @p of the moved rows (list order) in @buf and program
+ * it once its rows are in; the latest program end in *@last. */
+static int rf_move_page(struct rf_eng *e, const struct rf_table *t, struct isp_ctx *ctx,
+			const struct rf_map *old, struct rf_alloc *al, const uint32_t *keys,
+			uint32_t n, uint64_t p, uint32_t *a_new, const uint64_t *rdone,
+			uint8_t *buf, uint64_t ready, uint64_t *last)
+{
+	uint32_t rb = t->row_bytes, rpp = t->rpp, pb = e->p->page_bytes, j;
+	uint32_t first = (uint32_t)(p * rpp), cnt = n - first < rpp ? n - first : rpp;
+	uint64_t lp, ppa, src, t_in = ready, end;
+	int ret;
 
-			ret = rf_area_ppa(e, old->area, s / rpp, &src);
-			if (!ret)
-				ret = fs_read(e->fs, src, (s % rpp) * rb, buf + (size_t)j * rb, rb);
-			if (ret)
-				goto out;
-			a_new[key] = (uint32_t)(lp * rpp + j);
-			if (rdone[first + j] > t_in)
-				t_in = rdone[first + j];
-		}
-		ret = rf_area_ppa(e, al->ar, lp, &ppa);
+	ret = rf_alloc_page(al, p == 0, &lp);
+	if (ret)
+		return ret;
+	memset(buf, 0, pb);
+	for (j = 0; j < cnt; j++) {
+		uint32_t key = keys[first + j], s = rf_slot(old, key);
+
+		ret = rf_area_ppa(e, old->area, s / rpp, &src);
 		if (!ret)
-			ret = fs_program(e->fs, ppa, buf, NULL);
+			ret = fs_read(e->fs, src, (s % rpp) * rb, buf + (size_t)j * rb, rb);
 		if (ret)
-			goto out;
-		end = ft_page_program(e->ft, &ctx->ftc, fg_ppa_plane(e->g, ppa),
-				      fg_ppa_mode(e->g, ppa), pb, t_in);
-		if (end > last)
-			last = end;
-		mv->programs++;
+			return ret;
+		a_new[key] = (uint32_t)(lp * rpp + j);
+		if (rdone[first + j] > t_in)
+			t_in = rdone[first + j];
 	}
-	mv->rows += n;
+	ret = rf_area_ppa(e, al->ar, lp, &ppa);
+	if (!ret)
+		ret = fs_program(e->fs, ppa, buf, NULL);
+	if (ret)
+		return ret;
+	end = ft_page_program(e->ft, &ctx->ftc, fg_ppa_plane(e->g, ppa),
+			      fg_ppa_mode(e->g, ppa), pb, t_in);
+	if (end > *last)
+		*last = end;
+	return 0;
+}
+
+int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+		 const struct rf_map *old, struct rf_alloc *al, const uint32_t *keys,
+		 uint32_t n, uint32_t *a_new, struct rf_moves *mv, uint64_t ready,
+		 uint64_t *done)
+{
+	uint64_t npages = rf_div_up(n, t->rpp), p, last = ready;
+	struct rf_pg *pg = NULL;
+	uint64_t *rdone = NULL;
+	uint8_t *buf = NULL;
+	int ret = 0;
+
+	if (!n) {
+		*done = ready;
+		return 0;
+	}
+	pg = malloc((size_t)n * sizeof(*pg));
+	rdone = malloc((size_t)n * sizeof(*rdone));
+	buf = malloc(e->p->page_bytes);
+	if (!pg || !rdone || !buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = rf_move_read(e, t, ctx, old, keys, n, pg, rdone, mv, ready);
+	for (p = 0; p < npages && !ret; p++) {
+		ret = rf_move_page(e, t, ctx, old, al, keys, n, p, a_new, rdone, buf, ready,
+				   &last);
+		if (!ret)
+			mv->programs++;
+	}
+	if (!ret)
+		mv->rows += n;
 out:
 	*done = last;
 	free(pg);

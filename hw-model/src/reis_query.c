@@ -431,6 +431,29 @@ static uint8_t *re_result_build(const struct re_run *r, const struct isp_wire_re
 	return blob;
 }
 
+/* Locate the documents now (DADR; they move when read) and build the
+ * result, *@len bytes; NULL with the reason in *@why. */
+static uint8_t *re_search_output(const struct re_run *r, const struct isp_wire_reis_search *s,
+				 uint32_t ticket, uint32_t ndbs, const struct re_hitx *hits,
+				 uint64_t hits_bytes, struct re_docs_cost **dc, uint64_t *len,
+				 const char **why)
+{
+	uint64_t blob_len = sizeof(struct isp_wire_result_hdr) +
+			    sizeof(struct isp_wire_reis_result) + hits_bytes, docs_bytes = 0;
+	int ret;
+
+	if (s->flags & ISP_REIS_SF_DOCS) {
+		ret = re_docs_plan(r->e, hits, s->nq * s->k, blob_len, dc, &docs_bytes);
+		if (ret) {
+			*why = ret == -ENOMEM ? "out of memory" :
+			       "flash data of the database is corrupt";
+			return NULL;
+		}
+	}
+	*len = blob_len + docs_bytes;
+	return re_result_build(r, s, ticket, ndbs, hits, *dc, blob_len, docs_bytes, why);
+}
+
 /* Counters of the finished search; drops the databases' references. */
 static void re_search_account(struct re_eng *e, const struct re_run *r, uint32_t nq,
 			      struct re_db **dbs, uint32_t ndbs)
@@ -459,7 +482,7 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	struct re_run r;
 	const char *why = NULL;
 	uint32_t ndbs = 0, ticket = cmd->cdw12;
-	uint64_t t, tq, end, ttl = 0, blob_len, docs_bytes = 0, hits_bytes;
+	uint64_t t, tq, end, ttl = 0, blob_len, hits_bytes;
 	uint8_t *blob = NULL;
 	uint16_t st;
 	int ret = 0, reserved = 0;
@@ -508,25 +531,13 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	}
 	hits_bytes = (uint64_t)s.nq * s.k * sizeof(struct isp_wire_reis_hit);
 	ft_dram(e->ft, &ctx->ftc, sizeof(struct isp_wire_reis_result) + hits_bytes, end);
-
-	/* Documents: locate them now (DADR), move them when read. */
-	blob_len = sizeof(struct isp_wire_result_hdr) + sizeof(struct isp_wire_reis_result) +
-		   hits_bytes;
-	if (s.flags & ISP_REIS_SF_DOCS) {
-		ret = re_docs_plan(e, hits, s.nq * s.k, blob_len, &dc, &docs_bytes);
-		if (ret) {
-			why = ret == -ENOMEM ? "out of memory" :
-			      "flash data of the database is corrupt";
-			goto fail;
-		}
-	}
-	blob = re_result_build(&r, &s, ticket, ndbs, hits, dc, blob_len, docs_bytes, &why);
+	blob = re_search_output(&r, &s, ticket, ndbs, hits, hits_bytes, &dc, &blob_len, &why);
 	if (!blob)
 		goto fail;
 	re_search_account(e, &r, s.nq, dbs, ndbs);
 	ndbs = 0;
 	fs_dram_release(e->fs, RE_DRAM_TTL, ttl);
-	ret = isp_results_publish(res, ticket, blob, blob_len + docs_bytes,
+	ret = isp_results_publish(res, ticket, blob, blob_len,
 				  dc ? re_docs_charge : NULL, dc, dc ? re_docs_cost_free : NULL);
 	re_run_free(&r);
 	free(hits);
