@@ -272,6 +272,69 @@ int fs_write_rec(struct fs *fs, uint64_t bi, const struct fs_blk *b)
 	return fio_pwrite(fs->io, rec, fs->rec_bytes, fs_rec_off(fs, bi));
 }
 
+/* Backing file: data and OOB (0xFF for a missing part), then the state bit. */
+static int fs_program_file(struct fs *fs, uint64_t ppa, uint64_t bi, const struct fs_blk *b,
+			   const void *data, const void *oob)
+{
+	uint32_t page = FG_FIELD(ppa, PAGE);
+	uint64_t so = fs_slot_off(fs, ppa);
+	uint8_t byte;
+	int ret = 0;
+
+	if (data)
+		ret = fio_pwrite(fs->io, data, fs->g.page_bytes, so);
+	if (!ret && oob)
+		ret = fio_pwrite(fs->io, oob, fs->g.oob_bytes, so + fs->g.page_bytes);
+	if (!ret && (!data || !oob)) {
+		/* 0xFF for the missing part: the slot may hold stale bytes. */
+		uint8_t *ff = malloc(fs->slot);
+
+		if (!ff)
+			return -ENOMEM;
+		memset(ff, 0xff, fs->slot);
+		if (!data)
+			ret = fio_pwrite(fs->io, ff, fs->g.page_bytes, so);
+		if (!ret && !oob)
+			ret = fio_pwrite(fs->io, ff, fs->g.oob_bytes, so + fs->g.page_bytes);
+		free(ff);
+	}
+	if (ret)
+		return ret;
+	/* Data first, then the state bit: a crash in between leaves an
+	 * erased page with junk that reads as 0xFF. */
+	byte = b->bits[page / 8] | (uint8_t)(1u << (page % 8));
+	return fio_pwrite(fs->io, &byte, 1, fs_rec_off(fs, bi) + 8 + page / 8);
+}
+
+/* In memory: a slot buffer of its own for the page. */
+static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const void *data,
+			  const void *oob)
+{
+	uint8_t *s;
+
+	if (!b->pages) {
+		b->pages = calloc(fs->g.pages_per_block, sizeof(*b->pages));
+		if (!b->pages)
+			return -ENOMEM;
+		fs->mem_bytes += fs->g.pages_per_block * sizeof(*b->pages);
+	}
+	s = malloc(fs->slot);
+	if (!s)
+		return -ENOMEM;
+	fs->mem_bytes += fs->slot;
+	if (data)
+		memcpy(s, data, fs->g.page_bytes);
+	else
+		memset(s, 0xff, fs->g.page_bytes);
+	if (oob)
+		memcpy(s + fs->g.page_bytes, oob, fs->g.oob_bytes);
+	else
+		memset(s + fs->g.page_bytes, 0xff, fs->g.oob_bytes);
+	b->pages[page] = s;
+	return 0;
+}
+
+/* A page programs once between erases (REIS §2.3). */
 int fs_program(struct fs *fs, uint64_t ppa, const void *data, const void *oob)
 {
 	uint32_t page = FG_FIELD(ppa, PAGE);
@@ -292,65 +355,10 @@ int fs_program(struct fs *fs, uint64_t ppa, const void *data, const void *oob)
 		ret = -EEXIST;
 		goto out;
 	}
-	if (fs->io) {
-		uint64_t so = fs_slot_off(fs, ppa);
-		uint8_t byte;
-
-		if (data)
-			ret = fio_pwrite(fs->io, data, fs->g.page_bytes, so);
-		if (!ret && oob)
-			ret = fio_pwrite(fs->io, oob, fs->g.oob_bytes, so + fs->g.page_bytes);
-		if (!ret && (!data || !oob)) {
-			/* 0xFF for the missing part: the slot may hold stale bytes. */
-			uint8_t *ff = malloc(fs->slot);
-
-			if (!ff) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			memset(ff, 0xff, fs->slot);
-			if (!data)
-				ret = fio_pwrite(fs->io, ff, fs->g.page_bytes, so);
-			if (!ret && !oob)
-				ret = fio_pwrite(fs->io, ff, fs->g.oob_bytes,
-						 so + fs->g.page_bytes);
-			free(ff);
-		}
-		if (ret)
-			goto out;
-		/* Data first, then the state bit: a crash in between leaves an
-		 * erased page with junk that reads as 0xFF. */
-		byte = b->bits[page / 8] | (uint8_t)(1u << (page % 8));
-		ret = fio_pwrite(fs->io, &byte, 1, fs_rec_off(fs, bi) + 8 + page / 8);
-		if (ret)
-			goto out;
-	} else {
-		uint8_t *s;
-
-		if (!b->pages) {
-			b->pages = calloc(fs->g.pages_per_block, sizeof(*b->pages));
-			if (!b->pages) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			fs->mem_bytes += fs->g.pages_per_block * sizeof(*b->pages);
-		}
-		s = malloc(fs->slot);
-		if (!s) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		fs->mem_bytes += fs->slot;
-		if (data)
-			memcpy(s, data, fs->g.page_bytes);
-		else
-			memset(s, 0xff, fs->g.page_bytes);
-		if (oob)
-			memcpy(s + fs->g.page_bytes, oob, fs->g.oob_bytes);
-		else
-			memset(s + fs->g.page_bytes, 0xff, fs->g.oob_bytes);
-		b->pages[page] = s;
-	}
+	ret = fs->io ? fs_program_file(fs, ppa, bi, b, data, oob) :
+		       fs_program_mem(fs, b, page, data, oob);
+	if (ret)
+		goto out;
 	b->bits[page / 8] |= (uint8_t)(1u << (page % 8));
 	b->nprog++;
 	fs->programmed++;
