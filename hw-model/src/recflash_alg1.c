@@ -32,55 +32,40 @@
  * order and the old area is erased at the switch (deferred garbage
  * collection, docs/recflash-engine.md "Remap").
  */
-int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
-		const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
-		uint64_t ready, struct rf_map **out, struct rf_moves *mv, uint64_t *done)
+/* Steps 2-3 on @m's copy of the list: tau, then the tracked keys inserted,
+ * charged as the comparator and pointer updater of §III-C6 (done in *@t1).
+ * Returns the keys that entered the hot region. */
+static uint32_t rf_alg1_update(struct rf_eng *e, const struct rf_table *t, struct isp_ctx *ctx,
+			       struct rf_map *m, const struct rf_kc *kc, uint32_t nkc,
+			       uint64_t ready, uint64_t *t1)
 {
-	struct rf_area *ar = old->area;
-	const struct rf_map *live[1] = { old };
-	struct rf_map *m = NULL;
-	uint32_t *keys = NULL, nk = 0, i, k, inserted = 0;
-	uint64_t t1, d1 = ready, d2 = ready, need, ops;
-	struct rf_alloc al;
-	int ret;
+	uint32_t i, inserted = 0;
+	uint64_t ops;
 
-	*out = NULL;
-	/* Space left behind by crashes or discarded remaps. */
-	ret = rf_gc(e, t, ctx, ar, live, 1, ready, &mv->erases);
-	if (ret)
-		return ret;
-	ret = rf_map_new(e, t, ar, 0, &m);
-	if (ret)
-		return ret;
-	ret = rf_ht_copy(&m->ht, &old->ht);
-	if (ret)
-		goto out;
-	m->a = m->ht.a;
 	m->ht.cmps = m->ht.ptr_ops = 0;
 	rf_ht_threshold(&m->ht);		/* Step 2 */
-	keys = malloc((size_t)t->rows * sizeof(*keys));
-	if (!keys) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	for (i = 0; i < nkc; i++)		/* Step 3 */
 		if (kc[i].key < t->rows &&
 		    rf_ht_insert(&m->ht, kc[i].key, kc[i].count, NULL) == 1)
 			inserted++;
-	/* The comparator and pointer updater of III-C6 doing Steps 2-3. */
 	ops = m->ht.cmps + m->ht.ptr_ops + t->hot;
-	t1 = ft_core(e->ft, &ctx->ftc, FT_CORE_FTL, ops * RF_HT_CYC_PER_OP, "alg1", ready);
-	t1 = ft_dram(e->ft, &ctx->ftc, ops * 4, t1);
-	if (!inserted) {
-		/* The hot region is unchanged: same slots, same image. */
-		m->img_pages = old->img_pages;
-		m->img_crc = old->img_crc;
-		m->nruns = old->nruns;
-		memcpy(m->run, old->run, sizeof(m->run));
-		*done = t1;
-		goto out;
-	}
-	/* Step 4. */
+	*t1 = ft_core(e->ft, &ctx->ftc, FT_CORE_FTL, ops * RF_HT_CYC_PER_OP, "alg1", ready);
+	*t1 = ft_dram(e->ft, &ctx->ftc, ops * 4, *t1);
+	return inserted;
+}
+
+/* Step 4 in flash: the new hot region's keys to fresh pages of the area,
+ * or every key in list order into a fresh area when it lacks room. */
+static int rf_alg1_move(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+			const struct rf_map *old, struct rf_map *m, uint32_t *keys,
+			struct rf_moves *mv, uint64_t t1, uint64_t *done)
+{
+	struct rf_area *ar = old->area;
+	uint64_t d1 = t1, d2 = t1, need;
+	struct rf_alloc al;
+	uint32_t nk = 0, k;
+	int ret;
+
 	for (k = m->ht.head; k != RF_NIL && nk < t->hot; k = m->ht.next[k])
 		keys[nk++] = k;
 	need = (nk + t->rpp - 1) / t->rpp + t->img_pages + ar->np;
@@ -89,7 +74,7 @@ int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 
 		ret = rf_area_new(e, t, t->area_pages, ctx, t1, &nar);
 		if (ret)
-			goto out;
+			return ret;
 		rf_area_put(e, m->area);	/* the map's reference moves */
 		m->area = nar;
 		for (; k != RF_NIL; k = m->ht.next[k])
@@ -102,6 +87,46 @@ int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 	if (!ret)
 		ret = rf_write_image(e, t, ctx, m, &al, mv, t1, &d2);
 	*done = rf_max(d1, d2);
+	return ret;
+}
+
+int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+		const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
+		uint64_t ready, struct rf_map **out, struct rf_moves *mv, uint64_t *done)
+{
+	const struct rf_map *live[1] = { old };
+	struct rf_map *m = NULL;
+	uint32_t *keys = NULL;
+	uint64_t t1;
+	int ret;
+
+	*out = NULL;
+	/* Space left behind by crashes or discarded remaps. */
+	ret = rf_gc(e, t, ctx, old->area, live, 1, ready, &mv->erases);
+	if (ret)
+		return ret;
+	ret = rf_map_new(e, t, old->area, 0, &m);
+	if (ret)
+		return ret;
+	ret = rf_ht_copy(&m->ht, &old->ht);
+	if (ret)
+		goto out;
+	m->a = m->ht.a;
+	keys = malloc((size_t)t->rows * sizeof(*keys));
+	if (!keys) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (rf_alg1_update(e, t, ctx, m, kc, nkc, ready, &t1)) {
+		ret = rf_alg1_move(e, t, ctx, old, m, keys, mv, t1, done);
+	} else {
+		/* The hot region is unchanged: same slots, same image. */
+		m->img_pages = old->img_pages;
+		m->img_crc = old->img_crc;
+		m->nruns = old->nruns;
+		memcpy(m->run, old->run, sizeof(m->run));
+		*done = t1;
+	}
 out:
 	free(keys);
 	if (!ret)
