@@ -330,6 +330,28 @@ static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
 	return 0;
 }
 
+/* TTL-E / TTL-C in controller DRAM for the search (REIS §4.2.1), *@ttl
+ * bytes, and the run's buffers. */
+static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_search *s,
+				  struct re_db **dbs, uint32_t ndbs, uint64_t *ttl,
+				  struct re_hitx **hits, struct re_hitx **tmp, const char **why)
+{
+	*ttl = re_ttl_bytes(r, dbs, ndbs);
+	if (fs_dram_reserve(r->e->fs, RE_DRAM_TTL, *ttl)) {
+		*ttl = 0;
+		*why = "controller DRAM full (TTL)";
+		return ISP_SC_RESOURCE;
+	}
+	*why = "out of memory";
+	if (re_run_alloc(r, dbs, ndbs))
+		return ISP_SC_INTERNAL;
+	*hits = calloc((size_t)s->nq * s->k, sizeof(**hits));
+	*tmp = calloc((size_t)ndbs * s->k, sizeof(**tmp));
+	if (!*hits || !*tmp)
+		return ISP_SC_INTERNAL;
+	return 0;
+}
+
 /* Every query on every database; each query's top-k into @hits (k slots a
  * query, unused ones with db NULL), the time the last one ends in *@end. */
 static int re_run_queries(struct re_run *r, const struct isp_wire_reis_search *s,
@@ -507,21 +529,10 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 		goto fail;
 	reserved = 1;
 
-	ttl = re_ttl_bytes(&r, dbs, ndbs);
-	if (fs_dram_reserve(e->fs, RE_DRAM_TTL, ttl)) {
-		ttl = 0;
-		st = ISP_SC_RESOURCE;
-		why = "controller DRAM full (TTL)";
+	st = re_search_buffers(&r, &s, dbs, ndbs, &ttl, &hits, &tmp, &why);
+	if (st)
 		goto fail;
-	}
-	st = ISP_SC_INTERNAL;
-	why = "out of memory";
-	if (re_run_alloc(&r, dbs, ndbs))
-		goto fail;
-	hits = calloc((size_t)s.nq * s.k, sizeof(*hits));
-	tmp = calloc((size_t)ndbs * s.k, sizeof(*tmp));
-	if (!hits || !tmp)
-		goto fail;
+	st = ISP_SC_INTERNAL;	/* what can still fail is ours */
 
 	re_cost_init(&r.c, e->ft, &ctx->ftc, e->p->reis_pl && !(s.flags & ISP_REIS_SF_NO_PL));
 	ret = re_run_queries(&r, &s, data, dbs, ndbs, tq, hits, tmp, &end);
