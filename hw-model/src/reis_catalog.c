@@ -59,7 +59,7 @@ void re_unlink(struct re_eng *e, struct re_db *db)
 	}
 }
 
-static void re_db_mem_free(struct re_db *db)
+void re_db_mem_free(struct re_db *db)
 {
 	uint32_t s;
 

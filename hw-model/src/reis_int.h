@@ -133,6 +133,8 @@ uint16_t re_cmd_info(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd
 int re_load(struct re_eng *e, const void *blob, size_t len, char *err, size_t errlen);
 int re_save(struct re_eng *e, void **blob, size_t *len);
 void re_db_free(struct re_eng *e, struct re_db *db);
+/* @db's memory only; its regions and committed records stay in flash. */
+void re_db_mem_free(struct re_db *db);
 /* Under e->lock: the database with @did, or NULL. */
 struct re_db *re_find(struct re_eng *e, uint32_t did);
 /* Under e->lock: the database with @did unless it is still being created
