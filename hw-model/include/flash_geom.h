@@ -13,7 +13,7 @@
  *   bits 32..37  die within the channel  (dies_per_channel <= 64)
  *   bits 38..43  channel                 (channels <= 64)
  *
- * A mini-page address (REIS 4.3.2, R7) is a ppa with an entry offset
+ * A mini-page address (REIS §4.3.2) is a ppa with an entry offset
  * appended: mini = ppa << 16 | offset.
  *
  * Planes, dies and channels also have flat indices used by the timing

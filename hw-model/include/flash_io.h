@@ -4,7 +4,8 @@
  * positional reads and writes on a file descriptor or on a sparse in-memory
  * image, with crash injection for tests, and the CRC32C both use.
  *
- * Every write of flash_store.c and flash_meta.c goes through fio_pwrite(), so
+ * Every write of the flash store (flash_pages.c, flash_region.c) and of
+ * flash_meta.c goes through fio_pwrite(), so
  * a test can arm fio_fail_after() and "crash" the process after exactly N
  * more bytes have reached the medium: the write in progress is cut at that
  * byte and every later write, sync, truncate or punch fails with -EIO, as if

@@ -4,8 +4,9 @@
  * bytes with the NAND rules, cell-mode partitions, contiguous regions for the
  * engines, the controller-DRAM budget, and the crash-consistent metadata.
  *
- * Storage is sparse in both modes. With a backing file (SPEC E4) page data
- * live at a fixed place per page in a sparse file, a per-block record keeps
+ * Storage is sparse in both modes. With a backing file (docs/timing-model.md
+ * "Storage and metadata") page data live at a fixed place per page in a
+ * sparse file, a per-block record keeps
  * which pages are programmed, and the metadata (flash_meta.h) is in the same
  * file; without a path everything is in memory and a page costs memory only
  * once programmed. A backing file is created when missing (or empty); one

@@ -30,7 +30,7 @@ enum isp_reis_opcode {
 };
 
 /* Limits every command is checked against. */
-#define ISP_REIS_MIN_DIM 64		/* dimensions; a multiple of 64 (R10) */
+#define ISP_REIS_MIN_DIM 64		/* dimensions; a multiple of 64 (64-bit Hamming words) */
 #define ISP_REIS_MAX_DIM 8192
 #define ISP_REIS_MAX_N 0xffffffffull	/* embeddings per database */
 #define ISP_REIS_MAX_NLIST 1048576	/* IVF clusters */

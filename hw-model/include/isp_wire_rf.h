@@ -40,7 +40,7 @@ enum isp_rf_dtype {
 				 * (value = scale * q + bias, row-wise) */
 };
 
-/* Baseline modes of RecFlash III-B / SPEC F7, per table. */
+/* Baseline modes of RecFlash §III-B, per table. */
 enum isp_rf_mode {
 	ISP_RF_RECSSD = 1,	/* row-order placement, sequential read-out */
 	ISP_RF_RMSSD = 2,	/* row-order placement, selective read-out */

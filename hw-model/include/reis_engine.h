@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reis_engine.h - the REIS engine of the emulated drive (paper 000, Sec. 4,
- * 7.1; SPEC R1-R13): what other parts of hw-model, the benchmarks and the
- * tests may use besides the commands themselves.
+ * reis_engine.h - the REIS engine of the emulated drive (REIS §4, §7.1):
+ * what other parts of hw-model, the benchmarks and the tests may use
+ * besides the commands themselves.
  *
  *  - struct re_layout: where a database's pieces go in flash (REIS 4.1,
  *    4.2.1) - entries per page (bounded by page and OOB bytes), sub-regions
@@ -10,10 +10,10 @@
  *    function of the DB_CREATE header and the page geometry.
  *  - re_hamming_*(): the host-CPU hot loop (XOR + popcount of binary codes
  *    against a query), runtime-dispatched to AVX2 / POPCNT / portable code.
- *  - re_estimate(): analytic mode (R13) - the modeled time of a search on a
- *    database of any size, from counts only, through the same cost path the
- *    engine charges for a real search (reis_cost.c), on its own timing
- *    engine.
+ *  - re_estimate(): analytic mode (docs/timing-model.md "Analytic mode") -
+ *    the modeled time of a search on a database of any size, from counts
+ *    only, through the same cost path the engine charges for a real search
+ *    (reis_cost.c), on its own timing engine.
  *
  * The commands (DB_CREATE ... DOC_READ) are the engine's opcode table in
  * isp_reis.c, reached through isp_dev_exec(); docs/reis-engine.md explains
@@ -119,7 +119,7 @@ typedef void (*re_hamming_fn)(const uint64_t *q, const uint8_t *codes,
  */
 int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen);
 
-/* ---- analytic mode (R13) ---- */
+/* ---- analytic mode (docs/timing-model.md "Analytic mode") ---- */
 
 /*
  * struct re_est - a search to estimate, described by counts.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flash_geom.c - geometry, address packing and the Parallelism-First order.
+ * flash_geom.c - geometry, address packing and the Parallelism-First order
+ * (REIS §2.3, §4.1.1; docs/timing-model.md "Storage and metadata").
  */
 #include <errno.h>
 #include <string.h>

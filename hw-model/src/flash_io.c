@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * flash_io.c - positional I/O on a descriptor or a sparse memory image, with
- * crash injection, and CRC-32C.
+ * crash injection, and CRC-32C (docs/timing-model.md "Storage and metadata").
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flash_meta.c - two-slot atomic metadata commits.
+ * flash_meta.c - two-slot atomic metadata commits: the engines' R-DB and
+ * mapping records survive a crash (docs/timing-model.md "Storage and metadata").
  */
 #include <errno.h>
 #include <inttypes.h>

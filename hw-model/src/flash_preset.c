@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flash_preset.c - the papers' drive presets and key=value overrides.
- *
+ * flash_preset.c - the papers' drive presets (REIS Table 3, RecFlash Table I
+ * and Table III) and key=value overrides.
+ */
+
+/*
  * Sources: REIS Table 3 and Sec. 2.3, 4.1, 4.3 (paper 000), RecFlash Table I
  * and Table III (paper 002). "A<n>" marks values no paper gives: assumption
  * n of docs/timing-model.md section 6, with its reasoning.

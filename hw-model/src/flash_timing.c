@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flash_timing.c - resource calendars, the flash operation cost functions,
- * energy, statistics and the analytic batch path.
- *
+ * flash_timing.c - the flash operations' time and energy (REIS §2.3,
+ * §4.3.4, §4.4.2; RecFlash §III-A, Eq. 1-2): resource calendars, cost
+ * functions, statistics, the analytic batch path (docs/timing-model.md).
+ */
+
+/*
  * The per-page path (ft_page_read()) and the batch path (ft_batch_read())
  * call the same ft_read_locked(); the batch only saves the locking and call
  * overhead, so the two are equal by construction.
@@ -448,6 +451,45 @@ static uint64_t ft_read_r0(const struct ft *ft, const struct ft_plane *pl,
 	return ft_max(a + ft->t_ca, pl->arr_free);
 }
 
+/* Energy and counters of one page read (docs/timing-model.md "Formulas"). */
+static void ft_read_account(struct ft *ft, struct ft_cmd *cmd, const struct ft_page_op *op,
+			    uint64_t bytes)
+{
+	const struct fp_params *p = &ft->p;
+
+	ft_energy(ft, cmd, p->e_read[op->mode] + ((op->flags & FT_OP_XOR) ? p->e_xor : 0));
+	ft_energy(ft, cmd, ft_sat_mul(op->n_fbc, p->e_fbc));
+	ft_energy(ft, cmd, ft_sat_mul(op->n_cmp, p->e_cmp));
+	ft_energy(ft, cmd, ft_sat_mul(bytes, p->e_channel_byte));
+	cmd->page_reads[op->mode]++;
+	ft->st.page_reads[op->mode]++;
+	cmd->channel_bytes += bytes;
+	ft->st.channel_bytes += bytes;
+}
+
+/* Timeline events of one page read on @plane: C/A from @s_ca, tR from
+ * @r0, the in-die steps after it, with @moved the cache-register move at
+ * @m0. */
+static void ft_read_trace(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
+			  const struct ft_page_op *op, uint64_t s_ca, uint64_t r0, int moved,
+			  uint64_t m0)
+{
+	const struct fp_params *p = &ft->p;
+	uint64_t t_xor = (op->flags & FT_OP_XOR) ? p->t_xor : 0;
+	uint64_t t = r0 + p->t_read[op->mode];
+
+	if (!(op->flags & FT_OP_CACHE))	/* in cache mode it overlaps the previous page */
+		ft_ev(cmd, ISP_RES_PLANE, plane, "CA", s_ca, ft->t_ca);
+	ft_ev(cmd, ISP_RES_PLANE, plane, "tR", r0, p->t_read[op->mode]);
+	ft_ev(cmd, ISP_RES_PLANE, plane, "XOR", t, t_xor);
+	t += t_xor;
+	ft_ev(cmd, ISP_RES_PLANE, plane, "FBC", t, (uint64_t)op->n_fbc * p->t_fbc);
+	t += (uint64_t)op->n_fbc * p->t_fbc;
+	ft_ev(cmd, ISP_RES_PLANE, plane, "CMP", t, (uint64_t)op->n_cmp * p->t_cmp);
+	if (moved)
+		ft_ev(cmd, ISP_RES_PLANE, plane, "CACHE", m0, p->t_cache_busy);
+}
+
 /* @r0_min: sensing starts no earlier (multi-plane rule), 0: no constraint. */
 static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 			       const struct ft_page_op *op, uint64_t ready, uint64_t r0_min)
@@ -498,29 +540,9 @@ static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane
 	ft_busy(ft, cmd, ISP_RES_CHANNEL, ft->t_ca + d_do);
 	ft_busy(ft, cmd, ISP_RES_DIE, ft->t_ca + d_do);
 
-	ft_energy(ft, cmd, p->e_read[op->mode] + ((op->flags & FT_OP_XOR) ? p->e_xor : 0));
-	ft_energy(ft, cmd, ft_sat_mul(op->n_fbc, p->e_fbc));
-	ft_energy(ft, cmd, ft_sat_mul(op->n_cmp, p->e_cmp));
-	ft_energy(ft, cmd, ft_sat_mul(bytes, p->e_channel_byte));
-	cmd->page_reads[op->mode]++;
-	ft->st.page_reads[op->mode]++;
-	cmd->channel_bytes += bytes;
-	ft->st.channel_bytes += bytes;
-
-	if (cmd->trace) {
-		uint64_t t = r0 + p->t_read[op->mode];
-
-		if (!cache)	/* in cache mode it overlaps the previous page */
-			ft_ev(cmd, ISP_RES_PLANE, plane, "CA", s_ca, ft->t_ca);
-		ft_ev(cmd, ISP_RES_PLANE, plane, "tR", r0, p->t_read[op->mode]);
-		ft_ev(cmd, ISP_RES_PLANE, plane, "XOR", t, t_xor);
-		t += t_xor;
-		ft_ev(cmd, ISP_RES_PLANE, plane, "FBC", t, (uint64_t)op->n_fbc * p->t_fbc);
-		t += (uint64_t)op->n_fbc * p->t_fbc;
-		ft_ev(cmd, ISP_RES_PLANE, plane, "CMP", t, (uint64_t)op->n_cmp * p->t_cmp);
-		if (cache && d_do)
-			ft_ev(cmd, ISP_RES_PLANE, plane, "CACHE", m0, p->t_cache_busy);
-	}
+	ft_read_account(ft, cmd, op, bytes);
+	if (cmd->trace)
+		ft_read_trace(ft, cmd, plane, op, s_ca, r0, cache && d_do, m0);
 	ft_done(cmd, end);
 	return end;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * flash_trace.c - per-command activity traces and their export as Chrome /
- * Perfetto trace-event JSON.
+ * Perfetto trace-event JSON (docs/timing-model.md "Timeline export").
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * isp_dev.c - the emulated ISP drive: command dispatch, the device commands,
- * metadata commits shared by the engines, statistics, timeline export.
- *
+ * isp_dev.c - the emulated ISP drive (docs/command-set.md): command
+ * dispatch, the device commands, metadata commits shared by the engines,
+ * statistics, timeline export.
+ */
+
+/*
  * Decodes and bounds every field of a vendor command (docs/command-set.md)
  * before handing it to the handler of its opcode. The same code runs inside
  * QEMU and in libreis' in-process transport.
@@ -279,15 +282,61 @@ static char *isp_strdup(const char *s)
 	return d;
 }
 
+/* The preset named in @cfg (default reis-ssd1) with its overrides. */
+static int isp_dev_load_params(const struct isp_dev_config *cfg, struct fp_params *p,
+			       char *err, size_t errlen)
+{
+	const char *preset = cfg->preset && *cfg->preset ? cfg->preset : "reis-ssd1";
+	int ret;
+
+	ret = fp_preset(preset, p);
+	if (ret) {
+		const char *const *nm = fp_preset_names();
+		size_t off;
+
+		off = (size_t)snprintf(err, errlen, "unknown preset '%s' (known:", preset);
+		for (; *nm && off < errlen; nm++)
+			off += (size_t)snprintf(err + off, errlen - off, " %s", *nm);
+		if (off < errlen)
+			snprintf(err + off, errlen - off, ")");
+		return ret;
+	}
+	return fp_apply(p, cfg->params, err, errlen);
+}
+
+/* Open every engine on its part of the committed metadata. */
+static int isp_dev_engines_open(struct isp_dev *dev, char *err, size_t errlen)
+{
+	const void *blob;
+	size_t blen, e;
+	int ret;
+
+	fs_user_blob(dev->fs, &blob, &blen);
+	for (e = 0; e < ISP_NENGINES; e++) {
+		const void *part;
+		size_t plen;
+
+		if (!isp_engines[e])
+			continue;
+		ret = isp_meta_find(blob, blen, isp_engines[e]->name, &part, &plen);
+		if (ret) {
+			snprintf(err, errlen, "metadata of the backing file is corrupt");
+			return ret;
+		}
+		ret = isp_engines[e]->open(dev, part, plen, &dev->engine_state[e],
+					   err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 		 char *err, size_t errlen)
 {
 	char dummy[8];
 	struct fs_config fcfg;
 	struct isp_dev *dev;
-	const char *preset;
-	const void *blob;
-	size_t blen, e;
 	int ret;
 
 	if (!err) {
@@ -314,20 +363,7 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->commit_lock, NULL);
 	isp_results_init(&dev->results, ISP_MAX_TICKETS, ISP_MAX_RESULT_BYTES);
-	preset = cfg->preset && *cfg->preset ? cfg->preset : "reis-ssd1";
-	ret = fp_preset(preset, &dev->params);
-	if (ret) {
-		const char *const *nm = fp_preset_names();
-		size_t off;
-
-		off = (size_t)snprintf(err, errlen, "unknown preset '%s' (known:", preset);
-		for (; *nm && off < errlen; nm++)
-			off += (size_t)snprintf(err + off, errlen - off, " %s", *nm);
-		if (off < errlen)
-			snprintf(err + off, errlen - off, ")");
-		goto fail;
-	}
-	ret = fp_apply(&dev->params, cfg->params, err, errlen);
+	ret = isp_dev_load_params(cfg, &dev->params, err, errlen);
 	if (ret)
 		goto fail;
 	dev->max_xfer = cfg->max_xfer;
@@ -349,23 +385,9 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 		snprintf(err, errlen, "timing engine: %s", strerror(-ret));
 		goto fail;
 	}
-	fs_user_blob(dev->fs, &blob, &blen);
-	for (e = 0; e < ISP_NENGINES; e++) {
-		const void *part;
-		size_t plen;
-
-		if (!isp_engines[e])
-			continue;
-		ret = isp_meta_find(blob, blen, isp_engines[e]->name, &part, &plen);
-		if (ret) {
-			snprintf(err, errlen, "metadata of the backing file is corrupt");
-			goto fail;
-		}
-		ret = isp_engines[e]->open(dev, part, plen, &dev->engine_state[e],
-					   err, errlen);
-		if (ret)
-			goto fail;
-	}
+	ret = isp_dev_engines_open(dev, err, errlen);
+	if (ret)
+		goto fail;
 	fs_user_blob_free(dev->fs);
 	*out = dev;
 	return 0;

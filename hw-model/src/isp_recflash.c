@@ -2,8 +2,12 @@
 /*
  * isp_recflash.c - the RecFlash engine's plug-in for isp_dev: the opcode
  * table of docs/command-set.md section 5, decoding of every command's
- * dwords, and the engine's load/save/identify/statistics hooks. The work
- * itself is in recflash_table.c, recflash_remap.c and recflash_sls.c.
+ * dwords, and the engine's load/save/identify/statistics hooks.
+ */
+
+/*
+ * The work itself is in recflash_deploy.c, recflash_remap.c and
+ * recflash_query.c (recflash_int.h lists every file).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -104,18 +104,8 @@ static void re_close(void *state)
 	if (!e)
 		return;
 	/* Memory only: regions and the committed tables stay on flash. */
-	for (i = 0; i < e->ndb; i++) {
-		struct re_db *db = e->db[i];
-		uint32_t s;
-
-		for (s = 0; s < ISP_REIS_NSECTIONS; s++)
-			free(db->stage[s]);
-		free(db->tags);
-		free(db->csize);
-		free(db->cfirst);
-		free(db->calib);
-		free(db);
-	}
+	for (i = 0; i < e->ndb; i++)
+		re_db_mem_free(e->db[i]);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
 }

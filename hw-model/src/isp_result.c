@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * isp_result.c - ticket table for results awaiting transfer to the host.
+ * isp_result.c - ticket table for results awaiting transfer to the host
+ * (REIS §4.4.1; docs/command-set.md section 6).
  */
 #include <errno.h>
 #include <stdlib.h>

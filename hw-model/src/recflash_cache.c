@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recflash_cache.c - the page-wise LRU cache of the controller (RecFlash
- * III-C2) and the per-table access-frequency tracker (III-C3/C4).
- *
+ * §III-C2), and its walk in lookup order for an RF_SLS.
+ */
+
+/*
  * Cache: frames of one flash page each (cache_bytes / page_bytes of SRAM),
  * keyed by ppa, replaced least-recently-used. A frame holds the rows the
  * controller actually read out of that page (a valid bit per row): a miss
@@ -12,9 +14,6 @@
  * cached row always equals the row in flash (pages are immutable until
  * their block is erased, and frames are dropped before that), so the data
  * path reads the bytes from the store.
- *
- * Tracker: open addressing over (key + 1) << 32 | count, at most cap keys;
- * accesses of further keys once it is full are counted as dropped.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,17 +21,6 @@
 
 #include "recflash_engine.h"
 #include "recflash_int.h"
-
-/* ---- cache ---- */
-
-static uint32_t rf_pow2_at_least(uint64_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v && p < (1u << 31))
-		p <<= 1;
-	return p;
-}
 
 static uint32_t rf_cache_hash(const struct rf_cache *c, uint64_t key)
 {
@@ -191,99 +179,65 @@ void rf_cache_drop_area(struct rf_cache *c, uint32_t area_id, uint64_t lo, uint6
 
 /* ---- tracker ---- */
 
-int rf_track_init(struct rf_track *t, uint32_t cap)
+/* Whether a lookup of key @k may bring its page into a cache frame. */
+static int rf_sls_admit(const struct rf_eng *e, const struct rf_map *m, uint32_t k)
 {
-	memset(t, 0, sizeof(*t));
-	if (!cap)
-		return 0;
-	t->cap = cap;
-	t->mask = rf_pow2_at_least((uint64_t)cap + cap / 3 + 1) - 1;
-	t->slot = calloc((size_t)t->mask + 1, sizeof(*t->slot));
-	return t->slot ? 0 : -ENOMEM;
-}
-
-void rf_track_free(struct rf_track *t)
-{
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
-}
-
-uint64_t rf_track_bytes(uint32_t cap)
-{
-	return cap ? ((uint64_t)rf_pow2_at_least((uint64_t)cap + cap / 3 + 1)) * 8 : 0;
-}
-
-void rf_track_clear(struct rf_track *t)
-{
-	if (t->slot && t->nkeys)
-		memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof(*t->slot));
-	t->nkeys = 0;
-	t->dropped = 0;
-}
-
-void rf_track_add(struct rf_track *t, uint32_t key, uint32_t cnt)
-{
-	uint64_t k1 = (uint64_t)key + 1;
-	uint32_t h;
-
-	if (!t->slot)
-		return;
-	h = (uint32_t)((k1 * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & t->mask;
-	for (;; h = (h + 1) & t->mask) {
-		uint64_t s = t->slot[h];
-
-		if (!s) {
-			if (t->nkeys >= t->cap) {
-				t->dropped += cnt;
-				return;
-			}
-			t->slot[h] = k1 << 32 | cnt;
-			t->nkeys++;
-			return;
-		}
-		if (s >> 32 == k1) {
-			uint64_t c = (s & 0xffffffffu) + cnt;
-
-			t->slot[h] = k1 << 32 | (c > 0xffffffffu ? 0xffffffffu : c);
-			return;
-		}
+	switch (e->p->cache_admit) {
+	case 0:
+		return 1;			/* every page */
+	case 1:
+		return rf_ht_is_hot(&m->ht, k);	/* pages of the hot region */
+	default:				/* the hottest pages */
+		return m->top && (m->top[k >> 3] >> (k & 7) & 1);
 	}
 }
 
-static int rf_kc_cmp(const void *x, const void *y)
+/*
+ * The page cache, walked in lookup order (bag by bag, index by index) as
+ * the controller meets the lookups, so recency follows the real access
+ * stream. A distinct row counts once per command, at its first lookup: a
+ * hit needs no flash, a miss marks it for read-out (need = 1); its later
+ * lookups in the command only refresh the LRU order (the row is already in
+ * the controller). A miss caches the row, or with cache_fill = 1 its whole
+ * page (the page is then read out whole, p->fill; its other rows still
+ * count as misses in this command: they come from the flash). Only some
+ * rows bring their page in (rf_sls_admit(): by default the hottest keys of
+ * the list, as many as the frames hold); others use a cached page but
+ * never take a frame.
+ */
+void rf_sls_cache(struct rf_eng *e, struct rf_sls_cmd *s)
 {
-	const struct rf_kc *a = x, *b = y;
+	const struct rf_map *m = s->m;
+	const struct rf_table *t = s->t;
+	const uint32_t *idx = s->idx, *pos = s->pos, *ds = s->ds, *pgi = s->pgi;
+	uint32_t nidx = s->h.nidx, i;
+	struct rf_spage *pg = s->pg;
+	uint8_t *need = s->need;
+	struct rf_sls_run *r = &s->run;
+	unsigned base = e->p->cache_fill ? RF_CT_PAGE : 0;
 
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
-	return a->key < b->key ? -1 : a->key > b->key;
-}
+	pthread_mutex_lock(&e->cache.lock);
+	for (i = 0; i < nidx; i++) {
+		uint32_t d = pos[i];
+		struct rf_spage *p = &pg[pgi[d]];
+		unsigned fl = base;
+		int res;
 
-void rf_kc_sort(struct rf_kc *kc, uint32_t n)
-{
-	qsort(kc, n, sizeof(*kc), rf_kc_cmp);
-}
-
-int rf_track_export(const struct rf_track *t, struct rf_kc **out, uint32_t *n)
-{
-	struct rf_kc *kc;
-	uint32_t i, m = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (!t->nkeys)
-		return 0;
-	kc = malloc((size_t)t->nkeys * sizeof(*kc));
-	if (!kc)
-		return -ENOMEM;
-	for (i = 0; i <= t->mask; i++)
-		if (t->slot[i]) {
-			kc[m].key = (uint32_t)((t->slot[i] >> 32) - 1);
-			kc[m].count = (uint32_t)t->slot[i];
-			m++;
+		if (rf_sls_admit(e, m, idx[i]))
+			fl |= RF_CT_ADMIT;
+		res = rf_cache_touch_locked(&e->cache, p->ppa, m->area->reg.id, p->lpage,
+					    ds[d] % t->rpp, fl);
+		if (res == RF_CT_FILLED && (fl & RF_CT_PAGE))
+			p->fill = 1;
+		if (need[d])
+			continue;
+		if (res == RF_CT_HIT && !p->fill) {
+			r->hits++;
+			need[d] = 2;
+		} else {
+			r->misses++;
+			need[d] = 1;
 		}
-	rf_kc_sort(kc, m);
-	*out = kc;
-	*n = m;
-	return 0;
+	}
+	pthread_mutex_unlock(&e->cache.lock);
 }

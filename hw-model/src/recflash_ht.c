@@ -3,7 +3,9 @@
  * recflash_ht.c - the frequency-ordered hash table of RecFlash Algorithm 1
  * (III-C4): per key (f_k, a_k, prev, next), a threshold key tau bounding the
  * hot region, and the insertion of new keys that scans only the hot region.
- *
+ */
+
+/*
  * Keys are dense row indices, so the "hash table" is a set of arrays indexed
  * by key (the paper's hash lookup is one array access here).
  */

@@ -2,6 +2,23 @@
 /*
  * recflash_int.h - what the RecFlash engine's files share; not installed.
  *
+ * Files (RecFlash paper sections):
+ *   isp_recflash.c     the struct isp_engine: opcodes, load/save, identify
+ *   recflash_table.c   the table list, statistics
+ *   recflash_deploy.c  TABLE_CREATE / WRITE / COMMIT / DELETE, PROFILE
+ *   recflash_map.c     areas, mapping generations, row moves, images (§III-C1)
+ *   recflash_gc.c      deferred garbage collection
+ *   recflash_persist.c the committed metadata, images read back
+ *   recflash_query.c   RF_SLS: checks, steps, result
+ *   recflash_readout.c SLS plan and read-out per mode (§III-A/B, Eq. 1-2)
+ *   recflash_cache.c   page-wise LRU cache and its walk (§III-C2)
+ *   recflash_pool.c    the ISP core's pooling arithmetic
+ *   recflash_place.c   offline placement by frequency (§III-C1)
+ *   recflash_alg1.c    Algorithm 1 adaptive remap (§III-C4)
+ *   recflash_ht.c      Algorithm 1's frequency-ordered hash table
+ *   recflash_trigger.c frequency tracker, threshold / period triggers (§III-C3)
+ *   recflash_remap.c   REMAP / SWITCH, the two-stage deployment
+ *
  * Objects (docs/recflash-engine.md has the why):
  *   rf_eng    the engine of one device: table list, page cache, counters.
  *   rf_table  an embedding table: configuration, deploy progress, the
@@ -50,6 +67,25 @@
  */
 #define RF_HT_CYC_PER_OP 3u
 
+static inline uint64_t rf_div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+static inline uint64_t rf_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static inline uint32_t rf_pow2_at_least(uint64_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
 /* ---- page cache ---- */
 
 struct rf_frame {
@@ -89,7 +125,7 @@ int rf_cache_touch_locked(struct rf_cache *c, uint64_t key, uint32_t area_id,
 /* Drop frames of area @area_id with lpage in [@lo, @hi). */
 void rf_cache_drop_area(struct rf_cache *c, uint32_t area_id, uint64_t lo, uint64_t hi);
 
-/* ---- frequency tracker ---- */
+/* ---- frequency tracker (recflash_trigger.c) ---- */
 
 struct rf_kc {
 	uint32_t key, count;
@@ -109,6 +145,8 @@ void rf_track_add(struct rf_track *t, uint32_t key, uint32_t cnt);
 /* Keys by descending count, then ascending key (malloc'd). */
 int rf_track_export(const struct rf_track *t, struct rf_kc **out, uint32_t *n);
 void rf_kc_sort(struct rf_kc *kc, uint32_t n);
+/* The nonzero counts[0..rows) as keys, sorted as rf_track_export() does. */
+uint32_t rf_kc_from_counts(const uint32_t *counts, uint32_t rows, struct rf_kc *kc);
 
 /* ---- arithmetic (recflash_pool.c) ---- */
 
@@ -218,8 +256,58 @@ struct rf_eng {
 	void *hook_arg;
 };
 
+/* Formats in flash and in the committed metadata (recflash_map.c,
+ * recflash_persist.c; docs/recflash-engine.md "Mapping and persistence"). */
+#define RF_IMG_MAGIC 0x494d4652u	/* "RFMI" */
+#define RF_IMG_VERSION 1u
+
+struct rf_img_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t tid;
+	uint32_t gen;
+	uint32_t rows;
+	uint32_t hot;
+	uint64_t payload;	/* a[rows], hot keys in order, their f */
+};
+_Static_assert(sizeof(struct rf_img_hdr) == 32, "image header");
+
+#define RF_META_MAGIC 0x31454652u	/* "RFE1" */
+#define RF_META_VERSION 1u
+
+struct rf_meta_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t ntables;
+	uint32_t rsvd;
+};
+
+struct rf_meta_rec {
+	struct isp_wire_rf_create cr;
+	uint32_t gen;
+	uint32_t region_id;
+	uint32_t img_pages;
+	uint32_t img_crc;
+	uint32_t nruns;
+	uint32_t rsvd;
+	/* then nruns struct rf_run */
+};
+_Static_assert(sizeof(struct rf_meta_rec) == 152, "metadata record");
+
 /* recflash_table.c */
 struct rf_table *rf_find(struct rf_eng *e, uint32_t tid);	/* eng->lock held */
+void rf_fill_stats(struct rf_eng *e, struct rf_table *t, struct isp_wire_rf_stats *w,
+		   int reset);
+void rf_table_free(struct rf_eng *e, struct rf_table *t);
+uint32_t rf_track_keys(const struct rf_table *t);
+/* The table's fixed controller DRAM ("rf-map", "rf-track", "rf-l2p"),
+ * reserved all or none. */
+void rf_dram_fixed(const struct rf_table *t, uint64_t *map, uint64_t *track, uint64_t *l2p);
+int rf_dram_fixed_reserve(struct rf_eng *e, uint64_t map, uint64_t track, uint64_t l2p);
+void rf_dram_fixed_release(struct rf_eng *e, uint64_t map, uint64_t track, uint64_t l2p);
+int rf_table_link(struct rf_eng *e, struct rf_table *t);
+
+/* recflash_deploy.c */
 uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 		       const struct isp_wire_rf_create *cr, struct isp_cpl *cpl);
 uint16_t rf_tbl_write(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
@@ -231,13 +319,26 @@ uint16_t rf_tbl_delete(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 		       struct isp_cpl *cpl);
 uint16_t rf_profile(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint64_t off,
 		    const uint8_t *data, size_t len, struct isp_cpl *cpl);
-void rf_fill_stats(struct rf_eng *e, struct rf_table *t, struct isp_wire_rf_stats *w,
-		   int reset);
-void rf_table_free(struct rf_eng *e, struct rf_table *t);
+/* A creation header within the device's limits; else the failed status. */
+uint16_t rf_check_create(struct rf_eng *e, const struct isp_wire_rf_create *cr,
+			 struct isp_cpl *cpl);
+/* Derived sizes of a table from its creation header. */
+void rf_derive(struct rf_eng *e, struct rf_table *t);
+/* Bytes of section @sec of @t (0: no such section). */
+uint64_t rf_sec_size(const struct rf_table *t, uint32_t sec);
+void rf_drop_profile(struct rf_eng *e, struct rf_table *t);
+
+/* recflash_persist.c */
 int rf_load(struct rf_eng *e, const void *blob, size_t len, char *err, size_t errlen);
 int rf_save(struct rf_eng *e, void **blob, size_t *len);
 
-/* Shared by deploy and remap. */
+/* recflash_map.c: areas, mapping generations, moving rows, images. */
+struct rf_area *rf_area_wrap(struct rf_eng *e, const struct fs_region *reg);
+/* Rebuild write pointers from the store: the last programmed page + 1. */
+void rf_area_scan(struct rf_eng *e, struct rf_area *ar);
+/* Identity mapping (row order), list in row order with f = 0. */
+int rf_map_identity(struct rf_eng *e, struct rf_table *t, struct rf_area *ar,
+		    struct rf_map **out);
 int rf_area_new(struct rf_eng *e, struct rf_table *t, uint64_t pages,
 		struct isp_ctx *ctx, uint64_t ready, struct rf_area **out);
 void rf_area_put(struct rf_eng *e, struct rf_area *ar);	/* eng->lock not held */
@@ -274,22 +375,86 @@ int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 int rf_write_image(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		   struct rf_map *m, struct rf_alloc *al, struct rf_moves *mv,
 		   uint64_t ready, uint64_t *done);
+
+/* recflash_gc.c: erase the stripes of @ar none of @maps points into. */
 int rf_gc(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx, struct rf_area *ar,
 	  const struct rf_map *const *maps, unsigned nmaps, uint64_t ready,
 	  uint64_t *erases);
 
-/* recflash_remap.c */
+/* recflash_remap.c: REMAP and SWITCH, the two-stage deployment. */
 uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t flags,
 		  struct isp_cpl *cpl);
 uint16_t rf_switch(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 		   struct isp_cpl *cpl);
-/* Place every row by @counts (NULL: 0) of an identity source map into a new
- * area: the offline placement of III-C1, used at deploy and by REMAP FULL. */
+
+/* recflash_place.c: place every row by @counts (NULL: 0) of an identity
+ * source map into a new area: the offline placement of III-C1, used at
+ * deploy and by REMAP FULL. */
 int rf_full_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		  const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
 		  uint64_t ready, struct rf_map **out, struct rf_moves *mv, uint64_t *done);
 
-/* recflash_sls.c */
+/* recflash_alg1.c: Algorithm 1 on a copy of @old's list, Step 4 in flash. */
+int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+		const struct rf_map *old, const struct rf_kc *kc, uint32_t nkc,
+		uint64_t ready, struct rf_map **out, struct rf_moves *mv, uint64_t *done);
+
+/* recflash_trigger.c: whether the trigger holds (III-C3/C4); D_train taken
+ * from the tracker, and put back when no remap follows. */
+int rf_trigger(const struct rf_table *t, const struct rf_map *old,
+	       const struct rf_kc *kc, uint32_t nkc, uint64_t bags, uint64_t *hot_new);
+int rf_track_take(struct rf_table *t, struct rf_kc **kc, uint32_t *nkc, uint64_t *bags);
+void rf_track_restore(struct rf_table *t, const struct rf_kc *kc, uint32_t n,
+		      uint64_t bags);
+
+/* ---- an RF_SLS in flight (recflash_query.c, recflash_readout.c, cache) ---- */
+
+/* A distinct flash page of the batch. */
+struct rf_spage {
+	uint64_t key;		/* die, page offset, plane: issue order */
+	uint64_t ppa;
+	uint64_t lpage;
+	uint32_t d0, nd;	/* its distinct rows: ds[d0 .. d0 + nd) */
+	uint32_t fill;		/* read out whole into a new cache frame */
+};
+
+struct rf_sls_run {
+	uint64_t page_reads, hits, misses, sensed, useful, out;
+	uint64_t flash_ps, flash_pj;
+};
+
+struct rf_sls_cmd {
+	struct isp_wire_rf_sls h;
+	uint32_t *payload;	/* aligned copy: offsets, indices, weights */
+	const uint32_t *off, *idx;
+	const float *w;
+	int weighted, mean;
+	struct rf_table *t;
+	struct rf_map *m;	/* pinned (readers) */
+	/* The plan: slot of each lookup, distinct slots ds[0..nd) ascending,
+	 * pos[i] = lookup i's distinct row, pages pg[0..npg), pgi[d] = page of
+	 * distinct row d. */
+	uint32_t *slot, *ord, *tmp, *pos, *ds, *pgi;
+	uint32_t nd, npg;
+	struct rf_spage *pg;
+	uint8_t *need;		/* per distinct row: 1 read it, 2 cache hit */
+	uint8_t *rowbuf;	/* the distinct rows' bytes, or NULL: read per lookup */
+	uint8_t *span;
+	struct rf_sls_run run;
+};
+
+/* recflash_readout.c */
+/* Distinct slots and pages of the lookups; -ENOMEM, -EIO (bad mapping). */
+int rf_sls_plan(struct rf_eng *e, struct rf_sls_cmd *s);
+/* The distinct rows' bytes from the store; -ENOMEM, -EIO. */
+int rf_sls_rows(struct rf_eng *e, struct rf_sls_cmd *s);
+/* The modeled flash stage from @t0 (pages sorted into issue order first). */
+void rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0);
+
+/* recflash_cache.c: the page cache walked in lookup order (§III-C2). */
+void rf_sls_cache(struct rf_eng *e, struct rf_sls_cmd *s);
+
+/* recflash_query.c */
 uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		const uint8_t *data, size_t len, struct isp_cpl *cpl);
 

@@ -3,7 +3,9 @@
  * recflash_pool.c - SLS arithmetic: row formats, fp16 widening and the
  * accumulation the drive and any host reference must share bit for bit
  * (docs/command-set.md section 5, docs/recflash-engine.md "Accuracy").
- *
+ */
+
+/*
  * Every operation is a separately rounded float32 operation: this file is
  * compiled as ISO C11 (GCC: -ffp-contract=off), products and sums are
  * separate statements, so no fused multiply-add can change a result. The

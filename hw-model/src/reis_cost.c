@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reis_cost.c - the modeled cost of a REIS search (REIS 4.3.2-4.3.4), used
- * by the engine with the counts of real data (reis_search.c) and by the
- * analytic estimate (re_estimate(), R13) with counts alone. Both issue the
+ * reis_cost.c - the modeled cost of a REIS search (REIS §4.3.2-4.3.4):
+ * page rounds, TTL writes, quickselect, entry reads; and re_estimate(), the
+ * analytic mode (docs/timing-model.md "Analytic mode").
+ */
+
+/*
+ * Used by the engine with the counts of real data (reis_scan.c,
+ * reis_query.c) and by re_estimate() with counts alone. Both issue the
  * same timing calls in the same order; docs/reis-engine.md "Timing" gives
  * the model.
  */
@@ -12,11 +17,6 @@
 
 #include "flash_geom.h"
 #include "reis_int.h"
-
-static uint64_t re_max(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
 
 void re_cost_init(struct re_cost *c, struct ft *ft, struct ft_cmd *cmd, int pl)
 {
@@ -181,78 +181,6 @@ size_t re_pcount_merge(struct re_pcount *pc, size_t n)
 
 /* ---- IVF page visits ---- */
 
-static int re_visits_grow(struct re_visits *vs)
-{
-	if (vs->nv == vs->cap_v) {
-		uint64_t n = vs->cap_v ? vs->cap_v * 2 : 256;
-		struct re_visit *v = realloc(vs->v, n * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		vs->v = v;
-		vs->cap_v = n;
-	}
-	if (vs->ns == vs->cap_s) {
-		uint64_t n = vs->cap_s ? vs->cap_s * 2 : 256;
-		struct re_seg *s = realloc(vs->s, n * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		vs->s = s;
-		vs->cap_s = n;
-	}
-	return 0;
-}
-
-int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
-		    uint32_t np, uint32_t epb)
-{
-	uint32_t i;
-
-	vs->nv = vs->ns = 0;
-	for (i = 0; i < np; i++) {
-		uint64_t a = cfirst[probe[i]], b = cfirst[probe[i] + 1], e = a;
-
-		while (e < b) {
-			uint64_t page = e / epb, base = page * epb;
-			uint32_t lo = (uint32_t)(e - base);
-			uint32_t hi = (uint32_t)(b - base < epb ? b - base : epb);
-			struct re_visit *v;
-
-			if (re_visits_grow(vs))
-				return -ENOMEM;
-			if (vs->nv && vs->v[vs->nv - 1].page == page) {
-				v = &vs->v[vs->nv - 1];
-				if (vs->s[vs->ns - 1].hi == lo) {
-					vs->s[vs->ns - 1].hi = hi;
-				} else {
-					vs->s[vs->ns].lo = lo;
-					vs->s[vs->ns++].hi = hi;
-					v->nseg++;
-				}
-			} else {
-				v = &vs->v[vs->nv++];
-				v->page = page;
-				v->seg0 = vs->ns;
-				v->nseg = 1;
-				v->nent = 0;
-				vs->s[vs->ns].lo = lo;
-				vs->s[vs->ns++].hi = hi;
-			}
-			v->nent += hi - lo;
-			e = base + hi;
-		}
-	}
-	return 0;
-}
-
-void re_visits_free(struct re_visits *vs)
-{
-	free(vs->v);
-	free(vs->s);
-	memset(vs, 0, sizeof(*vs));
-}
-
 /* ---- analytic mode ---- */
 
 struct re_est_run {
@@ -263,8 +191,17 @@ struct re_est_run {
 	uint64_t cum_pass;
 	uint64_t *lp;		/* one round: logical pages */
 	uint32_t *nf;		/* and entries compared */
-	uint32_t *np;		/* and passing */
+	uint32_t *pass;		/* and passing */
 	uint32_t m;
+	/* The request as SEARCH would run it. */
+	int ivf, df, tag, rerank, mpibc;
+	double fine_rate;	/* pass rate of the fine phase */
+	uint64_t cand;
+	uint32_t seed;
+	uint32_t np;		/* nprobe */
+	uint64_t *cfirst;
+	uint32_t *probe, *seen;
+	struct re_visits vs;
 };
 
 /*
@@ -285,14 +222,14 @@ static void re_est_flush(struct re_est_run *r)
 		r->cum_cmp += r->nf[i];
 		tot = r->rate >= 1.0 ? r->cum_cmp :
 		      (uint64_t)((double)r->cum_cmp * r->rate + 1e-9);
-		r->np[i] = (uint32_t)(tot - r->cum_pass);
+		r->pass[i] = (uint32_t)(tot - r->cum_pass);
 		r->cum_pass = tot;
 	}
 	for (i = 0; i < r->m; i = j) {
 		for (j = i + 1; j < r->m && r->lp[j] == r->lp[j - 1] + 1 &&
-			    r->nf[j] == r->nf[i] && r->np[j] == r->np[i]; j++)
+			    r->nf[j] == r->nf[i] && r->pass[j] == r->pass[i]; j++)
 			;
-		re_cost_batch(&r->c, r->lp[i], j - i, r->nf[i], r->np[i]);
+		re_cost_batch(&r->c, r->lp[i], j - i, r->nf[i], r->pass[i]);
 	}
 	r->m = 0;
 }
@@ -352,26 +289,13 @@ static uint64_t re_est_tlc(struct re_est_run *r, const struct fg_geom *g, uint64
 	return t;
 }
 
-int re_estimate(const struct fp_params *p, const struct re_est *e,
-		struct re_est_out *out)
+/* The create header and layout the estimated database would get; -EINVAL
+ * for a request SEARCH would refuse. */
+static int re_est_setup(const struct fp_params *p, const struct re_est *e,
+			struct re_est_run *r, struct fg_geom *g, struct re_layout *L)
 {
 	struct isp_wire_reis_create cr;
-	struct re_layout L;
-	struct re_est_run r;
-	struct re_visits vs;
-	struct fg_geom g;
-	struct ft *ft = NULL;
-	struct ft_cmd cmd;
-	uint64_t *cfirst = NULL, t, tq, end, len, cand;
-	uint32_t *probe = NULL, *seen = NULL, q, i, np = 0, seed;
-	int ivf, df, tag, rerank, mpibc, ret;
-	double rate;
 
-	if (!p || !e || !out)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	memset(&vs, 0, sizeof(vs));
-	memset(&r, 0, sizeof(r));
 	memset(&cr, 0, sizeof(cr));
 	cr.did = 1;
 	cr.kind = e->kind;
@@ -383,44 +307,186 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
 	cr.df_threshold = e->df_threshold;
 	if (e->doc_mode)
 		cr.docs_bytes = e->n * 4;
-	if (fg_init(&g, p) || re_layout_init(&L, &cr, p->page_bytes, p->oob_bytes,
-					     p->subpage_bytes))
+	if (fg_init(g, p) || re_layout_init(L, &cr, p->page_bytes, p->oob_bytes,
+					    p->subpage_bytes))
 		return -EINVAL;
-	ivf = e->kind == ISP_REIS_IVF;
-	rerank = !(e->flags & ISP_REIS_SF_NO_RERANK);
+	r->ivf = e->kind == ISP_REIS_IVF;
+	r->rerank = !(e->flags & ISP_REIS_SF_NO_RERANK);
 	if (!e->nq || e->nq > ISP_REIS_MAX_NQ || !e->k || e->k > ISP_REIS_MAX_K ||
 	    e->k > e->n || e->factor > ISP_REIS_MAX_RERANK || (e->flags & ~ISP_REIS_SF_ALL) ||
-	    (ivf && !e->nprobe) || (rerank && !(e->db_flags & ISP_REIS_DBF_INT8)) ||
+	    (r->ivf && !e->nprobe) || (r->rerank && !(e->db_flags & ISP_REIS_DBF_INT8)) ||
 	    e->pass < 0 || e->pass > 1 || e->tag_pass < 0 || e->tag_pass > 1)
 		return -EINVAL;
-	df = p->reis_df && !(e->flags & ISP_REIS_SF_NO_DF) && e->df_threshold;
-	tag = (e->flags & ISP_REIS_SF_TAG) != 0;
-	mpibc = p->reis_mpibc && !(e->flags & ISP_REIS_SF_NO_MPIBC);
-	rate = (tag ? e->tag_pass : 1.0) * (df ? e->pass : 1.0);
-	cand = rerank ? (uint64_t)(e->factor ? e->factor : RE_DEF_FACTOR) * e->k : e->k;
-	if (cand > e->n)
-		cand = e->n;
-	seed = e->seed | 1u;
+	r->df = p->reis_df && !(e->flags & ISP_REIS_SF_NO_DF) && e->df_threshold;
+	r->tag = (e->flags & ISP_REIS_SF_TAG) != 0;
+	r->mpibc = p->reis_mpibc && !(e->flags & ISP_REIS_SF_NO_MPIBC);
+	r->fine_rate = (r->tag ? e->tag_pass : 1.0) * (r->df ? e->pass : 1.0);
+	r->cand = r->rerank ? (uint64_t)(e->factor ? e->factor : RE_DEF_FACTOR) * e->k : e->k;
+	if (r->cand > e->n)
+		r->cand = e->n;
+	r->seed = e->seed | 1u;
+	return 0;
+}
 
+/* The clusters' first entries (given sizes, or n spread evenly) and the
+ * probe buffers; -ENOMEM, or -EINVAL when the sizes do not sum to n. */
+static int re_est_clusters(struct re_est_run *r, const struct re_est *e)
+{
+	uint32_t i;
+
+	r->np = e->nprobe < e->nlist ? e->nprobe : e->nlist;
+	r->cfirst = malloc(((size_t)e->nlist + 1) * sizeof(*r->cfirst));
+	r->probe = malloc((size_t)r->np * sizeof(*r->probe));
+	r->seen = calloc(((size_t)e->nlist + 31) / 32, sizeof(*r->seen));
+	if (!r->cfirst || !r->probe || !r->seen)
+		return -ENOMEM;
+	r->cfirst[0] = 0;
+	for (i = 0; i < e->nlist; i++)
+		r->cfirst[i + 1] = r->cfirst[i] + (e->cluster_sizes ? e->cluster_sizes[i] :
+						   e->n / e->nlist + (i < e->n % e->nlist));
+	return r->cfirst[e->nlist] != e->n ? -EINVAL : 0;
+}
+
+/* Query @q's coarse search: every centroid page, then the probed clusters
+ * (given, or drawn at random without repeats) and their pages. */
+static int re_est_coarse(struct re_est_run *r, const struct re_est *e, uint32_t q,
+			 uint64_t *t)
+{
+	const struct re_layout *L = r->L;
+	uint32_t i;
+
+	re_cost_phase(&r->c, *t, r->np, L->ttl_c, 0);
+	r->rate = 1.0;
+	r->cum_cmp = r->cum_pass = 0;
+	for (i = 0; i < L->cpages; i++) {
+		uint64_t left = e->nlist - (uint64_t)i * L->cpb;
+
+		re_est_page(r, L->c_first + i, (uint32_t)(left < L->cpb ? left : L->cpb));
+	}
+	re_est_flush(r);
+	*t = re_cost_phase_end(&r->c);
+	*t = ft_dram(r->c.ft, r->c.cmd, (uint64_t)r->np * RE_RIVF_BYTES, *t);
+	if (e->probe) {
+		for (i = 0; i < r->np; i++) {
+			r->probe[i] = e->probe[(size_t)q * e->nprobe + i];
+			if (r->probe[i] >= e->nlist)
+				return -EINVAL;
+		}
+	} else {
+		memset(r->seen, 0, ((size_t)e->nlist + 31) / 32 * sizeof(*r->seen));
+		for (i = 0; i < r->np; i++) {
+			uint32_t cl;
+
+			do
+				cl = (uint32_t)re_rand64(&r->seed, e->nlist);
+			while (r->seen[cl / 32] & (1u << (cl % 32)));
+			r->seen[cl / 32] |= 1u << (cl % 32);
+			r->probe[i] = cl;
+		}
+	}
+	qsort(r->probe, r->np, sizeof(*r->probe), re_u32_cmp);
+	return re_visits_build(&r->vs, r->cfirst, r->probe, r->np, L->epb);
+}
+
+/* The fine phase at the expected pass rate; returns the candidates kept. */
+static uint64_t re_est_fine(struct re_est_run *r, const struct re_est *e, uint64_t *t)
+{
+	const struct re_layout *L = r->L;
+	uint64_t m, pass0 = r->c.passed;
+	uint32_t i;
+
+	re_cost_phase(&r->c, *t, r->cand, L->ttl_e, (uint32_t)(r->df + r->tag));
+	r->rate = r->fine_rate;
+	r->cum_cmp = r->cum_pass = 0;
+	if (r->ivf) {
+		for (i = 0; i < r->vs.nv; i++)
+			re_est_page(r, L->b_first + r->vs.v[i].page, r->vs.v[i].nent);
+	} else {
+		for (i = 0; i < L->bpages; i++) {
+			uint64_t left = e->n - (uint64_t)i * L->epb;
+
+			re_est_page(r, L->b_first + i, (uint32_t)(left < L->epb ? left : L->epb));
+		}
+	}
+	re_est_flush(r);
+	*t = re_cost_phase_end(&r->c);
+	m = r->c.passed - pass0;
+	return m > r->cand ? r->cand : m;
+}
+
+/* One query, as re_query_db() charges it; its end in *@t. */
+static int re_est_query(struct re_est_run *r, const struct fp_params *p,
+			const struct re_est *e, const struct fg_geom *g, uint32_t q,
+			uint64_t tq, uint64_t *t, struct re_est_out *out)
+{
+	const struct re_layout *L = r->L;
+	struct ft *ft = r->c.ft;
+	struct ft_cmd *cmd = r->c.cmd;
+	uint64_t m, nh;
+	int ret;
+
+	*t = ft_ibc_all(ft, cmd, L->ibc_bytes, r->mpibc, tq);
+	if (r->ivf) {
+		ret = re_est_coarse(r, e, q, t);
+		if (ret)
+			return ret;
+	}
+	m = re_est_fine(r, e, t);
+	if (r->rerank) {
+		*t = re_est_tlc(r, g, L->i_first, L->ipages, m, e->dim, &r->seed, *t);
+		*t = ft_core(ft, cmd, FT_CORE_ISP, ft_cycles_rerank(p, m, e->dim), "rerank", *t);
+		out->reranked += m;
+	}
+	*t = ft_core(ft, cmd, FT_CORE_ISP, ft_cycles_sort(p, m), "sort", *t);
+	nh = m < e->k ? m : e->k;
+	if (e->db_flags & ISP_REIS_DBF_IDS)
+		*t = re_est_tlc(r, g, L->id_first, L->idpages, nh, RE_ID_BYTES, &r->seed, *t);
+	return 0;
+}
+
+static void re_est_report(const struct re_est_run *r, struct ft_cmd *cmd,
+			  struct re_est_out *out)
+{
+	uint32_t i;
+
+	out->energy_pj = cmd->energy_pj;
+	out->pages_read = r->c.pages;
+	out->entries_compared = r->c.compared;
+	out->entries_passed = r->c.passed;
+	out->channel_bytes = cmd->channel_bytes;
+	for (i = 0; i < ISP_RES_NCLASSES; i++)
+		out->busy_ns[i] = cmd->busy_ps[i] / FT_PS_PER_NS;
+	out->nprobe = r->np;
+	out->epb = r->L->epb;
+}
+
+int re_estimate(const struct fp_params *p, const struct re_est *e,
+		struct re_est_out *out)
+{
+	struct re_layout L;
+	struct re_est_run r;
+	struct fg_geom g;
+	struct ft *ft = NULL;
+	struct ft_cmd cmd;
+	uint64_t t, tq, end, len;
+	uint32_t q;
+	int ret;
+
+	if (!p || !e || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	memset(&r, 0, sizeof(r));
+	if (re_est_setup(p, e, &r, &g, &L))
+		return -EINVAL;
 	ret = -ENOMEM;
 	r.lp = calloc(g.planes, sizeof(*r.lp));
 	r.nf = calloc(g.planes, sizeof(*r.nf));
-	r.np = calloc(g.planes, sizeof(*r.np));
-	if (!r.lp || !r.nf || !r.np)
+	r.pass = calloc(g.planes, sizeof(*r.pass));
+	if (!r.lp || !r.nf || !r.pass)
 		goto out;
-	if (ivf) {
-		np = e->nprobe < e->nlist ? e->nprobe : e->nlist;
-		cfirst = malloc(((size_t)e->nlist + 1) * sizeof(*cfirst));
-		probe = malloc((size_t)np * sizeof(*probe));
-		seen = calloc(((size_t)e->nlist + 31) / 32, sizeof(*seen));
-		if (!cfirst || !probe || !seen)
-			goto out;
-		cfirst[0] = 0;
-		for (i = 0; i < e->nlist; i++)
-			cfirst[i + 1] = cfirst[i] + (e->cluster_sizes ? e->cluster_sizes[i] :
-						     e->n / e->nlist + (i < e->n % e->nlist));
-		ret = -EINVAL;
-		if (cfirst[e->nlist] != e->n)
+	if (r.ivf) {
+		ret = re_est_clusters(&r, e);
+		if (ret)
 			goto out;
 	}
 	ret = ft_open(p, &ft);
@@ -433,81 +499,14 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
 	/* What the device does before the handler, then the command's data. */
 	t = ft_ctrl(ft, &cmd, 0);
 	len = sizeof(struct isp_wire_reis_search) +
-	      (uint64_t)e->nq * (L.cb + (rerank ? e->dim : 0));
+	      (uint64_t)e->nq * (L.cb + (r.rerank ? e->dim : 0));
 	t = ft_dma(ft, &cmd, FT_H2C, len, t);
 	tq = ft_dram(ft, &cmd, len, t);
 	end = tq;
 	for (q = 0; q < e->nq; q++) {
-		uint64_t m, nh, fine_pass0;
-
-		t = ft_ibc_all(ft, &cmd, L.ibc_bytes, mpibc, tq);
-		if (ivf) {
-			re_cost_phase(&r.c, t, np, L.ttl_c, 0);
-			r.rate = 1.0;
-			r.cum_cmp = r.cum_pass = 0;
-			for (i = 0; i < L.cpages; i++) {
-				uint64_t left = e->nlist - (uint64_t)i * L.cpb;
-
-				re_est_page(&r, L.c_first + i,
-					    (uint32_t)(left < L.cpb ? left : L.cpb));
-			}
-			re_est_flush(&r);
-			t = re_cost_phase_end(&r.c);
-			t = ft_dram(ft, &cmd, (uint64_t)np * RE_RIVF_BYTES, t);
-			if (e->probe) {
-				for (i = 0; i < np; i++) {
-					probe[i] = e->probe[(size_t)q * e->nprobe + i];
-					ret = -EINVAL;
-					if (probe[i] >= e->nlist)
-						goto out_cmd;
-				}
-			} else {
-				memset(seen, 0, ((size_t)e->nlist + 31) / 32 * sizeof(*seen));
-				for (i = 0; i < np; i++) {
-					uint32_t cl;
-
-					do
-						cl = (uint32_t)re_rand64(&seed, e->nlist);
-					while (seen[cl / 32] & (1u << (cl % 32)));
-					seen[cl / 32] |= 1u << (cl % 32);
-					probe[i] = cl;
-				}
-			}
-			qsort(probe, np, sizeof(*probe), re_u32_cmp);
-			ret = re_visits_build(&vs, cfirst, probe, np, L.epb);
-			if (ret)
-				goto out_cmd;
-		}
-		fine_pass0 = r.c.passed;
-		re_cost_phase(&r.c, t, cand, L.ttl_e, (uint32_t)(df + tag));
-		r.rate = rate;
-		r.cum_cmp = r.cum_pass = 0;
-		if (ivf) {
-			for (i = 0; i < vs.nv; i++)
-				re_est_page(&r, L.b_first + vs.v[i].page, vs.v[i].nent);
-		} else {
-			for (i = 0; i < L.bpages; i++) {
-				uint64_t left = e->n - (uint64_t)i * L.epb;
-
-				re_est_page(&r, L.b_first + i,
-					    (uint32_t)(left < L.epb ? left : L.epb));
-			}
-		}
-		re_est_flush(&r);
-		t = re_cost_phase_end(&r.c);
-		m = r.c.passed - fine_pass0;
-		if (m > cand)
-			m = cand;
-		if (rerank) {
-			t = re_est_tlc(&r, &g, L.i_first, L.ipages, m, e->dim, &seed, t);
-			t = ft_core(ft, &cmd, FT_CORE_ISP, ft_cycles_rerank(p, m, e->dim),
-				    "rerank", t);
-			out->reranked += m;
-		}
-		t = ft_core(ft, &cmd, FT_CORE_ISP, ft_cycles_sort(p, m), "sort", t);
-		nh = m < e->k ? m : e->k;
-		if (e->db_flags & ISP_REIS_DBF_IDS)
-			t = re_est_tlc(&r, &g, L.id_first, L.idpages, nh, RE_ID_BYTES, &seed, t);
+		ret = re_est_query(&r, p, e, &g, q, tq, &t, out);
+		if (ret)
+			goto out_cmd;
 		if (t > end)
 			end = t;
 	}
@@ -518,23 +517,15 @@ out_cmd:
 	ft_cmd_end(ft, &cmd, &out->model_ns);
 	if (!ret && cmd.err)
 		ret = cmd.err;
-	out->energy_pj = cmd.energy_pj;
-	out->pages_read = r.c.pages;
-	out->entries_compared = r.c.compared;
-	out->entries_passed = r.c.passed;
-	out->channel_bytes = cmd.channel_bytes;
-	for (i = 0; i < ISP_RES_NCLASSES; i++)
-		out->busy_ns[i] = cmd.busy_ps[i] / FT_PS_PER_NS;
-	out->nprobe = np;
-	out->epb = L.epb;
+	re_est_report(&r, &cmd, out);
 out:
 	ft_close(ft);
 	free(r.lp);
 	free(r.nf);
-	free(r.np);
-	free(cfirst);
-	free(probe);
-	free(seen);
-	re_visits_free(&vs);
+	free(r.pass);
+	free(r.cfirst);
+	free(r.probe);
+	free(r.seen);
+	re_visits_free(&r.vs);
 	return ret;
 }

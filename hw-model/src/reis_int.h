@@ -2,14 +2,20 @@
 /*
  * reis_int.h - what the REIS engine's files share; not installed.
  *
- *   isp_reis.c     the struct isp_engine: opcode table, open/close/save,
- *                  identify, statistics
- *   reis_db.c      DB_CREATE / WRITE / COMMIT / DELETE / LIST / INFO,
- *                  persistence
- *   reis_search.c  SEARCH / IVF_SEARCH / DOC_READ / META_READ
- *   reis_cost.c    the cost path shared by searches and re_estimate()
- *   reis_kernel.c  Hamming kernels, top-C candidate selection
- *   reis_layout.c  struct re_layout
+ *   isp_reis.c      the struct isp_engine: opcode table, open/close/save,
+ *                   identify, statistics
+ *   reis_layout.c   Parallelism-First layout, RADR / DADR (REIS §4.1)
+ *   reis_deploy.c   DB_CREATE / DB_WRITE / DB_COMMIT (REIS §4.1, §4.4.1)
+ *   reis_catalog.c  the R-DB catalog: lookup, DB_DELETE / LIST / INFO,
+ *                   persistence
+ *   reis_query.c    SEARCH / IVF_SEARCH: one query's steps, the result
+ *   reis_scan.c     in-die scan: Hamming kernels, fine search (§4.3.1-2)
+ *   reis_filter.c   distance filter and tag filter (§4.3.3, §7.1)
+ *   reis_ivf.c      IVF coarse search over R-IVF (§4.2, §4.3.1)
+ *   reis_select.c   TTL-C / TTL-E and quickselect (§4.2.1, §4.3.2)
+ *   reis_rerank.c   INT8 rerank (§4.3.2)
+ *   reis_docs.c     caller ids, documents via DADR, DOC_READ, META_READ
+ *   reis_cost.c     the cost path shared by searches and re_estimate()
  *
  * Locking (docs/reis-engine.md): re_eng.lock guards the database table and
  * every database's state, reference count, writer bits and counters. It is
@@ -24,6 +30,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "flash_geom.h"
 #include "flash_store.h"
@@ -86,12 +93,30 @@ struct re_eng {
 	uint64_t st_searches, st_filtered, st_ttl;
 };
 
+static inline uint64_t re_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static inline uint32_t re_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline void re_put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
 #define RE_DRAM_DB "r-db"
 #define RE_DRAM_IVF "r-ivf"
 #define RE_DRAM_STAGE "reis-stage"
 #define RE_DRAM_TTL "ttl"
 
-/* ---- reis_db.c ---- */
+/* ---- reis_deploy.c, reis_catalog.c ---- */
 
 uint16_t re_cmd_create(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
 		       void *data, size_t len, struct isp_cpl *cpl);
@@ -108,30 +133,32 @@ uint16_t re_cmd_info(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd
 int re_load(struct re_eng *e, const void *blob, size_t len, char *err, size_t errlen);
 int re_save(struct re_eng *e, void **blob, size_t *len);
 void re_db_free(struct re_eng *e, struct re_db *db);
+/* @db's memory only; its regions and committed records stay in flash. */
+void re_db_mem_free(struct re_db *db);
 /* Under e->lock: the database with @did, or NULL. */
 struct re_db *re_find(struct re_eng *e, uint32_t did);
 /* Under e->lock: the database with @did unless it is still being created
  * (invisible to every other command), or NULL. */
 struct re_db *re_find_live(struct re_eng *e, uint32_t did);
+/* Under e->lock: take @db out of the table. */
+void re_unlink(struct re_eng *e, struct re_db *db);
 /* Under e->lock: @did's database when it is READY (no reference taken);
  * else Unknown ID or Busy, both with DNR, and the reason in *@why. */
 uint16_t re_find_ready(struct re_eng *e, uint32_t did, struct re_db **out, const char **why);
 int re_header_check(const struct isp_wire_reis_create *c, const struct fp_params *p,
 		    struct re_layout *L);
-/* Entry i's RADR / DADR as deployed. */
+/* Deploy-only memory: staging pages and the tags. */
+void re_db_drop_stage(struct re_eng *e, struct re_db *db);
+/* Cluster sizes sum to n; builds the R-IVF first-index array. */
+int re_build_ivf(struct re_db *db);
+/* The calibration table is sorted and usable. */
+int re_calib_ok(const struct re_db *db);
+/* ---- reis_layout.c: entry i's RADR / DADR as deployed ---- */
+
 uint32_t re_radr(const struct re_layout *L, uint64_t i);
 uint32_t re_dadr(const struct re_layout *L, uint64_t i);
 
-/* ---- reis_search.c ---- */
-
-uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
-		       void *data, size_t len, struct isp_cpl *cpl, int ivf);
-uint16_t re_cmd_doc_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			 void *data, size_t len, struct isp_cpl *cpl);
-uint16_t re_cmd_meta_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
-			  void *data, size_t len, struct isp_cpl *cpl);
-
-/* ---- reis_kernel.c: top-C by key = Hamming << 32 | entry index ---- */
+/* ---- reis_select.c: top-C by key = Hamming << 32 | entry index ---- */
 
 struct re_cand {
 	uint64_t key;
@@ -224,7 +251,7 @@ uint64_t re_cost_entry_reads(struct re_cost *c, const struct re_pcount *pc, size
 /* Sort @pc by key and merge equal keys; returns the new count. */
 size_t re_pcount_merge(struct re_pcount *pc, size_t n);
 
-/* IVF: pages to visit for the clusters @probe (sorted ascending). */
+/* reis_ivf.c: pages to visit for the clusters @probe (sorted ascending). */
 struct re_seg {
 	uint32_t lo, hi;	/* entry offsets in the page */
 };
@@ -245,5 +272,93 @@ struct re_visits {
 int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
 		    uint32_t np, uint32_t epb);
 void re_visits_free(struct re_visits *vs);
+
+/* ---- a search in flight (reis_query.c and the steps it calls) ---- */
+
+/* One hit while a search runs. */
+struct re_hitx {
+	uint64_t key;		/* Hamming << 32 | entry index */
+	int64_t score;
+	uint64_t id;
+	struct re_db *db;
+	uint32_t dadr;
+	uint32_t metric;
+};
+
+/* Rerank order of one candidate. */
+struct re_rk {
+	int64_t score;
+	uint64_t key;
+	uint32_t metric;
+	uint32_t i;
+};
+
+struct re_run {
+	struct re_eng *e;
+	struct isp_ctx *ctx;
+	struct re_cost c;
+	int ivf, df_dev, mpibc, rerank, tag;
+	uint32_t flags, k, factor, qtag, nprobe, target, thr;
+	uint8_t *page;		/* one page slot: data + OOB */
+	uint16_t *dist;
+	uint64_t *qw;		/* the binary query, aligned */
+	int8_t *code;		/* one INT8 code */
+	struct re_topc top, ctop;
+	struct re_visits vs;
+	uint32_t *probe;
+	struct re_pcount *pc;
+	struct re_rk *rk;
+	uint64_t reranked;
+	uint64_t fine_cmp, fine_pass;
+	uint32_t nprobe_used;
+};
+
+/* reis_query.c */
+uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		       void *data, size_t len, struct isp_cpl *cpl, int ivf);
+
+/* reis_scan.c: sense entries [@lo, @hi) of a page (codes + OOB) into @buf. */
+int re_read_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
+		 uint32_t lo, uint32_t hi, uint32_t unit, uint32_t oob_unit,
+		 uint8_t *buf, uint64_t *ppa);
+int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
+	    uint32_t thr, uint64_t *tend);
+
+/* reis_filter.c: the threshold in *@thr; whether the die filters by it. */
+int re_filter_threshold(const struct re_run *r, const struct re_db *db, uint32_t *thr);
+/* The sensed page's entries in @segs through the filters into TTL-E;
+ * returns how many passed, counts the compared ones in *@ncmp. */
+uint32_t re_filter_page(struct re_run *r, const struct re_layout *L, uint64_t pg,
+			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
+			uint32_t *ncmp);
+
+/* reis_ivf.c: nprobe of @db (explicit, or from its calibration table). */
+uint32_t re_nprobe(const struct re_run *r, const struct re_db *db);
+/* The nprobe nearest centroids into r->probe, their pages into r->vs. */
+int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
+	      uint32_t *np_out);
+
+/* reis_select.c */
+uint64_t re_cand_count(const struct re_run *r, const struct re_db *db);
+uint64_t re_ttl_bytes(const struct re_run *r, struct re_db **dbs, uint32_t ndbs);
+
+/* reis_rerank.c: order r->top.v[0..m) into r->rk (INT8 rerank or Hamming). */
+int re_rank(struct re_run *r, struct re_db *db, const int8_t *q8, uint32_t m, uint64_t *t);
+
+/* reis_docs.c */
+struct re_docs_cost;
+int re_ids_read(struct re_run *r, struct re_db *db, struct re_hitx *out, uint32_t nh,
+		uint64_t *t);
+int re_docs_plan(struct re_eng *e, const struct re_hitx *hits, uint32_t n, uint64_t blob_len,
+		 struct re_docs_cost **out, uint64_t *docs_bytes);
+int re_doc_fill(struct re_eng *e, const struct re_docs_cost *dc, const struct re_hitx *h,
+		uint32_t *nd, uint8_t *blob, struct isp_wire_reis_hit *wh);
+/* isp_results_publish() callbacks: charge documents as they are read. */
+void re_docs_charge(void *opaque, uint64_t off, uint64_t len, void *cost);
+void re_docs_cost_free(void *opaque);
+uint16_t re_cmd_doc_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			 void *data, size_t len, struct isp_cpl *cpl);
+uint16_t re_cmd_meta_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+			  void *data, size_t len, struct isp_cpl *cpl);
 
 #endif /* REIS_INT_H */

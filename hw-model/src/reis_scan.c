@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reis_kernel.c - the emulator's own hot loops: Hamming distances of binary
- * codes (XOR + popcount, runtime-dispatched to AVX2 or POPCNT with a
- * portable fallback) and the top-C candidate buffer.
- *
- * The kernels compute what the dies compute (REIS 4.3.2: XOR between the
- * latches, fail-bit count per mini-page); they cost host CPU time only, the
- * modeled time is charged per page in reis_cost.c.
+ * reis_scan.c - the in-die scan (REIS §4.3.1-4.3.2): XOR of the broadcast
+ * query with each sensed page and the fail-bit count per mini-page give the
+ * Hamming distances; page sensing; the fine-grained search over binary pages.
+ */
+
+/*
+ * Here XOR + popcount, runtime-dispatched to AVX2 or POPCNT with a
+ * portable fallback. The kernels cost host CPU time only; the modeled time
+ * is charged per page in reis_cost.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -147,113 +149,83 @@ int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
 	return 0;
 }
 
-/* ---- top-C candidates ---- */
-
-int re_topc_init(struct re_topc *t, uint32_t keep)
+/*
+ * Sense a page (REIS §4.3.2 steps 2-3): entries [@lo, @hi) of a page of
+ * @unit-byte codes with @oob_unit OOB bytes each into @buf at their page
+ * offsets (the page buffer holds exactly what the dies sensed for them;
+ * the rest is not copied).
+ */
+int re_read_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
+		 uint32_t lo, uint32_t hi, uint32_t unit, uint32_t oob_unit,
+		 uint8_t *buf, uint64_t *ppa)
 {
-	memset(t, 0, sizeof(*t));
-	if (!keep)
-		keep = 1;
-	t->cap = keep > UINT32_MAX / 2 ? UINT32_MAX : 2 * keep;
-	t->v = malloc((size_t)t->cap * sizeof(*t->v));
-	if (!t->v)
-		return -ENOMEM;
-	t->keep = keep;
-	t->bound = UINT64_MAX;
+	uint32_t pb = e->p->page_bytes;
+
+	if (fs_region_ppa(e->fs, reg, lpage, ppa))
+		return -EIO;
+	if (fs_read(e->fs, *ppa, lo * unit, buf + (size_t)lo * unit, (hi - lo) * unit))
+		return -EIO;
+	if (oob_unit && fs_read(e->fs, *ppa, pb + lo * oob_unit, buf + pb + (size_t)lo * oob_unit,
+				(hi - lo) * oob_unit))
+		return -EIO;
 	return 0;
 }
 
-/* Reuse the buffer for another query with @keep <= the initial keep. */
-void re_topc_reset(struct re_topc *t, uint32_t keep)
+/* Fine search of one binary page: entries in @segs[0..nseg). */
+static int re_fine_page(struct re_run *r, struct re_db *db, uint64_t pg,
+			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr)
 {
-	t->n = 0;
-	t->keep = keep ? keep : 1;
-	t->bound = UINT64_MAX;
-}
+	struct re_eng *e = r->e;
+	const struct re_layout *L = &db->L;
+	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi, ncmp = 0, npass;
+	uint64_t ppa;
 
-void re_topc_free(struct re_topc *t)
-{
-	free(t->v);
-	memset(t, 0, sizeof(*t));
-}
-
-static void re_swap(struct re_cand *a, struct re_cand *b)
-{
-	struct re_cand x = *a;
-
-	*a = *b;
-	*b = x;
-}
-
-static int re_cand_cmp(const void *a, const void *b)
-{
-	uint64_t x = ((const struct re_cand *)a)->key, y = ((const struct re_cand *)b)->key;
-
-	return x < y ? -1 : x > y;
+	if (re_read_page(e, &db->slc, L->b_first + pg, lo, hi, L->cb, L->oob_entry, r->page,
+			 &ppa))
+		return -EIO;
+	e->ham(r->qw, r->page + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
+	npass = re_filter_page(r, L, pg, segs, nseg, df, thr, &ncmp);
+	re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), ncmp, npass);
+	r->fine_cmp += ncmp;
+	r->fine_pass += npass;
+	return 0;
 }
 
 /*
- * Partition v[0..n) so that v[0..k) hold the k smallest keys (keys are
- * unique). Quickselect with a median-of-three pivot; after too many rounds
- * (adversarial data) it sorts the rest, so the worst case is O(n log n).
+ * The fine-grained search of one query (REIS §4.3.1): every binary page
+ * (brute force) or the pages of the probed clusters (IVF, re_coarse() has
+ * filled r->vs), candidates into TTL-E; returns the phase's end in *@tend.
  */
-static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
+int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
+	    uint32_t thr, uint64_t *tend)
 {
-	uint32_t lo = 0, hi = n, rounds = 0;
-
-	if (k >= n || k == 0)
-		return;
-	while (hi - lo > 16) {
-		uint32_t mid = lo + (hi - lo) / 2, i, j;
-		uint64_t piv;
-
-		if (++rounds > 64) {
-			qsort(v + lo, hi - lo, sizeof(*v), re_cand_cmp);
-			return;
-		}
-		if (v[mid].key < v[lo].key)
-			re_swap(&v[mid], &v[lo]);
-		if (v[hi - 1].key < v[lo].key)
-			re_swap(&v[hi - 1], &v[lo]);
-		if (v[hi - 1].key < v[mid].key)
-			re_swap(&v[hi - 1], &v[mid]);
-		piv = v[mid].key;
-		re_swap(&v[mid], &v[hi - 1]);
-		for (i = lo, j = lo; j < hi - 1; j++)
-			if (v[j].key < piv)
-				re_swap(&v[i++], &v[j]);
-		re_swap(&v[i], &v[hi - 1]);
-		if (i == k)
-			return;
-		if (i < k)
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	qsort(v + lo, hi - lo, sizeof(*v), re_cand_cmp);
-}
-
-void re_topc_shrink(struct re_topc *t)
-{
+	const struct re_layout *L = &db->L;
+	struct re_seg whole;
+	uint64_t pg;
 	uint32_t i;
-	uint64_t mx = 0;
+	int ret;
 
-	if (t->n <= t->keep)
-		return;
-	re_select(t->v, t->n, t->keep);
-	t->n = t->keep;
-	for (i = 0; i < t->n; i++)
-		if (t->v[i].key > mx)
-			mx = t->v[i].key;
-	t->bound = mx;
-}
+	re_topc_reset(&r->top, (uint32_t)cand);
+	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
+	if (r->ivf) {
+		for (i = 0; i < r->vs.nv; i++) {
+			const struct re_visit *v = &r->vs.v[i];
 
-uint32_t re_topc_finish(struct re_topc *t)
-{
-	if (t->n > t->keep) {
-		re_select(t->v, t->n, t->keep);
-		t->n = t->keep;
+			ret = re_fine_page(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr);
+			if (ret)
+				return ret;
+		}
+	} else {
+		for (pg = 0; pg < L->bpages; pg++) {
+			uint64_t left = db->c.n - pg * L->epb;
+
+			whole.lo = 0;
+			whole.hi = (uint32_t)(left < L->epb ? left : L->epb);
+			ret = re_fine_page(r, db, pg, &whole, 1, df, thr);
+			if (ret)
+				return ret;
+		}
 	}
-	qsort(t->v, t->n, sizeof(*t->v), re_cand_cmp);
-	return t->n;
+	*tend = re_cost_phase_end(&r->c);
+	return 0;
 }

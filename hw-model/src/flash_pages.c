@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flash_pages.c - the NAND page rules (program once per erase, erase a whole
+ * block, an erased page reads 0xFF; REIS §2.3) and the page + OOB storage:
+ * a sparse block table in memory or the backing file's slots and records.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flash_store_int.h"
+
+static size_t fs_hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+struct fs_blk *fs_blk_find(const struct fs *fs, uint64_t bi)
+{
+	size_t i;
+
+	if (!fs->cap)
+		return NULL;
+	for (i = fs_hash(bi + 1, fs->cap); fs->keys[i]; i = (i + 1) & (fs->cap - 1))
+		if (fs->keys[i] == bi + 1)
+			return fs->vals[i];
+	return NULL;
+}
+
+static int fs_table_grow(struct fs *fs)
+{
+	size_t ncap = fs->cap ? fs->cap * 2 : 1024, i, j;
+	uint64_t *nk = calloc(ncap, sizeof(*nk));
+	struct fs_blk **nv = calloc(ncap, sizeof(*nv));
+
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -ENOMEM;
+	}
+	for (i = 0; i < fs->cap; i++) {
+		if (!fs->keys[i])
+			continue;
+		for (j = fs_hash(fs->keys[i], ncap); nk[j]; j = (j + 1) & (ncap - 1))
+			;
+		nk[j] = fs->keys[i];
+		nv[j] = fs->vals[i];
+	}
+	fs->mem_bytes += (ncap - fs->cap) * (sizeof(*nk) + sizeof(*nv));
+	free(fs->keys);
+	free(fs->vals);
+	fs->keys = nk;
+	fs->vals = nv;
+	fs->cap = ncap;
+	return 0;
+}
+
+/* Find or create the state of block @bi. Caller holds the write lock. */
+struct fs_blk *fs_blk_get(struct fs *fs, uint64_t bi)
+{
+	struct fs_blk *b = fs_blk_find(fs, bi);
+	size_t i;
+
+	if (b)
+		return b;
+	if ((fs->count + 1) * 2 > fs->cap && fs_table_grow(fs))
+		return NULL;
+	b = calloc(1, sizeof(*b) + fs->bm_bytes);
+	if (!b)
+		return NULL;
+	fs->mem_bytes += sizeof(*b) + fs->bm_bytes;
+	for (i = fs_hash(bi + 1, fs->cap); fs->keys[i]; i = (i + 1) & (fs->cap - 1))
+		;
+	fs->keys[i] = bi + 1;
+	fs->vals[i] = b;
+	fs->count++;
+	return b;
+}
+
+static uint64_t fs_rec_off(const struct fs *fs, uint64_t bi)
+{
+	return fs->state_off + bi * fs->rec_bytes;
+}
+
+static uint64_t fs_slot_off(const struct fs *fs, uint64_t ppa)
+{
+	return fs->data_off + fg_page_index(&fs->g, ppa) * fs->slot;
+}
+
+void fs_layout(struct fs *fs, uint64_t meta_max, struct fs_hdr *h)
+{
+	const struct fg_geom *g = &fs->g;
+	uint64_t nblk = (uint64_t)g->planes * g->blocks_per_plane;
+
+	fs->bm_bytes = (uint32_t)fs_align((g->pages_per_block + 7) / 8, 8);
+	fs->rec_bytes = 8 + fs->bm_bytes;
+	fs->slot = g->page_bytes + g->oob_bytes;
+	fs->meta_off = FS_HDR_AREA;
+	fs->state_off = fs_align(fs->meta_off + 2 * fm_slot_bytes(meta_max), 4096);
+	fs->data_off = fs_align(fs->state_off + nblk * fs->rec_bytes, 4096);
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, FS_MAGIC, 8);
+	h->version = FS_VERSION;
+	h->hdr_bytes = sizeof(*h);
+	h->channels = g->channels;
+	h->dies_per_channel = g->dies_per_channel;
+	h->planes_per_die = g->planes_per_die;
+	h->blocks_per_plane = g->blocks_per_plane;
+	h->pages_per_block = g->pages_per_block;
+	h->page_bytes = g->page_bytes;
+	h->oob_bytes = g->oob_bytes;
+	h->native_mode = g->native_mode;
+	h->slc_blocks = g->slc_blocks;
+	h->rec_bytes = fs->rec_bytes;
+	h->meta_off = fs->meta_off;
+	h->meta_max = meta_max;
+	h->state_off = fs->state_off;
+	h->data_off = fs->data_off;
+	h->file_bytes = fs->data_off + fg_page_slots(g) * fs->slot;
+	h->crc = fio_crc32c(0, h, offsetof(struct fs_hdr, crc));
+}
+
+/* Compare the file's geometry with the configured one; name the first
+ * difference. */
+int fs_check_geom(const struct fs_hdr *f, const struct fs_hdr *c,
+			 const char *path, char *err, size_t errlen)
+{
+	static const struct { const char *name; size_t off; } fld[] = {
+		{ "channels", offsetof(struct fs_hdr, channels) },
+		{ "dies_per_channel", offsetof(struct fs_hdr, dies_per_channel) },
+		{ "planes_per_die", offsetof(struct fs_hdr, planes_per_die) },
+		{ "blocks_per_plane", offsetof(struct fs_hdr, blocks_per_plane) },
+		{ "pages_per_block", offsetof(struct fs_hdr, pages_per_block) },
+		{ "page_bytes", offsetof(struct fs_hdr, page_bytes) },
+		{ "oob_bytes", offsetof(struct fs_hdr, oob_bytes) },
+		{ "native_mode", offsetof(struct fs_hdr, native_mode) },
+		{ "slc_blocks", offsetof(struct fs_hdr, slc_blocks) },
+		{ "rec_bytes", offsetof(struct fs_hdr, rec_bytes) },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fld) / sizeof(fld[0]); i++) {
+		uint32_t a, b;
+
+		memcpy(&a, (const char *)f + fld[i].off, 4);
+		memcpy(&b, (const char *)c + fld[i].off, 4);
+		if (a != b) {
+			snprintf(err, errlen, "backing file %s was made for another "
+				 "geometry: %s=%u in the file, %u configured (not "
+				 "reformatting; use the original parameters or "
+				 "another file)", path, fld[i].name, a, b);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int fs_load_records(struct fs *fs)
+{
+	uint64_t nblk = (uint64_t)fs->g.planes * fs->g.blocks_per_plane;
+	uint64_t end = fs->state_off + nblk * fs->rec_bytes;
+	size_t bufrecs = (1u << 20) / fs->rec_bytes;
+	uint8_t *buf = malloc(bufrecs * fs->rec_bytes);
+	uint64_t off = fs->state_off;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (off < end) {
+		uint64_t data, bi0, n, i;
+
+		ret = fio_next_data(fs->io, off, &data);
+		if (ret == -ENXIO) {
+			ret = 0;
+			break;
+		}
+		if (ret)
+			break;
+		if (data >= end)
+			break;
+		/* Start at the record holding @data. */
+		bi0 = (data - fs->state_off) / fs->rec_bytes;
+		n = (end - fs_rec_off(fs, bi0)) / fs->rec_bytes;
+		if (n > bufrecs)
+			n = bufrecs;
+		ret = fio_pread(fs->io, buf, (size_t)(n * fs->rec_bytes), fs_rec_off(fs, bi0));
+		if (ret)
+			break;
+		for (i = 0; i < n; i++) {
+			const uint8_t *r = buf + i * fs->rec_bytes;
+			uint32_t ec, np = 0, k;
+			struct fs_blk *b;
+
+			memcpy(&ec, r, 4);
+			for (k = 0; k < fs->bm_bytes; k++)
+				np += (uint32_t)__builtin_popcount(r[8 + k]);
+			if (!ec && !np)
+				continue;
+			b = fs_blk_get(fs, bi0 + i);
+			if (!b) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			b->erase_count = ec;
+			b->nprog = np;
+			memcpy(b->bits, r + 8, fs->bm_bytes);
+			fs->programmed += np;
+		}
+		off = fs_rec_off(fs, bi0 + n);
+	}
+out:
+	free(buf);
+	return ret;
+}
+
+void fs_blk_free_pages(struct fs *fs, struct fs_blk *b)
+{
+	uint32_t i;
+
+	if (!b->pages)
+		return;
+	for (i = 0; i < fs->g.pages_per_block; i++) {
+		if (b->pages[i]) {
+			free(b->pages[i]);
+			b->pages[i] = NULL;
+			fs->mem_bytes -= fs->slot;
+		}
+	}
+}
+
+int fs_bit(const struct fs_blk *b, uint32_t page)
+{
+	return (b->bits[page / 8] >> (page % 8)) & 1;
+}
+
+int fs_read(struct fs *fs, uint64_t ppa, uint32_t off, void *buf, uint32_t len)
+{
+	const struct fs_blk *b;
+	int ret = 0;
+
+	if (!fs || (!buf && len) || fg_check(&fs->g, ppa) ||
+	    off > fs->slot || len > fs->slot - off)
+		return -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	b = fs_blk_find(fs, fg_block_index(&fs->g, ppa));
+	if (!b || !fs_bit(b, FG_FIELD(ppa, PAGE))) {
+		memset(buf, 0xff, len);
+	} else if (fs->io) {
+		ret = fio_pread(fs->io, buf, len, fs_slot_off(fs, ppa) + off);
+	} else {
+		memcpy(buf, b->pages[FG_FIELD(ppa, PAGE)] + off, len);
+	}
+	__atomic_add_fetch(&fs->nreads, 1, __ATOMIC_RELAXED);
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+/* Persist block record @bi (file mode). */
+int fs_write_rec(struct fs *fs, uint64_t bi, const struct fs_blk *b)
+{
+	uint8_t rec[8 + 512];
+	uint32_t zero = 0;
+
+	memcpy(rec, &b->erase_count, 4);
+	memcpy(rec + 4, &zero, 4);
+	memcpy(rec + 8, b->bits, fs->bm_bytes);
+	return fio_pwrite(fs->io, rec, fs->rec_bytes, fs_rec_off(fs, bi));
+}
+
+/* Backing file: data and OOB (0xFF for a missing part), then the state bit. */
+static int fs_program_file(struct fs *fs, uint64_t ppa, uint64_t bi, const struct fs_blk *b,
+			   const void *data, const void *oob)
+{
+	uint32_t page = FG_FIELD(ppa, PAGE);
+	uint64_t so = fs_slot_off(fs, ppa);
+	uint8_t byte;
+	int ret = 0;
+
+	if (data)
+		ret = fio_pwrite(fs->io, data, fs->g.page_bytes, so);
+	if (!ret && oob)
+		ret = fio_pwrite(fs->io, oob, fs->g.oob_bytes, so + fs->g.page_bytes);
+	if (!ret && (!data || !oob)) {
+		/* 0xFF for the missing part: the slot may hold stale bytes. */
+		uint8_t *ff = malloc(fs->slot);
+
+		if (!ff)
+			return -ENOMEM;
+		memset(ff, 0xff, fs->slot);
+		if (!data)
+			ret = fio_pwrite(fs->io, ff, fs->g.page_bytes, so);
+		if (!ret && !oob)
+			ret = fio_pwrite(fs->io, ff, fs->g.oob_bytes, so + fs->g.page_bytes);
+		free(ff);
+	}
+	if (ret)
+		return ret;
+	/* Data first, then the state bit: a crash in between leaves an
+	 * erased page with junk that reads as 0xFF. */
+	byte = b->bits[page / 8] | (uint8_t)(1u << (page % 8));
+	return fio_pwrite(fs->io, &byte, 1, fs_rec_off(fs, bi) + 8 + page / 8);
+}
+
+/* In memory: a slot buffer of its own for the page. */
+static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const void *data,
+			  const void *oob)
+{
+	uint8_t *s;
+
+	if (!b->pages) {
+		b->pages = calloc(fs->g.pages_per_block, sizeof(*b->pages));
+		if (!b->pages)
+			return -ENOMEM;
+		fs->mem_bytes += fs->g.pages_per_block * sizeof(*b->pages);
+	}
+	s = malloc(fs->slot);
+	if (!s)
+		return -ENOMEM;
+	fs->mem_bytes += fs->slot;
+	if (data)
+		memcpy(s, data, fs->g.page_bytes);
+	else
+		memset(s, 0xff, fs->g.page_bytes);
+	if (oob)
+		memcpy(s + fs->g.page_bytes, oob, fs->g.oob_bytes);
+	else
+		memset(s + fs->g.page_bytes, 0xff, fs->g.oob_bytes);
+	b->pages[page] = s;
+	return 0;
+}
+
+/* A page programs once between erases (REIS §2.3). */
+int fs_program(struct fs *fs, uint64_t ppa, const void *data, const void *oob)
+{
+	uint32_t page = FG_FIELD(ppa, PAGE);
+	uint64_t bi;
+	struct fs_blk *b;
+	int ret = 0;
+
+	if (!fs || fg_check(&fs->g, ppa))
+		return -EINVAL;
+	bi = fg_block_index(&fs->g, ppa);
+	pthread_rwlock_wrlock(&fs->lock);
+	b = fs_blk_get(fs, bi);
+	if (!b) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (fs_bit(b, page)) {
+		ret = -EEXIST;
+		goto out;
+	}
+	ret = fs->io ? fs_program_file(fs, ppa, bi, b, data, oob) :
+		       fs_program_mem(fs, b, page, data, oob);
+	if (ret)
+		goto out;
+	b->bits[page / 8] |= (uint8_t)(1u << (page % 8));
+	b->nprog++;
+	fs->programmed++;
+	fs->nprograms++;
+out:
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+/* Erase block @bi. Caller holds the write lock. */
+int fs_erase_locked(struct fs *fs, uint64_t bi)
+{
+	struct fs_blk *b = fs_blk_get(fs, bi);
+	int ret = 0;
+
+	if (!b)
+		return -ENOMEM;
+	if (fs->io) {
+		uint64_t first = fs->data_off + bi * fs->g.pages_per_block * fs->slot;
+
+		if (b->nprog)
+			ret = fio_punch(fs->io, first,
+					(uint64_t)fs->g.pages_per_block * fs->slot);
+		b->erase_count++;
+		memset(b->bits, 0, fs->bm_bytes);
+		if (!ret)
+			ret = fs_write_rec(fs, bi, b);
+	} else {
+		fs_blk_free_pages(fs, b);
+		b->erase_count++;
+		memset(b->bits, 0, fs->bm_bytes);
+	}
+	fs->programmed -= b->nprog;
+	b->nprog = 0;
+	fs->nerases++;
+	return ret;
+}
+
+int fs_erase(struct fs *fs, uint64_t ppa)
+{
+	int ret;
+
+	if (!fs || fg_check(&fs->g, ppa))
+		return -EINVAL;
+	pthread_rwlock_wrlock(&fs->lock);
+	ret = fs_erase_locked(fs, fg_block_index(&fs->g, ppa));
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+int fs_page_state(struct fs *fs, uint64_t ppa)
+{
+	const struct fs_blk *b;
+	int st;
+
+	if (!fs || fg_check(&fs->g, ppa))
+		return -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	b = fs_blk_find(fs, fg_block_index(&fs->g, ppa));
+	st = b && fs_bit(b, FG_FIELD(ppa, PAGE)) ? FS_PROGRAMMED : FS_ERASED;
+	pthread_rwlock_unlock(&fs->lock);
+	return st;
+}
+
+int64_t fs_erase_count(struct fs *fs, uint64_t ppa)
+{
+	const struct fs_blk *b;
+	int64_t n;
+
+	if (!fs || fg_check(&fs->g, ppa))
+		return -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	b = fs_blk_find(fs, fg_block_index(&fs->g, ppa));
+	n = b ? b->erase_count : 0;
+	pthread_rwlock_unlock(&fs->lock);
+	return n;
+}
+
+int fs_sync(struct fs *fs)
+{
+	if (!fs)
+		return -EINVAL;
+	return fs->io ? fio_sync(fs->io) : 0;
+}
+
+uint64_t fs_align(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}

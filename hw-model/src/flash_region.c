@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flash_region.c - regions: extents of whole block stripes across every
+ * plane (the Parallelism-First placement of REIS §4.1 needs them), freed
+ * extents held back until the next metadata commit, moves, free space.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "flash_store_int.h"
+
+static int fs_overlap(uint32_t a, uint32_t an, uint32_t b, uint32_t bn)
+{
+	return (uint64_t)a < (uint64_t)b + bn && (uint64_t)b < (uint64_t)a + an;
+}
+
+/* First block >= @from in use by a region or a pending extent overlapping
+ * [@from, @from + @n); its end in *@next. */
+static int fs_busy(const struct fs *fs, uint32_t from, uint32_t n, uint32_t skip_id,
+		   uint32_t *next)
+{
+	size_t i;
+	int hit = 0;
+
+	*next = from;
+	for (i = 0; i < fs->nreg; i++) {
+		const struct fs_region *r = &fs->reg[i];
+
+		if (r->id != skip_id && fs_overlap(from, n, r->first_block, r->nblocks) &&
+		    r->first_block + r->nblocks > *next) {
+			*next = r->first_block + r->nblocks;
+			hit = 1;
+		}
+	}
+	for (i = 0; i < fs->npend; i++) {
+		const struct fs_pending *pd = &fs->pend[i];
+
+		if (fs_overlap(from, n, pd->first_block, pd->nblocks) &&
+		    pd->first_block + pd->nblocks > *next) {
+			*next = pd->first_block + pd->nblocks;
+			hit = 1;
+		}
+	}
+	return hit;
+}
+
+/* Erase every block of the extent that holds stale pages. */
+static int fs_clean_extent(struct fs *fs, uint32_t first, uint32_t n, uint32_t *erased)
+{
+	uint32_t pl, b;
+	int ret;
+
+	for (pl = 0; pl < fs->g.planes; pl++) {
+		for (b = first; b < first + n; b++) {
+			uint64_t bi = (uint64_t)pl * fs->g.blocks_per_plane + b;
+			const struct fs_blk *blk = fs_blk_find(fs, bi);
+
+			if (!blk || !blk->nprog)
+				continue;
+			ret = fs_erase_locked(fs, bi);
+			if (ret)
+				return ret;
+			if (erased)
+				(*erased)++;
+		}
+	}
+	return 0;
+}
+
+static int fs_reg_insert(struct fs *fs, const struct fs_region *r)
+{
+	size_t i;
+
+	if (fs->nreg == fs->regcap) {
+		size_t n = fs->regcap ? fs->regcap * 2 : 16;
+		struct fs_region *nr = realloc(fs->reg, n * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		fs->reg = nr;
+		fs->regcap = n;
+	}
+	for (i = fs->nreg; i > 0 && fs->reg[i - 1].first_block > r->first_block; i--)
+		fs->reg[i] = fs->reg[i - 1];
+	fs->reg[i] = *r;
+	fs->nreg++;
+	return 0;
+}
+
+static int fs_pend_add(struct fs *fs, uint32_t part, uint32_t first, uint32_t n)
+{
+	if (fs->npend == fs->pendcap) {
+		size_t c = fs->pendcap ? fs->pendcap * 2 : 16;
+		struct fs_pending *np = realloc(fs->pend, c * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		fs->pend = np;
+		fs->pendcap = c;
+	}
+	fs->gen++;
+	fs->pend[fs->npend].part = part;
+	fs->pend[fs->npend].first_block = first;
+	fs->pend[fs->npend].nblocks = n;
+	fs->pend[fs->npend].gen = fs->gen;
+	fs->npend++;
+	return 0;
+}
+
+static uint64_t fs_stripe_pages(const struct fs *fs, uint32_t part)
+{
+	return (uint64_t)fs->g.part[part].pages_per_block * fs->g.planes;
+}
+
+int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
+		    struct fs_region *out, uint32_t *erased)
+{
+	const struct fg_part *pt;
+	uint64_t nb64;
+	uint32_t nb, cand, next, end;
+	struct fs_region r;
+	int ret;
+
+	if (erased)
+		*erased = 0;
+	if (!fs || !out || part >= FG_NPARTS || npages == 0)
+		return -EINVAL;
+	pt = &fs->g.part[part];
+	if (pt->nblocks == 0)
+		return -ENOSPC;
+	nb64 = (npages + fs_stripe_pages(fs, part) - 1) / fs_stripe_pages(fs, part);
+	if (nb64 > pt->nblocks)
+		return -ENOSPC;
+	nb = (uint32_t)nb64;
+	end = pt->first_block + pt->nblocks;
+	pthread_rwlock_wrlock(&fs->lock);
+	if (fs->nreg >= FS_MAX_REGIONS) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	cand = pt->first_block;
+	while ((uint64_t)cand + nb <= end && fs_busy(fs, cand, nb, 0, &next))
+		cand = next;
+	if ((uint64_t)cand + nb > end) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	ret = fs_clean_extent(fs, cand, nb, erased);
+	if (ret)
+		goto out;
+	r.id = fs->next_id;
+	r.part = part;
+	r.first_block = cand;
+	r.nblocks = nb;
+	r.owner = owner;
+	ret = fs_reg_insert(fs, &r);
+	if (ret)
+		goto out;
+	fs->next_id = fs->next_id == UINT32_MAX ? 1 : fs->next_id + 1;
+	*out = r;
+out:
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+static ssize_t fs_reg_find(const struct fs *fs, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nreg; i++)
+		if (fs->reg[i].id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+int fs_region_free(struct fs *fs, uint32_t id)
+{
+	ssize_t i;
+	int ret;
+
+	if (!fs)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&fs->lock);
+	i = fs_reg_find(fs, id);
+	if (i < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = fs_pend_add(fs, fs->reg[i].part, fs->reg[i].first_block, fs->reg[i].nblocks);
+	if (ret)
+		goto out;
+	memmove(&fs->reg[i], &fs->reg[i + 1], (fs->nreg - (size_t)i - 1) * sizeof(*fs->reg));
+	fs->nreg--;
+out:
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+int fs_region_get(struct fs *fs, uint32_t id, struct fs_region *out)
+{
+	ssize_t i;
+
+	if (!fs || !out)
+		return -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	i = fs_reg_find(fs, id);
+	if (i >= 0)
+		*out = fs->reg[i];
+	pthread_rwlock_unlock(&fs->lock);
+	return i < 0 ? -ENOENT : 0;
+}
+
+int fs_region_list(struct fs *fs, struct fs_region *out, size_t max)
+{
+	size_t i;
+	int n;
+
+	if (!fs)
+		return -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	for (i = 0; i < fs->nreg && i < max && out; i++)
+		out[i] = fs->reg[i];
+	n = (int)fs->nreg;
+	pthread_rwlock_unlock(&fs->lock);
+	return n;
+}
+
+uint64_t fs_region_pages(const struct fs *fs, const struct fs_region *r)
+{
+	if (!fs || !r || r->part >= FG_NPARTS)
+		return 0;
+	return fg_region_pages(&fs->g, r->part, r->nblocks);
+}
+
+int fs_region_ppa(const struct fs *fs, const struct fs_region *r, uint64_t lpage,
+		  uint64_t *ppa)
+{
+	if (!fs || !r)
+		return -EINVAL;
+	return fg_pfpa_ppa(&fs->g, r->part, r->first_block, r->nblocks, lpage, ppa);
+}
+
+/* Copy programmed pages of block @src to erased block @dst (same plane). */
+static int fs_copy_block(struct fs *fs, uint64_t src, uint64_t dst, uint64_t *copied)
+{
+	const struct fs_blk *sb = fs_blk_find(fs, src);
+	struct fs_blk *db;
+	uint8_t *buf = NULL;
+	uint32_t pg;
+	int ret = 0;
+
+	if (!sb || !sb->nprog)
+		return 0;
+	db = fs_blk_get(fs, dst);
+	if (!db)
+		return -ENOMEM;
+	sb = fs_blk_find(fs, src);	/* the table may have grown */
+	if (fs->io && !(buf = malloc(fs->slot)))
+		return -ENOMEM;
+	for (pg = 0; pg < fs->g.pages_per_block && !ret; pg++) {
+		uint64_t so, dofs;
+
+		if (!fs_bit(sb, pg))
+			continue;
+		if (fs->io) {
+			so = fs->data_off + (src * fs->g.pages_per_block + pg) * fs->slot;
+			dofs = fs->data_off + (dst * fs->g.pages_per_block + pg) * fs->slot;
+			ret = fio_pread(fs->io, buf, fs->slot, so);
+			if (!ret)
+				ret = fio_pwrite(fs->io, buf, fs->slot, dofs);
+		} else {
+			if (!db->pages) {
+				db->pages = calloc(fs->g.pages_per_block, sizeof(*db->pages));
+				if (!db->pages) {
+					ret = -ENOMEM;
+					break;
+				}
+				fs->mem_bytes += fs->g.pages_per_block * sizeof(*db->pages);
+			}
+			db->pages[pg] = malloc(fs->slot);
+			if (!db->pages[pg]) {
+				ret = -ENOMEM;
+				break;
+			}
+			fs->mem_bytes += fs->slot;
+			memcpy(db->pages[pg], sb->pages[pg], fs->slot);
+		}
+		if (ret)
+			break;
+		db->bits[pg / 8] |= (uint8_t)(1u << (pg % 8));
+		db->nprog++;
+		fs->programmed++;
+		fs->nprograms++;
+		(*copied)++;
+	}
+	if (!ret && fs->io)
+		ret = fs_write_rec(fs, dst, db);
+	free(buf);
+	return ret;
+}
+
+int fs_region_move(struct fs *fs, uint32_t id, uint32_t new_first,
+		   uint64_t *copied, uint32_t *erased)
+{
+	const struct fg_part *pt;
+	struct fs_region r;
+	uint64_t ncopied = 0;
+	uint32_t next, pl, b;
+	ssize_t i;
+	int ret;
+
+	if (erased)
+		*erased = 0;
+	if (!fs)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&fs->lock);
+	i = fs_reg_find(fs, id);
+	if (i < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	r = fs->reg[i];
+	pt = &fs->g.part[r.part];
+	if (new_first < pt->first_block ||
+	    (uint64_t)new_first + r.nblocks > (uint64_t)pt->first_block + pt->nblocks ||
+	    fs_busy(fs, new_first, r.nblocks, 0, &next)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = fs_clean_extent(fs, new_first, r.nblocks, erased);
+	for (pl = 0; pl < fs->g.planes && !ret; pl++) {
+		for (b = 0; b < r.nblocks && !ret; b++) {
+			uint64_t base = (uint64_t)pl * fs->g.blocks_per_plane;
+
+			ret = fs_copy_block(fs, base + r.first_block + b,
+					    base + new_first + b, &ncopied);
+		}
+	}
+	if (ret)
+		goto out;	/* destination is free space again; region unchanged */
+	ret = fs_pend_add(fs, r.part, r.first_block, r.nblocks);
+	if (ret)
+		goto out;
+	memmove(&fs->reg[i], &fs->reg[i + 1], (fs->nreg - (size_t)i - 1) * sizeof(*fs->reg));
+	fs->nreg--;
+	r.first_block = new_first;
+	ret = fs_reg_insert(fs, &r);	/* cannot fail: capacity kept */
+out:
+	pthread_rwlock_unlock(&fs->lock);
+	if (copied)
+		*copied = ncopied;
+	return ret;
+}
+
+int fs_space(struct fs *fs, uint32_t part, struct fs_space *out)
+{
+	const struct fg_part *pt;
+	uint32_t b, run = 0, next;
+	size_t i;
+
+	if (!fs || !out || part >= FG_NPARTS)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	pt = &fs->g.part[part];
+	pthread_rwlock_rdlock(&fs->lock);
+	for (b = pt->first_block; b < pt->first_block + pt->nblocks; b++) {
+		if (fs_busy(fs, b, 1, 0, &next)) {
+			run = 0;
+			continue;
+		}
+		out->free_blocks++;
+		if (++run > out->largest_run)
+			out->largest_run = run;
+	}
+	for (i = 0; i < fs->npend; i++)
+		if (fs->pend[i].part == part)
+			out->pending_blocks += fs->pend[i].nblocks;
+	pthread_rwlock_unlock(&fs->lock);
+	out->free_pages = out->free_blocks * fs_stripe_pages(fs, part);
+	out->largest_pages = out->largest_run * fs_stripe_pages(fs, part);
+	return 0;
+}
+
+size_t fs_regions_size(const struct fs *fs)
+{
+	return 16 + fs->nreg * 24;
+}
+
+void fs_regions_encode(const struct fs *fs, uint8_t *b)
+{
+	uint32_t h[4] = { FS_REG_MAGIC, (uint32_t)fs->nreg, fs->next_id, 0 };
+	size_t i;
+
+	memcpy(b, h, 16);
+	b += 16;
+	for (i = 0; i < fs->nreg; i++, b += 24) {
+		const struct fs_region *r = &fs->reg[i];
+
+		memcpy(b, &r->id, 4);
+		memcpy(b + 4, &r->part, 4);
+		memcpy(b + 8, &r->first_block, 4);
+		memcpy(b + 12, &r->nblocks, 4);
+		memcpy(b + 16, &r->owner, 8);
+	}
+}
+
+int fs_regions_parse(struct fs *fs, const uint8_t *b, size_t len, size_t *used)
+{
+	uint32_t h[4];
+	size_t i, j;
+
+	if (len < 16)
+		return -EIO;
+	memcpy(h, b, 16);
+	if (h[0] != FS_REG_MAGIC || h[1] > FS_MAX_REGIONS || len < 16 + (size_t)h[1] * 24)
+		return -EIO;
+	for (i = 0; i < h[1]; i++) {
+		const uint8_t *e = b + 16 + i * 24;
+		struct fs_region r;
+		const struct fg_part *pt;
+
+		memcpy(&r.id, e, 4);
+		memcpy(&r.part, e + 4, 4);
+		memcpy(&r.first_block, e + 8, 4);
+		memcpy(&r.nblocks, e + 12, 4);
+		memcpy(&r.owner, e + 16, 8);
+		if (r.id == 0 || r.part >= FG_NPARTS || r.nblocks == 0)
+			return -EIO;
+		pt = &fs->g.part[r.part];
+		if (r.first_block < pt->first_block ||
+		    (uint64_t)r.first_block + r.nblocks > (uint64_t)pt->first_block + pt->nblocks)
+			return -EIO;
+		for (j = 0; j < fs->nreg; j++)
+			if (fs->reg[j].id == r.id ||
+			    fs_overlap(r.first_block, r.nblocks, fs->reg[j].first_block,
+				       fs->reg[j].nblocks))
+				return -EIO;
+		if (fs_reg_insert(fs, &r))
+			return -ENOMEM;
+	}
+	fs->next_id = h[2] ? h[2] : 1;
+	*used = 16 + (size_t)h[1] * 24;
+	return 0;
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recflash_readout.c - the SLS read-out (RecFlash §III-A, §III-B, Eq. 1-2):
+ * which distinct rows and pages a batch needs, their bytes from the store,
+ * and the modeled flash stage per table mode (RecSSD-like, RM-SSD-like,
+ * RecFlash).
+ */
+
+/*
+ * One command is one batch (docs/recflash-engine.md "Batching"): each
+ * distinct row is read out once and each distinct page sensed once for the
+ * whole command, whatever the bags. Per page, by table mode: C/A + tR of
+ * its cell mode, then
+ *   RecSSD-like:  one sequential read-out from the page start to the end of
+ *                 the last needed row (tRR + tRC * bytes);
+ *   RM-SSD-like, RecFlash: one burst per needed row (tRR + tRC * row_bytes,
+ *                 FT_OP_BURSTS: other dies' bursts may interleave).
+ * RecFlash-mode tables first walk the page-wise LRU cache in lookup order
+ * (recflash_cache.c); only rows it misses are read. Pages are issued sorted
+ * by die, page offset and plane, and pages of one die at one offset go out
+ * as one multi-plane read (FT_OP_MP).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flash_geom.h"
+#include "recflash_int.h"
+
+static int rf_spage_cmp(const void *x, const void *y)
+{
+	const struct rf_spage *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->lpage < b->lpage ? -1 : a->lpage > b->lpage;
+}
+
+/* Stable LSD radix sort of 0..n-1 by @slot: @ord gets the order. */
+static void rf_sort_by_slot(const uint32_t *slot, uint32_t n, uint32_t *ord, uint32_t *tmp)
+{
+	uint32_t cnt[256], pass, i, *src = ord, *dst = tmp, *sw;
+
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	for (pass = 0; pass < 4; pass++) {
+		uint32_t sh = pass * 8, sum = 0, c;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(slot[src[i]] >> sh) & 0xff]++;
+		if (cnt[(slot[src[0]] >> sh) & 0xff] == n)
+			continue;	/* one digit value: order unchanged */
+		for (i = 0; i < 256; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(slot[src[i]] >> sh) & 0xff]++] = src[i];
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != ord)
+		memcpy(ord, src, (size_t)n * sizeof(*ord));
+}
+
+/*
+ * The page operation for page @p; returns the rows it reads for the SLS
+ * (0 and op->n_dout 0: nothing to read; a page filled into the cache is
+ * read even when a re-fill in the same command left it no such row).
+ */
+static uint32_t rf_sls_op(const struct rf_eng *e, const struct rf_table *t,
+			  const struct rf_spage *p, const uint32_t *ds, const uint8_t *need,
+			  struct ft_page_op *op)
+{
+	uint32_t j, nread = 0, last = 0;
+
+	for (j = p->d0; j < p->d0 + p->nd; j++)
+		if (!need || need[j] == 1) {
+			nread++;
+			last = ds[j] % t->rpp;	/* rows ascend within a page */
+		}
+	memset(op, 0, sizeof(*op));
+	if (!nread && !p->fill)
+		return 0;
+	op->mode = fg_ppa_mode(e->g, p->ppa);
+	op->flags = FT_OP_MP;
+	op->page = FG_FIELD(p->ppa, PAGE);
+	if (t->mode == ISP_RF_RECSSD) {
+		/* Sequential: from the page start to the last needed row's end. */
+		op->n_dout = 1;
+		op->dout_bytes = (last + 1) * t->row_bytes;
+	} else if (p->fill) {
+		/* The whole page into a cache frame: one sequential read-out. */
+		op->n_dout = 1;
+		op->dout_bytes = t->rpp * t->row_bytes;
+	} else {
+		/* Selective: one tRR + tRC * N burst per row (Eq. 2). */
+		op->flags |= FT_OP_BURSTS;
+		op->n_dout = nread;
+		op->dout_bytes = t->row_bytes;
+	}
+	return nread;
+}
+
+/*
+ * The flash stage: every page holding a row to read, sensed once. Pages are
+ * sorted by die, page offset and plane; pages of one die at one offset on
+ * different planes go out as one multi-plane read.
+ */
+void rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0)
+{
+	const struct rf_table *t = s->t;
+	const struct rf_spage *pg = s->pg;
+	const uint32_t *ds = s->ds;
+	const uint8_t *need = s->need;
+	struct rf_sls_run *r = &s->run;
+	uint32_t P = e->g->planes_per_die, i = 0, npg = s->npg;
+	uint64_t e0 = ctx->ftc.energy_pj, end = t0;
+	struct ft_page_op ops[16];
+	uint32_t planes[16];
+
+	qsort(s->pg, npg, sizeof(*s->pg), rf_spage_cmp);
+	while (i < npg) {
+		uint32_t n = 0, mask = 0, die = 0, off = 0;
+		uint64_t done;
+
+		for (; i < npg; i++) {
+			struct ft_page_op op;
+			uint32_t nread = rf_sls_op(e, t, &pg[i], ds, need, &op);
+			uint32_t pl = fg_ppa_plane(e->g, pg[i].ppa);
+
+			if (!op.n_dout)
+				continue;
+			if (n && (pl / P != die || op.page != off || op.mode != ops[0].mode ||
+				  (mask & (1u << (pl % P))) || n == P))
+				break;
+			die = pl / P;
+			off = op.page;
+			mask |= 1u << (pl % P);
+			ops[n] = op;
+			planes[n++] = pl;
+			r->page_reads++;
+			r->sensed += e->p->page_bytes;
+			r->useful += (uint64_t)nread * t->row_bytes;
+			r->out += (uint64_t)op.n_dout * op.dout_bytes;
+		}
+		if (!n)
+			break;
+		done = ft_page_read_mp(e->ft, &ctx->ftc, n, planes, ops, t0, NULL);
+		if (done > end)
+			end = done;
+	}
+	r->flash_ps = end - t0;
+	r->flash_pj = ctx->ftc.energy_pj - e0;
+}
+
+/* Distinct rows of the batch in slot order, and the pages holding them. */
+int rf_sls_plan(struct rf_eng *e, struct rf_sls_cmd *s)
+{
+	const struct rf_table *t = s->t;
+	const struct rf_map *m = s->m;
+	uint32_t i, n = s->h.nidx;
+	uint32_t *slot = malloc((size_t)n * sizeof(*slot));
+	uint32_t *ord = malloc((size_t)n * sizeof(*ord));
+	uint32_t *tmp = malloc((size_t)n * sizeof(*tmp));
+	uint32_t *pos = malloc((size_t)n * sizeof(*pos));
+	uint32_t *ds = malloc((size_t)n * sizeof(*ds));
+
+	s->slot = slot;
+	s->ord = ord;
+	s->tmp = tmp;
+	s->pos = pos;
+	s->ds = ds;
+	if (!slot || !ord || !tmp || !pos || !ds)
+		return -ENOMEM;
+	if (!n)
+		return 0;	/* not reached: rf_sls_parse() wants a row per bag */
+	for (i = 0; i < n; i++)
+		slot[i] = m->a ? m->a[s->idx[i]] : s->idx[i];
+	rf_sort_by_slot(slot, n, ord, tmp);
+	for (i = 0; i < n; i++) {
+		uint32_t sl = slot[ord[i]];
+
+		if (!s->nd || ds[s->nd - 1] != sl)
+			ds[s->nd++] = sl;
+		pos[ord[i]] = s->nd - 1;
+	}
+	s->pg = malloc((size_t)s->nd * sizeof(*s->pg));
+	s->pgi = malloc((size_t)s->nd * sizeof(*s->pgi));
+	if (!s->pg || !s->pgi)
+		return -ENOMEM;
+	for (i = 0; i < s->nd; i++) {
+		uint64_t lp = s->ds[i] / t->rpp;
+		struct rf_spage *p = &s->pg[s->npg];
+
+		if (s->npg && s->pg[s->npg - 1].lpage == lp) {
+			s->pg[s->npg - 1].nd++;
+			s->pgi[i] = s->npg - 1;
+			continue;
+		}
+		s->pgi[i] = s->npg;
+		if (rf_area_ppa(e, m->area, lp, &p->ppa))
+			return -EIO;
+		p->lpage = lp;
+		p->d0 = i;
+		p->nd = 1;
+		p->fill = 0;
+		p->key = (uint64_t)fg_ppa_die(e->g, p->ppa) << 32 |
+			 (uint64_t)FG_FIELD(p->ppa, PAGE) << 8 | FG_FIELD(p->ppa, PLANE);
+		s->npg++;
+	}
+	return 0;
+}
+
+/* Rows of page @p into the row buffer: one store read of the span, or a
+ * read each when they are sparse. */
+static int rf_sls_page_rows(struct rf_eng *e, struct rf_sls_cmd *s, const struct rf_spage *p)
+{
+	uint32_t rpp = s->t->rpp, rb = s->t->row_bytes;
+	uint32_t j0 = s->ds[p->d0] % rpp, j1 = s->ds[p->d0 + p->nd - 1] % rpp, j;
+	int ret = 0;
+
+	if ((j1 - j0 + 1) > 4 * p->nd) {
+		/* Sparse rows: a read each beats copying the span. */
+		for (j = 0; !ret && j < p->nd; j++)
+			ret = fs_read(e->fs, p->ppa, (s->ds[p->d0 + j] % rpp) * rb,
+				      s->rowbuf + (size_t)(p->d0 + j) * rb, rb);
+		return ret;
+	}
+	ret = fs_read(e->fs, p->ppa, j0 * rb, s->span, (j1 - j0 + 1) * rb);
+	for (j = 0; !ret && j < p->nd; j++)
+		memcpy(s->rowbuf + (size_t)(p->d0 + j) * rb,
+		       s->span + (size_t)(s->ds[p->d0 + j] % rpp - j0) * rb, rb);
+	return ret;
+}
+
+/* The distinct rows' bytes, read once for the batch; past RF_ROWBUF_MAX
+ * only a one-row buffer (the pooling then reads per lookup). */
+int rf_sls_rows(struct rf_eng *e, struct rf_sls_cmd *s)
+{
+	uint32_t rb = s->t->row_bytes, i;
+	int ret = 0;
+
+	if ((uint64_t)s->nd * rb > RF_ROWBUF_MAX) {
+		s->span = malloc(rb);
+		return s->span ? 0 : -ENOMEM;
+	}
+	s->rowbuf = malloc((size_t)s->nd * rb);
+	s->span = malloc(e->p->page_bytes);
+	if (!s->rowbuf || !s->span)
+		return -ENOMEM;
+	for (i = 0; i < s->npg && !ret; i++)
+		ret = rf_sls_page_rows(e, s, &s->pg[i]);
+	return ret ? -EIO : 0;
+}

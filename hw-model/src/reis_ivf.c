@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reis_ivf.c - the IVF coarse search over R-IVF (REIS §4.2, §4.3.1): the
+ * query's Hamming distance to every centroid page, the nprobe nearest
+ * clusters (explicit, or from the calibration table for a target recall),
+ * and the binary pages and entry segments those clusters occupy.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reis_int.h"
+
+static int re_visits_grow(struct re_visits *vs)
+{
+	if (vs->nv == vs->cap_v) {
+		uint64_t n = vs->cap_v ? vs->cap_v * 2 : 256;
+		struct re_visit *v = realloc(vs->v, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		vs->v = v;
+		vs->cap_v = n;
+	}
+	if (vs->ns == vs->cap_s) {
+		uint64_t n = vs->cap_s ? vs->cap_s * 2 : 256;
+		struct re_seg *s = realloc(vs->s, n * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		vs->s = s;
+		vs->cap_s = n;
+	}
+	return 0;
+}
+
+int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
+		    uint32_t np, uint32_t epb)
+{
+	uint32_t i;
+
+	vs->nv = vs->ns = 0;
+	for (i = 0; i < np; i++) {
+		uint64_t a = cfirst[probe[i]], b = cfirst[probe[i] + 1], e = a;
+
+		while (e < b) {
+			uint64_t page = e / epb, base = page * epb;
+			uint32_t lo = (uint32_t)(e - base);
+			uint32_t hi = (uint32_t)(b - base < epb ? b - base : epb);
+			struct re_visit *v;
+
+			if (re_visits_grow(vs))
+				return -ENOMEM;
+			if (vs->nv && vs->v[vs->nv - 1].page == page) {
+				v = &vs->v[vs->nv - 1];
+				if (vs->s[vs->ns - 1].hi == lo) {
+					vs->s[vs->ns - 1].hi = hi;
+				} else {
+					vs->s[vs->ns].lo = lo;
+					vs->s[vs->ns++].hi = hi;
+					v->nseg++;
+				}
+			} else {
+				v = &vs->v[vs->nv++];
+				v->page = page;
+				v->seg0 = vs->ns;
+				v->nseg = 1;
+				v->nent = 0;
+				vs->s[vs->ns].lo = lo;
+				vs->s[vs->ns++].hi = hi;
+			}
+			v->nent += hi - lo;
+			e = base + hi;
+		}
+	}
+	return 0;
+}
+
+void re_visits_free(struct re_visits *vs)
+{
+	free(vs->v);
+	free(vs->s);
+	memset(vs, 0, sizeof(*vs));
+}
+
+static int re_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* nprobe of @db: explicit, or from its calibration table. */
+uint32_t re_nprobe(const struct re_run *r, const struct re_db *db)
+{
+	uint32_t np = r->nprobe, i;
+
+	if (!np) {
+		np = db->calib[db->c.ncalib - 1].nprobe;
+		for (i = 0; i < db->c.ncalib; i++) {
+			if (db->calib[i].recall >= r->target) {
+				np = db->calib[i].nprobe;
+				break;
+			}
+		}
+	}
+	return np < db->c.nlist ? np : db->c.nlist;
+}
+
+/* IVF coarse search (REIS §4.3.1): the nprobe nearest centroids into probe[]. */
+int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
+		     uint32_t *np_out)
+{
+	struct re_eng *e = r->e;
+	const struct re_layout *L = &db->L;
+	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n;
+	uint64_t pg, ppa;
+
+	re_topc_reset(&r->ctop, np);
+	re_cost_phase(&r->c, t, np, L->ttl_c, 0);
+	for (pg = 0; pg < L->cpages; pg++) {
+		uint64_t left = db->c.nlist - pg * L->cpb;
+		uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb);
+
+		if (re_read_page(e, &db->slc, L->c_first + pg, 0, cnt, L->cb, RE_CTAG_BYTES,
+				 r->page, &ppa))
+			return -EIO;
+		e->ham(r->qw, r->page, L->cb, words, cnt, r->dist);
+		for (j = 0; j < cnt; j++)	/* TTL-C: DIST, EMB, EADR, TAG */
+			re_topc_add(&r->ctop, re_key(r->dist[j], pg * L->cpb + j),
+				    r->page[e->p->page_bytes + j], 0);
+		re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), cnt, cnt);
+	}
+	t = re_cost_phase_end(&r->c);
+	t = ft_dram(e->ft, r->c.cmd, (uint64_t)np * RE_RIVF_BYTES, t);	/* R-IVF */
+	n = re_topc_finish(&r->ctop);
+	for (i = 0; i < n; i++) {
+		uint32_t cl = (uint32_t)r->ctop.v[i].key;
+
+		/* The tag from the centroid page's OOB names the R-IVF entry. */
+		if (cl >= db->c.nlist || r->ctop.v[i].radr != (cl & 0xffu))
+			return -EIO;
+		r->probe[i] = cl;
+	}
+	qsort(r->probe, n, sizeof(*r->probe), re_u32_cmp);
+	if (re_visits_build(&r->vs, db->cfirst, r->probe, n, L->epb))
+		return -ENOMEM;
+	*np_out = n;
+	*tend = t;
+	return 0;
+}

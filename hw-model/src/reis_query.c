@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reis_query.c - SEARCH and IVF_SEARCH (docs/command-set.md section 4;
+ * REIS §4.3, §7.1): the command's checks, one query's steps on each
+ * database (scan, filter, select, rank, identify) and the result.
+ */
+
+/*
+ * A search really computes on the stored pages: every binary page of the
+ * searched range is read back with fs_read() (codes and OOB), Hamming
+ * distances come from XOR + popcount against the query, the tag and the
+ * distance filter decide what "crosses the channel", RADR and DADR come
+ * from the OOB, INT8 codes are read through RADR for the rerank, documents
+ * through DADR. The modeled time is charged per page with the counts of
+ * that page (reis_cost.c), never per entry.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reis_int.h"
+
+/* Final order: score, Hamming, database id, entry index. */
+static int re_hit_cmp(const void *a, const void *b)
+{
+	const struct re_hitx *x = a, *y = b;
+	uint32_t hx = (uint32_t)(x->key >> 32), hy = (uint32_t)(y->key >> 32);
+	uint32_t dx = x->db->c.did, dy = y->db->c.did;
+	uint32_t ix = (uint32_t)x->key, iy = (uint32_t)y->key;
+
+	if (x->score != y->score) {
+		if (x->metric == ISP_REIS_IP)
+			return x->score > y->score ? -1 : 1;
+		return x->score < y->score ? -1 : 1;
+	}
+	if (hx != hy)
+		return hx < hy ? -1 : 1;
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return ix < iy ? -1 : ix > iy;
+}
+
+/* The candidates' hits, best first, into @out: at most k. */
+static uint32_t re_hits_take(const struct re_run *r, struct re_db *db, uint32_t m,
+			     struct re_hitx *out)
+{
+	uint32_t h, nh = m < r->k ? m : r->k;
+
+	for (h = 0; h < nh; h++) {
+		const struct re_cand *cd = &r->top.v[r->rk[h].i];
+
+		out[h].key = cd->key;
+		out[h].score = r->rk[h].score;
+		out[h].db = db;
+		out[h].dadr = cd->dadr;
+		out[h].metric = db->c.metric;
+		out[h].id = (uint32_t)cd->key;
+	}
+	return nh;
+}
+
+/*
+ * One query on one database (REIS §4.3.1): input broadcast, IVF coarse
+ * search, fine search through the filters into TTL-E, quickselect, rank,
+ * caller ids; hits into @out (at most k), best first.
+ */
+static int re_query_db(struct re_run *r, struct re_db *db, const uint8_t *qbin,
+		       const int8_t *q8, uint64_t tq, struct re_hitx *out, uint32_t *nout,
+		       uint64_t *tend)
+{
+	const struct re_layout *L = &db->L;
+	uint32_t thr, m, nh;
+	int df = re_filter_threshold(r, db, &thr);
+	uint64_t t, cand = re_cand_count(r, db);
+	int ret;
+
+	memcpy(r->qw, qbin, L->cb);
+	t = ft_ibc_all(r->e->ft, r->c.cmd, L->ibc_bytes, r->mpibc, tq);	/* IBC (§4.3.2) */
+	if (r->ivf) {
+		uint32_t np;
+
+		ret = re_coarse(r, db, t, &t, &np);
+		if (ret)
+			return ret;
+		if (np > r->nprobe_used)
+			r->nprobe_used = np;
+	}
+	ret = re_fine(r, db, t, cand, df, thr, &t);
+	if (ret)
+		return ret;
+	m = re_topc_finish(&r->top);
+	ret = re_rank(r, db, q8, m, &t);
+	if (ret)
+		return ret;
+	nh = re_hits_take(r, db, m, out);
+	if (db->c.flags & ISP_REIS_DBF_IDS) {
+		ret = re_ids_read(r, db, out, nh, &t);
+		if (ret)
+			return ret;
+	}
+	*nout = nh;
+	*tend = t;
+	return 0;
+}
+static void re_unref(struct re_eng *e, struct re_db **dbs, uint32_t n)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&e->lock);
+	for (i = 0; i < n; i++)
+		dbs[i]->refs--;
+	pthread_mutex_unlock(&e->lock);
+}
+
+static int re_db_did_cmp(const void *a, const void *b)
+{
+	uint32_t x = (*(struct re_db *const *)a)->c.did, y = (*(struct re_db *const *)b)->c.did;
+
+	return x < y ? -1 : x > y;
+}
+
+static void re_run_free(struct re_run *r)
+{
+	free(r->page);
+	free(r->dist);
+	free(r->qw);
+	free(r->code);
+	free(r->probe);
+	free(r->pc);
+	free(r->rk);
+	re_topc_free(&r->top);
+	re_topc_free(&r->ctop);
+	re_visits_free(&r->vs);
+}
+
+static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
+{
+	uint64_t cand = 1, per = 1, np = 1, need;
+	uint32_t i;
+
+	for (i = 0; i < ndbs; i++) {
+		const struct re_layout *L = &dbs[i]->L;
+
+		cand = re_max(cand, re_cand_count(r, dbs[i]));
+		per = re_max(per, re_max(L->epb, L->cpb));
+		if (r->ivf)
+			np = re_max(np, re_nprobe(r, dbs[i]));
+	}
+	need = re_max(cand, r->k);
+	r->page = malloc(fs_slot_bytes(r->e->fs));
+	r->dist = malloc(per * sizeof(*r->dist));
+	r->qw = malloc(ISP_REIS_MAX_DIM / 8);
+	r->code = malloc(ISP_REIS_MAX_DIM);
+	r->probe = malloc(np * sizeof(*r->probe));
+	r->pc = malloc(need * sizeof(*r->pc));
+	r->rk = malloc(need * sizeof(*r->rk));
+	if (!r->page || !r->dist || !r->qw || !r->code || !r->probe || !r->pc || !r->rk ||
+	    re_topc_init(&r->top, (uint32_t)cand) || re_topc_init(&r->ctop, (uint32_t)np))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Look up the database or the group's partitions and take references. */
+static uint16_t re_acquire(struct re_eng *e, const struct isp_wire_reis_search *s,
+			   struct re_db **dbs, uint32_t *ndbs, const char **why)
+{
+	uint32_t i, n = 0;
+	uint16_t st = 0;
+
+	pthread_mutex_lock(&e->lock);
+	if (s->flags & ISP_REIS_SF_GROUP) {
+		/* REIS 7.1: every READY partition of the group whose timestamp
+		 * lies in [t_min, t_max]. */
+		for (i = 0; i < e->ndb; i++) {
+			struct re_db *db = e->db[i];
+
+			if (s->did && db->c.group == s->did && db->state == RE_READY &&
+			    db->c.timestamp >= s->t_min && db->c.timestamp <= s->t_max)
+				dbs[n++] = db;
+		}
+		if (!n) {
+			st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
+			*why = "no READY partition of the group in [t_min, t_max]";
+		}
+	} else {
+		struct re_db *db;
+
+		st = re_find_ready(e, s->did, &db, why);
+		if (!st)
+			dbs[n++] = db;
+	}
+	for (i = 0; i < n && !st; i++)
+		dbs[i]->refs++;
+	pthread_mutex_unlock(&e->lock);
+	if (!st)
+		qsort(dbs, n, sizeof(dbs[0]), re_db_did_cmp);
+	*ndbs = st ? 0 : n;
+	return st;
+}
+
+/* Checks of the request against the databases (immutable fields). */
+static uint16_t re_check_dbs(const struct re_run *r, const struct isp_wire_reis_search *s,
+			     struct re_db **dbs, uint32_t ndbs, size_t len, const char **why)
+{
+	uint64_t total = 0, need;
+	uint32_t i;
+
+	for (i = 0; i < ndbs; i++) {
+		const struct re_db *db = dbs[i];
+
+		if (s->dim != db->c.dim) {
+			*why = "query dimension differs from the database's";
+			return ISP_SC_DIM_MISMATCH | ISP_STATUS_DNR;
+		}
+		if (r->ivf && db->c.kind != ISP_REIS_IVF) {
+			*why = "IVF_SEARCH on a brute-force database";
+			return ISP_BAD_FIELD;
+		}
+		if (r->rerank && !(db->c.flags & ISP_REIS_DBF_INT8)) {
+			*why = "rerank asked but the database has no INT8 codes";
+			return ISP_BAD_FIELD;
+		}
+		if (r->tag && !(db->c.flags & ISP_REIS_DBF_TAGS)) {
+			*why = "SF_TAG on a database without tags";
+			return ISP_BAD_FIELD;
+		}
+		if (r->ivf && !r->nprobe && !db->c.ncalib) {
+			*why = "nprobe 0 and no calibration table";
+			return ISP_BAD_FIELD;
+		}
+		if (db->c.metric != dbs[0]->c.metric) {
+			*why = "group partitions use different metrics";
+			return ISP_BAD_FIELD;
+		}
+		if (r->thr > db->c.dim) {
+			*why = "DF threshold larger than the dimension";
+			return ISP_BAD_FIELD;
+		}
+		total += db->c.n;
+	}
+	if (r->k > total) {
+		*why = "k larger than the database";
+		return ISP_BAD_FIELD;
+	}
+	need = sizeof(*s) + (uint64_t)s->nq * (s->dim / 8 + (r->rerank ? s->dim : 0));
+	if (len != need) {
+		*why = "transfer length differs from header + queries";
+		return ISP_BAD_FIELD;
+	}
+	return 0;
+}
+
+/* Field checks of the command and its search header; the reason, or NULL. */
+static const char *re_search_parse(const struct isp_cmd *cmd, const void *data, size_t len,
+				   int ivf, struct isp_wire_reis_search *s)
+{
+	if (!cmd->cdw12)
+		return "ticket 0";
+	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
+		return "reserved field set";
+	if (len < sizeof(*s))
+		return "transfer shorter than the search header";
+	memcpy(s, data, sizeof(*s));
+	if (!isp_all_zero(s->rsvd, sizeof(s->rsvd)))
+		return "reserved field set";
+	if (s->flags & ~ISP_REIS_SF_ALL)
+		return "unknown search flags";
+	if (!s->nq || s->nq > ISP_REIS_MAX_NQ)
+		return "nq out of range";
+	if (!s->k || s->k > ISP_REIS_MAX_K)
+		return "k out of range";
+	if (s->rerank_factor > ISP_REIS_MAX_RERANK)
+		return "rerank factor out of range";
+	if (ivf && !s->nprobe && s->target_recall > 10000)
+		return "target recall above 1.0";
+	if ((s->flags & ISP_REIS_SF_GROUP) && s->t_min > s->t_max)
+		return "t_min after t_max";
+	return NULL;
+}
+
+/* The search's switches: the device's optimizations unless a flag turns
+ * one off (REIS §6.3: DF, PL, MPIBC). */
+static void re_run_setup(struct re_run *r, struct re_eng *e, struct isp_ctx *ctx,
+			 const struct isp_wire_reis_search *s, int ivf)
+{
+	r->e = e;
+	r->ctx = ctx;
+	r->ivf = ivf;
+	r->flags = s->flags;
+	r->k = s->k;
+	r->factor = s->rerank_factor ? s->rerank_factor : RE_DEF_FACTOR;
+	r->rerank = !(s->flags & ISP_REIS_SF_NO_RERANK);
+	r->tag = (s->flags & ISP_REIS_SF_TAG) != 0;
+	r->qtag = s->tag;
+	r->nprobe = s->nprobe;
+	r->target = s->target_recall;
+	r->thr = s->df_threshold;
+	r->df_dev = e->p->reis_df && !(s->flags & ISP_REIS_SF_NO_DF);
+	r->mpibc = e->p->reis_mpibc && !(s->flags & ISP_REIS_SF_NO_MPIBC);
+}
+
+/* The ticket's result slot at its largest: refuse a duplicate before any
+ * work (docs/command-set.md section 6). */
+static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
+				  const struct isp_wire_reis_search *s, struct re_db **dbs,
+				  uint32_t ndbs, const char **why)
+{
+	uint64_t bound, hits_bytes = (uint64_t)s->nq * s->k * sizeof(struct isp_wire_reis_hit);
+	uint32_t i, maxchunk = 0;
+	int ret;
+
+	for (i = 0; i < ndbs; i++)
+		if (dbs[i]->L.chunk_bytes > maxchunk)
+			maxchunk = dbs[i]->L.chunk_bytes;
+	bound = sizeof(struct isp_wire_result_hdr) + sizeof(struct isp_wire_reis_result) +
+		hits_bytes + ((s->flags & ISP_REIS_SF_DOCS) ? (uint64_t)s->nq * s->k * maxchunk : 0);
+	if (bound > res->max_bytes) {
+		*why = "result would exceed max_result_bytes";
+		return ISP_BAD_FIELD;
+	}
+	ret = isp_results_reserve(res, ticket, bound);
+	if (ret == -EEXIST) {
+		*why = "ticket in use";
+		return ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR;
+	}
+	if (ret) {
+		*why = "result table full";
+		return ISP_SC_RESOURCE;
+	}
+	return 0;
+}
+
+/* TTL-E / TTL-C in controller DRAM for the search (REIS §4.2.1), *@ttl
+ * bytes, and the run's buffers. */
+static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_search *s,
+				  struct re_db **dbs, uint32_t ndbs, uint64_t *ttl,
+				  struct re_hitx **hits, struct re_hitx **tmp, const char **why)
+{
+	*ttl = re_ttl_bytes(r, dbs, ndbs);
+	if (fs_dram_reserve(r->e->fs, RE_DRAM_TTL, *ttl)) {
+		*ttl = 0;
+		*why = "controller DRAM full (TTL)";
+		return ISP_SC_RESOURCE;
+	}
+	*why = "out of memory";
+	if (re_run_alloc(r, dbs, ndbs))
+		return ISP_SC_INTERNAL;
+	*hits = calloc((size_t)s->nq * s->k, sizeof(**hits));
+	*tmp = calloc((size_t)ndbs * s->k, sizeof(**tmp));
+	if (!*hits || !*tmp)
+		return ISP_SC_INTERNAL;
+	return 0;
+}
+
+/* Every query on every database; each query's top-k into @hits (k slots a
+ * query, unused ones with db NULL), the time the last one ends in *@end. */
+static int re_run_queries(struct re_run *r, const struct isp_wire_reis_search *s,
+			  const void *data, struct re_db **dbs, uint32_t ndbs, uint64_t tq,
+			  struct re_hitx *hits, struct re_hitx *tmp, uint64_t *end)
+{
+	struct re_eng *e = r->e;
+	const uint8_t *qb = (const uint8_t *)data + sizeof(*s);
+	const int8_t *q8 = (const int8_t *)(qb + (size_t)s->nq * (s->dim / 8));
+	uint32_t q, i;
+	int ret = 0;
+
+	*end = tq;
+	for (q = 0; q < s->nq && !ret; q++) {
+		uint64_t qend = tq, te;
+		uint32_t nt = 0, nh;
+
+		for (i = 0; i < ndbs && !ret; i++) {
+			ret = re_query_db(r, dbs[i], qb + (size_t)q * (s->dim / 8),
+					  q8 + (size_t)q * s->dim, tq, tmp + nt, &nh, &te);
+			nt += nh;
+			qend = re_max(qend, te);
+		}
+		if (ret)
+			break;
+		if (ndbs > 1) {	/* exact merge of the partitions' top-k (REIS §7.1) */
+			qsort(tmp, nt, sizeof(*tmp), re_hit_cmp);
+			qend = ft_core(e->ft, r->c.cmd, FT_CORE_ISP, ft_cycles_sort(e->p, nt),
+				       "merge", qend);
+		}
+		memcpy(hits + (size_t)q * s->k, tmp, (nt < s->k ? nt : s->k) * sizeof(*tmp));
+		for (i = nt; i < s->k; i++)
+			hits[(size_t)q * s->k + i].db = NULL;
+		*end = re_max(*end, qend);
+	}
+	return ret;
+}
+
+/* The result: header, hits, then the documents (docs/command-set.md
+ * section 4); NULL when out of memory or a document read fails (*@why). */
+static uint8_t *re_result_build(const struct re_run *r, const struct isp_wire_reis_search *s,
+				uint32_t ticket, uint32_t ndbs, const struct re_hitx *hits,
+				const struct re_docs_cost *dc, uint64_t blob_len,
+				uint64_t docs_bytes, const char **why)
+{
+	struct isp_ctx *ctx = r->ctx;
+	struct isp_wire_result_hdr rh;
+	struct isp_wire_reis_result rr;
+	uint8_t *blob = malloc(blob_len + docs_bytes), *hp;
+	uint32_t i, nd = 0;
+
+	if (!blob) {
+		*why = "out of memory";
+		return NULL;
+	}
+	hp = blob + sizeof(rh) + sizeof(rr);
+	for (i = 0; i < s->nq * s->k; i++) {
+		struct isp_wire_reis_hit wh;
+
+		memset(&wh, 0, sizeof(wh));
+		if (!hits[i].db) {
+			wh.id = ISP_REIS_HIT_NONE;
+		} else {
+			wh.id = hits[i].id;
+			wh.entry = (uint32_t)hits[i].key;	/* DOC_READ's index */
+			wh.did = hits[i].db->c.did;
+			wh.hamming = (uint32_t)(hits[i].key >> 32);
+			wh.score = hits[i].score;
+			if (dc && hits[i].dadr != RE_ADDR_NONE &&
+			    re_doc_fill(r->e, dc, &hits[i], &nd, blob, &wh)) {
+				free(blob);
+				*why = "flash read failed";
+				return NULL;
+			}
+		}
+		memcpy(hp + (size_t)i * sizeof(wh), &wh, sizeof(wh));
+	}
+	memset(&rr, 0, sizeof(rr));
+	rr.nq = s->nq;
+	rr.k = s->k;
+	rr.flags = s->flags;
+	rr.ndbs = ndbs;
+	rr.pages_read = r->c.pages;
+	rr.entries_compared = r->c.compared;
+	rr.entries_passed = r->c.passed;
+	rr.reranked = r->reranked;
+	rr.nprobe = r->nprobe_used;
+	rr.docs_bytes = docs_bytes;
+	memset(&rh, 0, sizeof(rh));
+	memcpy(rh.magic, "RSLT", 4);
+	rh.kind = ISP_RESULT_SEARCH;
+	rh.total_bytes = blob_len + docs_bytes;
+	rh.ticket = ticket;
+	rh.hdr_bytes = sizeof(rr);
+	rh.model_ns = (ctx->ftc.end - ctx->ftc.start + FT_PS_PER_NS - 1) / FT_PS_PER_NS;
+	rh.energy_pj = ctx->ftc.energy_pj;
+	memcpy(blob, &rh, sizeof(rh));
+	memcpy(blob + sizeof(rh), &rr, sizeof(rr));
+	return blob;
+}
+
+/* Locate the documents now (DADR; they move when read) and build the
+ * result, *@len bytes; NULL with the reason in *@why. */
+static uint8_t *re_search_output(const struct re_run *r, const struct isp_wire_reis_search *s,
+				 uint32_t ticket, uint32_t ndbs, const struct re_hitx *hits,
+				 uint64_t hits_bytes, struct re_docs_cost **dc, uint64_t *len,
+				 const char **why)
+{
+	uint64_t blob_len = sizeof(struct isp_wire_result_hdr) +
+			    sizeof(struct isp_wire_reis_result) + hits_bytes, docs_bytes = 0;
+	int ret;
+
+	if (s->flags & ISP_REIS_SF_DOCS) {
+		ret = re_docs_plan(r->e, hits, s->nq * s->k, blob_len, dc, &docs_bytes);
+		if (ret) {
+			*why = ret == -ENOMEM ? "out of memory" :
+			       "flash data of the database is corrupt";
+			return NULL;
+		}
+	}
+	*len = blob_len + docs_bytes;
+	return re_result_build(r, s, ticket, ndbs, hits, *dc, blob_len, docs_bytes, why);
+}
+
+/* Counters of the finished search; drops the databases' references. */
+static void re_search_account(struct re_eng *e, const struct re_run *r, uint32_t nq,
+			      struct re_db **dbs, uint32_t ndbs)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&e->lock);
+	e->st_searches += nq;
+	e->st_filtered += r->fine_cmp - r->fine_pass;
+	e->st_ttl += r->c.passed;
+	for (i = 0; i < ndbs; i++) {
+		dbs[i]->searches += nq;
+		dbs[i]->refs--;
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
+uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
+		       void *data, size_t len, struct isp_cpl *cpl, int ivf)
+{
+	struct isp_wire_reis_search s;
+	struct isp_results *res = isp_dev_results(e->dev);
+	struct re_db *dbs[RE_MAX_DBS];
+	struct re_hitx *hits = NULL, *tmp = NULL;
+	struct re_docs_cost *dc = NULL;
+	struct re_run r;
+	const char *why = NULL;
+	uint32_t ndbs = 0, ticket = cmd->cdw12;
+	uint64_t t, tq, end, ttl = 0, blob_len, hits_bytes;
+	uint8_t *blob = NULL;
+	uint16_t st;
+	int ret = 0, reserved = 0;
+
+	memset(&r, 0, sizeof(r));
+	why = re_search_parse(cmd, data, len, ivf, &s);
+	if (why)
+		return isp_fail(cpl, ISP_BAD_FIELD, why);
+	re_run_setup(&r, e, ctx, &s, ivf);
+
+	t = isp_link_xfer(ctx, len, 0, ctx->ready);
+	tq = ft_dram(e->ft, &ctx->ftc, len, t);	/* the queries land in DRAM */
+
+	st = re_acquire(e, &s, dbs, &ndbs, &why);
+	if (st)
+		return isp_fail(cpl, st, why);
+	st = re_check_dbs(&r, &s, dbs, ndbs, len, &why);
+	if (st)
+		goto fail;
+	st = re_ticket_reserve(res, ticket, &s, dbs, ndbs, &why);
+	if (st)
+		goto fail;
+	reserved = 1;
+
+	st = re_search_buffers(&r, &s, dbs, ndbs, &ttl, &hits, &tmp, &why);
+	if (st)
+		goto fail;
+	st = ISP_SC_INTERNAL;	/* what can still fail is ours */
+
+	re_cost_init(&r.c, e->ft, &ctx->ftc, e->p->reis_pl && !(s.flags & ISP_REIS_SF_NO_PL));
+	ret = re_run_queries(&r, &s, data, dbs, ndbs, tq, hits, tmp, &end);
+	if (ret) {
+		why = ret == -ENOMEM ? "out of memory" : "flash data of the database is corrupt";
+		goto fail;
+	}
+	hits_bytes = (uint64_t)s.nq * s.k * sizeof(struct isp_wire_reis_hit);
+	ft_dram(e->ft, &ctx->ftc, sizeof(struct isp_wire_reis_result) + hits_bytes, end);
+	blob = re_search_output(&r, &s, ticket, ndbs, hits, hits_bytes, &dc, &blob_len, &why);
+	if (!blob)
+		goto fail;
+	re_search_account(e, &r, s.nq, dbs, ndbs);
+	ndbs = 0;
+	fs_dram_release(e->fs, RE_DRAM_TTL, ttl);
+	ret = isp_results_publish(res, ticket, blob, blob_len,
+				  dc ? re_docs_charge : NULL, dc, dc ? re_docs_cost_free : NULL);
+	re_run_free(&r);
+	free(hits);
+	free(tmp);
+	if (ret)
+		return isp_fail(cpl, ISP_SC_INTERNAL, "result publish failed");
+	return 0;
+
+fail:
+	if (ndbs)
+		re_unref(e, dbs, ndbs);
+	if (ttl)
+		fs_dram_release(e->fs, RE_DRAM_TTL, ttl);
+	if (reserved)
+		isp_results_cancel(res, ticket);
+	re_docs_cost_free(dc);
+	free(blob);
+	free(hits);
+	free(tmp);
+	re_run_free(&r);
+	return isp_fail(cpl, st, why);
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reis_select.c - the candidate stage (REIS §4.3.2, §4.2.1): the entries
+ * that pass the filters land in TTL-C / TTL-E in controller DRAM, and a
+ * quickselect on the ISP core keeps the best C of them after every round.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reis_int.h"
+
+int re_topc_init(struct re_topc *t, uint32_t keep)
+{
+	memset(t, 0, sizeof(*t));
+	if (!keep)
+		keep = 1;
+	t->cap = keep > UINT32_MAX / 2 ? UINT32_MAX : 2 * keep;
+	t->v = malloc((size_t)t->cap * sizeof(*t->v));
+	if (!t->v)
+		return -ENOMEM;
+	t->keep = keep;
+	t->bound = UINT64_MAX;
+	return 0;
+}
+
+/* Reuse the buffer for another query with @keep <= the initial keep. */
+void re_topc_reset(struct re_topc *t, uint32_t keep)
+{
+	t->n = 0;
+	t->keep = keep ? keep : 1;
+	t->bound = UINT64_MAX;
+}
+
+void re_topc_free(struct re_topc *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+static void re_swap(struct re_cand *a, struct re_cand *b)
+{
+	struct re_cand x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+static int re_cand_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct re_cand *)a)->key, y = ((const struct re_cand *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Partition v[0..n) so that v[0..k) hold the k smallest keys (keys are
+ * unique). Quickselect with a median-of-three pivot; after too many rounds
+ * (adversarial data) it sorts the rest, so the worst case is O(n log n).
+ */
+static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n, rounds = 0;
+
+	if (k >= n || k == 0)
+		return;
+	while (hi - lo > 16) {
+		uint32_t mid = lo + (hi - lo) / 2, i, j;
+		uint64_t piv;
+
+		if (++rounds > 64) {
+			qsort(v + lo, hi - lo, sizeof(*v), re_cand_cmp);
+			return;
+		}
+		if (v[mid].key < v[lo].key)
+			re_swap(&v[mid], &v[lo]);
+		if (v[hi - 1].key < v[lo].key)
+			re_swap(&v[hi - 1], &v[lo]);
+		if (v[hi - 1].key < v[mid].key)
+			re_swap(&v[hi - 1], &v[mid]);
+		piv = v[mid].key;
+		re_swap(&v[mid], &v[hi - 1]);
+		for (i = lo, j = lo; j < hi - 1; j++)
+			if (v[j].key < piv)
+				re_swap(&v[i++], &v[j]);
+		re_swap(&v[i], &v[hi - 1]);
+		if (i == k)
+			return;
+		if (i < k)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	qsort(v + lo, hi - lo, sizeof(*v), re_cand_cmp);
+}
+
+void re_topc_shrink(struct re_topc *t)
+{
+	uint32_t i;
+	uint64_t mx = 0;
+
+	if (t->n <= t->keep)
+		return;
+	re_select(t->v, t->n, t->keep);
+	t->n = t->keep;
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].key > mx)
+			mx = t->v[i].key;
+	t->bound = mx;
+}
+
+uint32_t re_topc_finish(struct re_topc *t)
+{
+	if (t->n > t->keep) {
+		re_select(t->v, t->n, t->keep);
+		t->n = t->keep;
+	}
+	qsort(t->v, t->n, sizeof(*t->v), re_cand_cmp);
+	return t->n;
+}
+
+/* Candidates to keep: k, or rerank_factor * k for the INT8 rerank (REIS §4.2). */
+uint64_t re_cand_count(const struct re_run *r, const struct re_db *db)
+{
+	uint64_t c = r->rerank ? (uint64_t)r->factor * r->k : r->k;
+
+	return c < db->c.n ? c : db->c.n;
+}
+
+/*
+ * TTL-E (and TTL-C) in controller DRAM for the search (REIS §4.2.1): two
+ * tables of the candidates kept, at the largest of the databases searched.
+ */
+uint64_t re_ttl_bytes(const struct re_run *r, struct re_db **dbs, uint32_t ndbs)
+{
+	uint64_t ttl = 0;
+	uint32_t i;
+
+	for (i = 0; i < ndbs; i++) {
+		uint64_t b2 = 2 * re_cand_count(r, dbs[i]) * dbs[i]->L.ttl_e;
+
+		if (r->ivf)
+			b2 += 2ull * re_nprobe(r, dbs[i]) * dbs[i]->L.ttl_c;
+		ttl = re_max(ttl, b2);
+	}
+	return ttl;
+}
