@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_reis_corpus - REIS on the real corpus through libreis (the host
- * side of issue 4's measurements).
+ * bench_reis_corpus - REIS on the real corpus through libreis (the host-side
+ * figures of docs/reis.md).
  *
  * Steps:
  *  1. load the WordNet/USE corpus (docs/corpus.md; the full one when built,

@@ -10,7 +10,7 @@
  *     recall@10 of IVF against the brute-force result).
  *  3. Host CPU time per emulated query against a plain host scan of the
  *     same binary codes (XOR + POPCNT + top-10), in the same run.
- *  4. Analytic mode (R13) at paper scale: 41.5 M x 1024-bit, BF and IVF
+ *  4. Analytic mode (docs/timing-model.md §4) at paper scale: 41.5 M x 1024-bit, BF and IVF
  *     (16,384 clusters) nprobe sweep, and the Fig. 9 study (No-OPT, DF,
  *     DF+PL, DF+PL+MPIBC).
  *

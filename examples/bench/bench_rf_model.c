@@ -2,7 +2,7 @@
 /*
  * bench_rf_model.c - the RecFlash engine at model level: one RMC-like
  * embedding table (RecFlash Table II: dim 32, 80 lookups per sample; 1 M
- * rows as RecSSD/RecFlash IV-A assume) in the three modes of SPEC F7, on
+ * rows as RecSSD/RecFlash IV-A assume) in the three read-out modes (RecSSD-like, RM-SSD-like, RecFlash), on
  * recflash-slc, -tlc and -qlc, driven through isp_dev_exec() exactly as the
  * QEMU glue drives it.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_flash_analytic.c - analytic mode (SPEC R13): a batch of identical page
+ * test_flash_analytic.c - analytic mode (docs/timing-model.md §4): a batch of identical page
  * operations gives exactly what the per-page path gives (times, energy,
  * busy time, counters, trace), and a paper-scale estimate (41.5 M 1024-bit
  * embeddings on reis-ssd1 and reis-ssd2) takes well under a second.

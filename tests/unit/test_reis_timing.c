@@ -3,7 +3,7 @@
  * test_reis_timing - the modeled cost of REIS searches: distance filtering
  * cuts channel bytes and time, pipelining and multi-plane broadcast cut
  * time, more planes and reis-ssd2 are faster, documents are charged to the
- * RESULT_READ that moves them; the analytic estimate (R13) equals the
+ * RESULT_READ that moves them; the analytic estimate (docs/timing-model.md §4) equals the
  * modeled time of a real search with the same counts; the Hamming kernels
  * agree with each other.
  */
@@ -304,7 +304,7 @@ static void test_estimate_equals(void)
 	isp_dev_close(dev);
 }
 
-/* Paper scale (R13): 41.5 M x 1024 bit, fast, ordered as Fig. 9. */
+/* Paper scale (analytic mode): 41.5 M x 1024 bit, fast, ordered as Fig. 9. */
 static void test_paper_scale(void)
 {
 	static const char *const presets[] = { "reis-ssd1", "reis-ssd2" };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_rf_concurrent - two-stage deployment under concurrency (RecFlash
- * III-C4, SPEC F6): a REMAP runs on one thread (a QEMU worker) while SLS
+ * III-C4): a REMAP runs on one thread (a QEMU worker) while SLS
  * commands run on others; every sum is exact before, during (old mapping,
  * generation 0) and after the switch (generation 1). While the remap runs,
  * DELETE, a second REMAP and SWITCH answer ISP Busy. Also run under
