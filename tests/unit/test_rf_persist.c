@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_rf_persist - RecFlash tables in a backing file (docs/timing-model.md, backing file):
+ * test_rf_persist - RecFlash tables in a backing file (docs/timing-model.md §7):
  *  - committed tables and their mappings survive close/reopen, sums equal;
  *  - a table still DEPLOYING at close is gone, its region freed;
  *  - a crash during a remap (close before SWITCH) leaves the old mapping,

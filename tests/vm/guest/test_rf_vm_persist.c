@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_rf_vm_persist - RecFlash tables and mappings survive a QEMU restart on
- * the same backing file (docs/timing-model.md, backing file). Two phases, chosen by what the drive
+ * the same backing file (docs/timing-model.md §7). Two phases, chosen by what the drive
  * holds: without table 0x5300 it deploys one (int8, RecFlash mode), remaps
  * it (full + switch, so the mapping differs from the deploy's) and checks
  * the sums; with the table present (the run after the restart) it checks
