@@ -1,0 +1,39 @@
+/*
+ * QEMU NVM Express in-storage processing (ISP) glue
+ *
+ * The controller hands vendor-specific I/O commands (opcodes 80h-FFh) to an
+ * emulated computational drive, modelled by hw-model (linked from
+ * isp-model/). The glue decodes, bounds and moves data; the model executes.
+ *
+ * This work is licensed under the terms of the GNU GPL, version 2 or later.
+ * See the COPYING file in the top-level directory.
+ */
+
+#ifndef HW_NVME_ISP_H
+#define HW_NVME_ISP_H
+
+#include "nvme.h"
+
+#define NVME_ISP_OPC_MIN 0x80
+
+bool nvme_isp_check_params(NvmeCtrl *n, Error **errp);
+bool nvme_isp_realize(NvmeCtrl *n, Error **errp);
+void nvme_isp_unrealize(NvmeCtrl *n);
+
+/* Cancel every ISP command in flight and wait for it (reset, unrealize). */
+void nvme_isp_drain(NvmeCtrl *n);
+
+uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req);
+
+bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid);
+uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
+                          uint64_t off, NvmeRequest *req);
+void nvme_isp_cmd_effects(NvmeCtrl *n, uint32_t *iocs);
+void nvme_isp_id_ctrl_vs(NvmeCtrl *n, uint8_t *vs, size_t len);
+
+static inline bool nvme_isp_enabled(NvmeCtrl *n)
+{
+    return n->isp != NULL;
+}
+
+#endif /* HW_NVME_ISP_H */
