@@ -330,6 +330,38 @@ static void nvme_isp_decode(NvmeRequest *req, struct isp_cmd *cmd)
     cmd->submit_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
+/*
+ * The effects table rejected a vendor opcode. The drive still decoded it,
+ * so its completion carries the model's cost like any ISP command
+ * (docs/command-set.md section 1) and the model counts the error.
+ */
+void nvme_isp_invalid_opc(NvmeCtrl *n, NvmeRequest *req)
+{
+    struct isp_cmd cmd;
+    struct isp_cpl cpl;
+    uint16_t status;
+
+    if (!n->isp || !n->isp->dev || req->cmd.opcode < NVME_ISP_OPC_MIN) {
+        return;
+    }
+
+    nvme_isp_decode(req, &cmd);
+    status = isp_dev_check(n->isp->dev, &cmd, &cpl);
+    if (status) {
+        nvme_isp_set_result(req, cpl.result);
+        nvme_isp_err(req, status, cpl.err ? cpl.err : "unknown opcode");
+    }
+}
+
+uint16_t nvme_isp_inactive_ns(NvmeCtrl *n, NvmeRequest *req)
+{
+    uint16_t status = NVME_INVALID_NSID | NVME_DNR;
+
+    nvme_isp_err(req, status, "namespace not active");
+
+    return status;
+}
+
 uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmeIsp *isp = n->isp;
@@ -348,12 +380,18 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
                            cmd.nsid, cmd.opcode, nvme_isp_opc_str(cmd.opcode),
                            len);
 
-    req->ns = nvme_ns(n, cmd.nsid);
-    if (!req->ns) {
-        status = NVME_INVALID_NSID | NVME_DNR;
-        nvme_isp_err(req, status, "namespace not active");
+    /*
+     * A namespace shared with a controller that has ISP on may point this
+     * one at that controller's effects table.
+     */
+    if (!isp) {
+        status = NVME_INVALID_OPCODE | NVME_DNR;
+        nvme_isp_err(req, status, "isp is off on this controller");
         return status;
     }
+
+    /* nvme_io_cmd() found it active */
+    req->ns = nvme_ns(n, cmd.nsid);
 
     /* closed by the exit notifier: QEMU is quitting */
     if (!isp->dev) {
@@ -460,22 +498,6 @@ uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
     return nvme_tx(n, &req->sg, buf, ret, NVME_TX_DIRECTION_FROM_DEVICE);
 }
 
-void nvme_isp_cmd_effects(NvmeCtrl *n, uint32_t *iocs)
-{
-    uint32_t effects;
-    int opc;
-
-    if (!n->isp) {
-        return;
-    }
-
-    for (opc = NVME_ISP_OPC_MIN; opc <= 0xff; opc++) {
-        if (isp_dev_opcode_supported(opc, &effects)) {
-            iocs[opc] = cpu_to_le32(effects);
-        }
-    }
-}
-
 void nvme_isp_id_ctrl_vs(NvmeCtrl *n, uint8_t *vs, size_t len)
 {
     uint8_t buf[ISP_ID_CTRL_VS_LEN];
@@ -517,6 +539,24 @@ static void nvme_isp_exit_notify(Notifier *notifier, void *data)
     if (isp->dev && QTAILQ_EMPTY(&isp->inflight)) {
         isp_dev_close(isp->dev);
         isp->dev = NULL;
+    }
+}
+
+/*
+ * Mark the model's opcodes supported in the controller's effects tables:
+ * the effects log shows them and nvme_io_cmd() lets them through, like any
+ * other opcode. Vendor opcodes not marked stay Invalid Opcode.
+ */
+static void nvme_isp_add_effects(NvmeCtrl *n)
+{
+    uint32_t effects;
+    int opc;
+
+    for (opc = NVME_ISP_OPC_MIN; opc <= 0xff; opc++) {
+        if (isp_dev_opcode_supported(opc, &effects)) {
+            n->cse_iocs_nvm[opc] = effects;
+            n->cse_iocs_zoned[opc] = effects;
+        }
     }
 }
 
@@ -593,6 +633,7 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
 
     isp->exit_notifier.notify = nvme_isp_exit_notify;
     qemu_add_exit_notifier(&isp->exit_notifier);
+    nvme_isp_add_effects(n);
 
     trace_pci_nvme_isp_open(cfg.preset ? cfg.preset : "(default)",
                             cfg.backing ? cfg.backing : "(memory)",

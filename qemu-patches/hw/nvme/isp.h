@@ -23,12 +23,19 @@ void nvme_isp_unrealize(NvmeCtrl *n);
 /* Cancel every ISP command in flight and wait for it (reset, unrealize). */
 void nvme_isp_drain(NvmeCtrl *n);
 
+/*
+ * An I/O command whose opcode the effects table marks supported; only the
+ * glue marks vendor opcodes.
+ */
 uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req);
+/* Adds the model's cost to a vendor opcode the effects table rejected. */
+void nvme_isp_invalid_opc(NvmeCtrl *n, NvmeRequest *req);
+/* A vendor opcode naming no active namespace: Invalid Namespace. */
+uint16_t nvme_isp_inactive_ns(NvmeCtrl *n, NvmeRequest *req);
 
 bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid);
 uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
                           uint64_t off, NvmeRequest *req);
-void nvme_isp_cmd_effects(NvmeCtrl *n, uint32_t *iocs);
 void nvme_isp_id_ctrl_vs(NvmeCtrl *n, uint8_t *vs, size_t len);
 
 static inline bool nvme_isp_enabled(NvmeCtrl *n)
