@@ -4,8 +4,9 @@
 #
 # Boots, in this order, on one raw namespace image in a temp dir:
 #   isp      isp=on with a flash backing file: every test_* except the
-#            *_isp_off, *_delay and *_kill ones; QEMU traces
-#            pci_nvme_isp_err and the log must show the bad-input statuses,
+#            *_isp_off, *_delay and *_kill ones; QEMU traces the glue's
+#            pci_nvme_err_isp_* events and the log must show the bad-input
+#            statuses,
 #            and the effects-table check (pci_nvme_err_invalid_opc) must
 #            have rejected unused vendor opcodes;
 #   restart  isp=on again on the same backing file and namespace:
@@ -87,11 +88,14 @@ boot() {
     list=$(echo "$*" | tr ' ' ',')
     limit=$((boot_timeout + test_timeout * $#))
     start=$(date +%s)
+    # VM_EXTRA holds trace patterns: split it into words, never glob it
+    set -f
     # shellcheck disable=SC2046,SC2086
     timeout -k 10 "$limit" "$VM_QEMU" $(vm_args "$accel" "$dev" "$tmp/ns.img") \
         -monitor none -serial stdio ${VM_EXTRA:-} \
         -append "$VM_APPEND_BASE isp.run=tests isp.tests=$list isp.timeout=$test_timeout" \
         </dev/null >"$log.raw" 2>"$results/vm.$name.qemu.log" && rc=0 || rc=$?
+    set +f
     tr -d '\r' <"$log.raw" >"$log"
     rm -f "$log.raw"
     secs=$(($(date +%s) - start))
@@ -194,27 +198,29 @@ opc_check() {
     fi
 }
 
-# trace_check BOOT STATUS...: the glue's error trace event fired with each
-# NVMe status (the rejected commands of test_vm_badinput and others).
+# trace_check BOOT STATUS...: one of the glue's error trace events (one per
+# error branch) fired with each NVMe status (the rejected commands of
+# test_vm_badinput and others).
 trace_check() {
     name=$1
     shift
     qlog=$results/vm.$name.qemu.log
+    ev='pci_nvme_err_isp_[a-z0-9_]*'
     missing=""
     for st in "$@"; do
-        grep -q "pci_nvme_isp_err .*status $st " "$qlog" || missing="$missing $st"
+        grep -q "$ev .*status $st " "$qlog" || missing="$missing $st"
     done
     if [ -z "$missing" ]; then
         pass=$((pass + 1))
-        echo "PASS vm/$name/trace-events ($(grep -c pci_nvme_isp_err "$qlog") pci_nvme_isp_err)"
+        echo "PASS vm/$name/trace-events ($(grep -c "$ev " "$qlog") pci_nvme_err_isp_*)"
     else
-        fail=$((fail + 1)); echo "FAIL vm/$name/trace-events (no pci_nvme_isp_err with status$missing)"
+        fail=$((fail + 1)); echo "FAIL vm/$name/trace-events (no pci_nvme_err_isp_* with status$missing)"
     fi
 }
 
 isp_dev="isp=on,isp-backing=$tmp/flash.img"
 # shellcheck disable=SC2086
-VM_EXTRA="-trace pci_nvme_isp_err -trace pci_nvme_err_invalid_opc" \
+VM_EXTRA="-trace pci_nvme_err_isp_* -trace pci_nvme_err_invalid_opc" \
     boot isp "$isp_dev" $on_tests
 case " $on_tests " in
 *" test_vm_badinput "*)

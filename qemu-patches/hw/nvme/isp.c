@@ -96,16 +96,20 @@ static void nvme_isp_set_result(NvmeRequest *req, uint64_t result)
     req->cqe.dw1 = cpu_to_le32((uint32_t)(result >> 32));
 }
 
-/* One call per error branch: a trace event, and a guest error log for DNR. */
-static void nvme_isp_err(NvmeRequest *req, uint16_t status, const char *why)
+/*
+ * Each error branch fires its own pci_nvme_err_isp_* trace event, then
+ * calls this: guest mistakes (DNR) also go to the guest error log.
+ */
+static uint16_t nvme_isp_guest_err(NvmeRequest *req, uint16_t status,
+                                   const char *why)
 {
-    trace_pci_nvme_isp_err(nvme_cid(req), req->cmd.opcode, status, why);
-
     if (status & NVME_DNR) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "nvme-isp: cid %u opc 0x%02x status 0x%04x: %s\n",
                       nvme_cid(req), req->cmd.opcode, status, why);
     }
+
+    return status;
 }
 
 static AioContext *nvme_isp_get_aio_context(BlockAIOCB *acb)
@@ -114,26 +118,10 @@ static AioContext *nvme_isp_get_aio_context(BlockAIOCB *acb)
 }
 
 /* Post the completion; the caller decides whether to kick waiters. */
-static void nvme_isp_finish(NvmeIspAIOCB *iocb)
+static void nvme_isp_complete(NvmeIspAIOCB *iocb, uint16_t status)
 {
     NvmeIsp *isp = iocb->isp;
     NvmeRequest *req = iocb->req;
-    NvmeCtrl *n = nvme_ctrl(req);
-    uint16_t status = iocb->cpl.status;
-
-    if (iocb->cancelled) {
-        status = NVME_CMD_ABORT_REQ;
-        nvme_isp_err(req, status, "cancelled (queue deleted or reset)");
-    } else if (status) {
-        nvme_isp_err(req, status, iocb->cpl.err ? iocb->cpl.err : "failed");
-    } else if (iocb->len && isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_C2H) {
-        /* the buffer was zeroed, so bytes the model left alone read as 0 */
-        status = nvme_tx(n, &req->sg, iocb->buf, iocb->len,
-                         NVME_TX_DIRECTION_FROM_DEVICE);
-        if (status) {
-            nvme_isp_err(req, status, "DMA to host memory failed");
-        }
-    }
 
     req->status = status;
     nvme_isp_set_result(req, iocb->cpl.result);
@@ -154,6 +142,34 @@ static void nvme_isp_finish(NvmeIspAIOCB *iocb)
 
     iocb->common.cb(iocb->common.opaque, 0);
     qemu_aio_unref(iocb);
+}
+
+/* The model is done, or the command was cancelled: C2H data, then complete. */
+static void nvme_isp_finish(NvmeIspAIOCB *iocb)
+{
+    NvmeRequest *req = iocb->req;
+    uint16_t status = iocb->cpl.status;
+    const char *why = iocb->cpl.err ? iocb->cpl.err : "failed";
+
+    if (iocb->cancelled) {
+        status = NVME_CMD_ABORT_REQ;
+        trace_pci_nvme_err_isp_aborted(nvme_cid(req), req->cmd.opcode, status);
+    } else if (status) {
+        trace_pci_nvme_err_isp_exec(nvme_cid(req), req->cmd.opcode, status,
+                                    why);
+        nvme_isp_guest_err(req, status, why);
+    } else if (iocb->len && isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_C2H) {
+        /* the buffer was zeroed, so bytes the model left alone read as 0 */
+        status = nvme_tx(nvme_ctrl(req), &req->sg, iocb->buf, iocb->len,
+                         NVME_TX_DIRECTION_FROM_DEVICE);
+        if (status) {
+            trace_pci_nvme_err_isp_dma_c2h(nvme_cid(req), req->cmd.opcode,
+                                           status);
+            nvme_isp_guest_err(req, status, "DMA to host memory failed");
+        }
+    }
+
+    nvme_isp_complete(iocb, status);
 }
 
 static void nvme_isp_finish_bh(void *opaque)
@@ -268,9 +284,10 @@ static void nvme_isp_start(NvmeIspAIOCB *iocb)
             status = nvme_tx(nvme_ctrl(req), &req->sg, iocb->buf, iocb->len,
                              NVME_TX_DIRECTION_TO_DEVICE);
             if (status) {
-                iocb->cpl.status = status;
-                iocb->cpl.err = "DMA from host memory failed";
-                nvme_isp_finish(iocb);
+                trace_pci_nvme_err_isp_dma_h2c(nvme_cid(req), req->cmd.opcode,
+                                               status);
+                nvme_isp_guest_err(req, status, "DMA from host memory failed");
+                nvme_isp_complete(iocb, status);
                 return;
             }
         }
@@ -348,18 +365,22 @@ void nvme_isp_invalid_opc(NvmeCtrl *n, NvmeRequest *req)
     nvme_isp_decode(req, &cmd);
     status = isp_dev_check(n->isp->dev, &cmd, &cpl);
     if (status) {
+        const char *why = cpl.err ? cpl.err : "unknown opcode";
+
         nvme_isp_set_result(req, cpl.result);
-        nvme_isp_err(req, status, cpl.err ? cpl.err : "unknown opcode");
+        trace_pci_nvme_err_isp_invalid_opc(nvme_cid(req), req->cmd.opcode,
+                                           status, why);
+        nvme_isp_guest_err(req, status, why);
     }
 }
 
 uint16_t nvme_isp_inactive_ns(NvmeCtrl *n, NvmeRequest *req)
 {
-    uint16_t status = NVME_INVALID_NSID | NVME_DNR;
+    trace_pci_nvme_err_isp_inactive_ns(nvme_cid(req), req->cmd.opcode,
+                                       le32_to_cpu(req->cmd.nsid));
 
-    nvme_isp_err(req, status, "namespace not active");
-
-    return status;
+    return nvme_isp_guest_err(req, NVME_INVALID_NSID | NVME_DNR,
+                              "namespace not active");
 }
 
 uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
@@ -371,12 +392,13 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
     enum isp_dir dir;
     uint64_t len;
     uint16_t status;
+    uint16_t cid = nvme_cid(req);
 
     nvme_isp_decode(req, &cmd);
     len = isp_cmd_data_len(&cmd);
     dir = isp_wire_dir(cmd.opcode);
 
-    trace_pci_nvme_isp_cmd(nvme_cid(req), le16_to_cpu(req->sq->sqid),
+    trace_pci_nvme_isp_cmd(cid, le16_to_cpu(req->sq->sqid),
                            cmd.nsid, cmd.opcode, nvme_isp_opc_str(cmd.opcode),
                            len);
 
@@ -385,9 +407,9 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
      * one at that controller's effects table.
      */
     if (!isp) {
-        status = NVME_INVALID_OPCODE | NVME_DNR;
-        nvme_isp_err(req, status, "isp is off on this controller");
-        return status;
+        trace_pci_nvme_err_isp_disabled(cid, cmd.opcode);
+        return nvme_isp_guest_err(req, NVME_INVALID_OPCODE | NVME_DNR,
+                                  "isp is off on this controller");
     }
 
     /* nvme_io_cmd() found it active */
@@ -395,41 +417,43 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
 
     /* closed by the exit notifier: QEMU is quitting */
     if (!isp->dev) {
-        status = NVME_INTERNAL_DEV_ERROR;
-        nvme_isp_err(req, status, "device model closed");
-        return status;
+        trace_pci_nvme_err_isp_no_dev(cid, cmd.opcode);
+        return nvme_isp_guest_err(req, NVME_INTERNAL_DEV_ERROR,
+                                  "device model closed");
     }
 
     if (NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
-        status = NVME_INVALID_FIELD | NVME_DNR;
-        nvme_isp_err(req, status, "fused operation");
-        return status;
+        trace_pci_nvme_err_isp_fused(cid, cmd.opcode);
+        return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
+                                  "fused operation");
     }
 
     status = isp_dev_check(isp->dev, &cmd, &cpl);
     if (status) {
+        const char *why = cpl.err ? cpl.err : "rejected by check";
+
         nvme_isp_set_result(req, cpl.result);
-        nvme_isp_err(req, status, cpl.err ? cpl.err : "rejected by check");
-        return status;
+        trace_pci_nvme_err_isp_check(cid, cmd.opcode, status, why);
+        return nvme_isp_guest_err(req, status, why);
     }
 
     /* the model checked these too; never rely on it before touching memory */
     if (dir == ISP_DIR_BIDI) {
-        status = NVME_INVALID_OPCODE | NVME_DNR;
-        nvme_isp_err(req, status, "bidirectional opcode");
-        return status;
+        trace_pci_nvme_err_isp_bidi(cid, cmd.opcode);
+        return nvme_isp_guest_err(req, NVME_INVALID_OPCODE | NVME_DNR,
+                                  "bidirectional opcode");
     }
     if ((dir == ISP_DIR_NONE) != (len == 0) || len > isp->max_xfer) {
-        status = NVME_INVALID_FIELD | NVME_DNR;
-        nvme_isp_err(req, status, "data length does not match opcode");
-        return status;
+        trace_pci_nvme_err_isp_len(cid, cmd.opcode, len, isp->max_xfer);
+        return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
+                                  "data length does not match opcode");
     }
 
     if (len) {
         status = nvme_map_dptr(n, &req->sg, len, &req->cmd);
         if (status) {
-            nvme_isp_err(req, status, "cannot map data pointer");
-            return status;
+            trace_pci_nvme_err_isp_map(cid, cmd.opcode, status);
+            return nvme_isp_guest_err(req, status, "cannot map data pointer");
         }
     }
 
@@ -485,9 +509,9 @@ uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
 
     ret = isp_dev_log_page(n->isp->dev, lid, buf, trans_len, off);
     if (ret <= 0) {
-        status = NVME_INVALID_FIELD | NVME_DNR;
-        nvme_isp_err(req, status, "log page offset past the end");
-        return status;
+        trace_pci_nvme_err_isp_log_offset(nvme_cid(req), lid, off);
+        return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
+                                  "log page offset past the end");
     }
 
     status = nvme_map_dptr(n, &req->sg, ret, &req->cmd);
