@@ -22,6 +22,8 @@
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
+#include "qapi/util.h"
+#include "qapi/visitor.h"
 #include "block/aio.h"
 #include "block/thread-pool.h"
 #include "sysemu/block-backend.h"
@@ -584,15 +586,70 @@ static void nvme_isp_add_effects(NvmeCtrl *n)
     }
 }
 
+static const QEnumLookup nvme_isp_timing_lookup = {
+    .array = (const char *const[]) {
+        [NVME_ISP_TIMING_ANNOTATE] = "annotate",
+        [NVME_ISP_TIMING_DELAY] = "delay",
+    },
+    .size = NVME_ISP_TIMING__MAX,
+};
+
+static void nvme_isp_get_timing(Object *obj, Visitor *v, const char *name,
+                                void *opaque, Error **errp)
+{
+    Property *prop = opaque;
+    int *ptr = object_field_prop_ptr(obj, prop);
+
+    visit_type_enum(v, name, ptr, prop->info->enum_table, errp);
+}
+
+/*
+ * Like qdev's enum setter, with a message that names the allowed values;
+ * it also records that the property was given, which needs isp=on. There
+ * is no default hook (it would run this setter): the zeroed field is
+ * annotate.
+ */
+static void nvme_isp_set_timing(Object *obj, Visitor *v, const char *name,
+                                void *opaque, Error **errp)
+{
+    NvmeCtrl *n = NVME(obj);
+    Property *prop = opaque;
+    int *ptr = object_field_prop_ptr(obj, prop);
+    g_autofree char *str = NULL;
+    int value;
+
+    if (!visit_type_str(v, name, &str, errp)) {
+        return;
+    }
+
+    value = qapi_enum_parse(prop->info->enum_table, str, -1, NULL);
+    if (value < 0) {
+        error_setg(errp, "%s must be 'annotate' or 'delay', not '%s'", name,
+                   str);
+        return;
+    }
+
+    *ptr = value;
+    n->isp_params.timing_set = true;
+}
+
+const PropertyInfo nvme_isp_prop_timing = {
+    .name = "NvmeIspTiming",
+    .description = "annotate/delay",
+    .enum_table = &nvme_isp_timing_lookup,
+    .get = nvme_isp_get_timing,
+    .set = nvme_isp_set_timing,
+};
+
 /* Property checks, before the controller allocates anything. */
 bool nvme_isp_check_params(NvmeCtrl *n, Error **errp)
 {
     NvmeIspParams *p = &n->isp_params;
-    const char *timing = nvme_isp_str(p->timing);
 
     if (!p->enabled) {
         if (nvme_isp_str(p->backing) || nvme_isp_str(p->preset) ||
-            nvme_isp_str(p->params) || timing || nvme_isp_str(p->trace_dir)) {
+            nvme_isp_str(p->params) || p->timing_set ||
+            nvme_isp_str(p->trace_dir)) {
             error_setg(errp, "isp-backing, isp-preset, isp-params, "
                        "isp-timing and isp-trace-dir need isp=on");
             return false;
@@ -602,12 +659,6 @@ bool nvme_isp_check_params(NvmeCtrl *n, Error **errp)
 
     if (pci_is_vf(&n->parent_obj)) {
         error_setg(errp, "isp is not supported on SR-IOV virtual functions");
-        return false;
-    }
-
-    if (timing && strcmp(timing, "delay") && strcmp(timing, "annotate")) {
-        error_setg(errp, "isp-timing must be 'annotate' or 'delay', not '%s'",
-                   timing);
         return false;
     }
 
@@ -622,7 +673,6 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
 {
     NvmeIspParams *p = &n->isp_params;
     struct isp_dev_config cfg = {};
-    const char *timing = nvme_isp_str(p->timing);
     char err[256] = "";
     NvmeIsp *isp;
     int ret;
@@ -636,7 +686,7 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
     cfg.params = nvme_isp_str(p->params);
     cfg.trace_dir = nvme_isp_str(p->trace_dir);
     cfg.max_xfer = nvme_isp_max_xfer(n);
-    cfg.timing_delay = timing && !strcmp(timing, "delay");
+    cfg.timing_delay = p->timing == NVME_ISP_TIMING_DELAY;
 
     isp = g_new0(NvmeIsp, 1);
     isp->max_xfer = cfg.max_xfer;

@@ -12,9 +12,22 @@
 #ifndef HW_NVME_ISP_H
 #define HW_NVME_ISP_H
 
+#include "hw/qdev-properties.h"
 #include "nvme.h"
 
 #define NVME_ISP_OPC_MIN 0x80
+
+extern const PropertyInfo nvme_isp_prop_timing;
+
+/* The device properties, for nvme_props[] (all off or empty by default). */
+#define DEFINE_NVME_ISP_PROPERTIES(_state, _field)                           \
+    DEFINE_PROP_BOOL("isp", _state, _field.enabled, false),                  \
+    DEFINE_PROP_STRING("isp-backing", _state, _field.backing),               \
+    DEFINE_PROP_STRING("isp-preset", _state, _field.preset),                 \
+    DEFINE_PROP_STRING("isp-params", _state, _field.params),                 \
+    DEFINE_PROP_SIGNED_NODEFAULT("isp-timing", _state, _field.timing,        \
+                                 nvme_isp_prop_timing, NvmeIspTiming),       \
+    DEFINE_PROP_STRING("isp-trace-dir", _state, _field.trace_dir)
 
 bool nvme_isp_check_params(NvmeCtrl *n, Error **errp);
 bool nvme_isp_realize(NvmeCtrl *n, Error **errp);
