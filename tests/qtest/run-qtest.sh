@@ -124,4 +124,21 @@ out=$(printf '%s\n' '{"execute":"qmp_capabilities"}' \
     -qmp stdio -device nvme,serial=q0,id=n0,isp=on 2>&1) && rc=0 || rc=$?
 check_out timing-default '{"return": "annotate"}'
 
+# unwind NAME DEVICE_OPTS: a realize that fails in the model (device_add on
+# a running QEMU) undoes the controller: QEMU says why, keeps running, and
+# the same id added again works.
+unwind() {
+    out=$(printf '%s\n' "device_add nvme,serial=h1,id=h1,isp=on,isp-preset=no-such-drive$2" \
+        "device_add nvme,serial=h1,id=h1,isp=on$2" 'info pci' 'quit' |
+        timeout 30 "$qemu" -M pc -S -nodefaults -display none -monitor stdio 2>&1) &&
+        rc=0 || rc=$?
+    case $out in
+    *"isp: unknown preset"*'id "h1"'*) [ "$rc" = 0 ] && ok=1 || ok=0 ;;
+    *) ok=0 ;;
+    esac
+    result "$1" "$ok" "the error, then device h1"
+}
+unwind realize-unwind ""
+unwind realize-unwind-msix-bar ",msix-exclusive-bar=on"
+
 finish

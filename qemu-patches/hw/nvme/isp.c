@@ -503,12 +503,19 @@ uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
                           uint64_t off, NvmeRequest *req)
 {
     size_t trans_len = MIN(len, NVME_ISP_LOG_MAX);
-    g_autofree uint8_t *buf = g_malloc0(trans_len);
+    g_autofree uint8_t *buf = NULL;
     uint16_t status;
     int ret;
 
     trace_pci_nvme_isp_log(nvme_cid(req), lid, len, off);
 
+    /* closed by the exit notifier, as on the I/O path */
+    if (!n->isp->dev) {
+        trace_pci_nvme_err_isp_log_no_dev(nvme_cid(req), lid);
+        return NVME_INTERNAL_DEV_ERROR;
+    }
+
+    buf = g_malloc0(trans_len);
     ret = isp_dev_log_page(n->isp->dev, lid, buf, trans_len, off);
     if (ret <= 0) {
         trace_pci_nvme_err_isp_log_offset(nvme_cid(req), lid, off);
@@ -518,6 +525,7 @@ uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
 
     status = nvme_map_dptr(n, &req->sg, ret, &req->cmd);
     if (status) {
+        trace_pci_nvme_err_isp_log_map(nvme_cid(req), lid, status);
         return status;
     }
 
@@ -528,7 +536,8 @@ void nvme_isp_id_ctrl_vs(NvmeCtrl *n, uint8_t *vs, size_t len)
 {
     uint8_t buf[ISP_ID_CTRL_VS_LEN];
 
-    if (!n->isp) {
+    /* once the exit notifier closed the model, the last copy stays */
+    if (!n->isp || !n->isp->dev) {
         return;
     }
 
@@ -667,7 +676,8 @@ bool nvme_isp_check_params(NvmeCtrl *n, Error **errp)
 
 /*
  * Open the device model. Called last in realize, so that nothing can fail
- * after the exit notifier is registered.
+ * after the exit notifier is registered; on failure realize undoes the
+ * rest of the controller.
  */
 bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
 {
