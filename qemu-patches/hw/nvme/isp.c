@@ -352,7 +352,7 @@ static void nvme_isp_decode(NvmeRequest *req, struct isp_cmd *cmd)
 /*
  * The effects table rejected a vendor opcode. The drive still decoded it,
  * so its completion carries the model's cost like any ISP command
- * (docs/command-set.md section 1) and the model counts the error.
+ * (docs/command-set.md §1) and the model counts the error.
  */
 void nvme_isp_invalid_opc(NvmeCtrl *n, NvmeRequest *req)
 {
@@ -385,68 +385,63 @@ uint16_t nvme_isp_inactive_ns(NvmeCtrl *n, NvmeRequest *req)
                               "namespace not active");
 }
 
-uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
+/*
+ * Everything a command must pass before it may touch guest memory or a
+ * worker; ends with its data pointer mapped.
+ */
+static uint16_t nvme_isp_admit(NvmeCtrl *n, NvmeRequest *req,
+                               const struct isp_cmd *c)
 {
     NvmeIsp *isp = n->isp;
-    NvmeIspAIOCB *iocb;
-    struct isp_cmd cmd;
     struct isp_cpl cpl = {};
-    enum isp_dir dir;
-    uint64_t len;
-    uint16_t status;
+    uint64_t len = isp_cmd_data_len(c);
+    enum isp_dir dir = isp_wire_dir(c->opcode);
     uint16_t cid = nvme_cid(req);
-
-    nvme_isp_decode(req, &cmd);
-    len = isp_cmd_data_len(&cmd);
-    dir = isp_wire_dir(cmd.opcode);
-
-    trace_pci_nvme_isp_cmd(cid, le16_to_cpu(req->sq->sqid),
-                           cmd.nsid, cmd.opcode, nvme_isp_opc_str(cmd.opcode),
-                           len);
+    uint16_t status;
 
     /*
      * A namespace shared with a controller that has ISP on may point this
      * one at that controller's effects table.
      */
     if (!isp) {
-        trace_pci_nvme_err_isp_disabled(cid, cmd.opcode);
+        trace_pci_nvme_err_isp_disabled(cid, c->opcode);
         return nvme_isp_guest_err(req, NVME_INVALID_OPCODE | NVME_DNR,
                                   "isp is off on this controller");
     }
 
     /* nvme_io_cmd() found it active */
-    req->ns = nvme_ns(n, cmd.nsid);
+    req->ns = nvme_ns(n, c->nsid);
 
     /* closed by the exit notifier: QEMU is quitting */
     if (!isp->dev) {
-        trace_pci_nvme_err_isp_no_dev(cid, cmd.opcode);
+        trace_pci_nvme_err_isp_no_dev(cid, c->opcode);
         return nvme_isp_guest_err(req, NVME_INTERNAL_DEV_ERROR,
                                   "device model closed");
     }
 
     if (NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
-        trace_pci_nvme_err_isp_fused(cid, cmd.opcode);
+        trace_pci_nvme_err_isp_fused(cid, c->opcode);
         return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
                                   "fused operation");
     }
 
-    status = isp_dev_check(isp->dev, &cmd, &cpl);
+    status = isp_dev_check(isp->dev, c, &cpl);
     if (status) {
         const char *why = cpl.err ? cpl.err : "rejected by check";
 
         nvme_isp_set_result(req, cpl.result);
-        trace_pci_nvme_err_isp_check(cid, cmd.opcode, status, why);
+        trace_pci_nvme_err_isp_check(cid, c->opcode, status, why);
         return nvme_isp_guest_err(req, status, why);
     }
 
     /* the model checked these too; never rely on it before touching memory */
     if (dir == ISP_DIR_BIDI) {
-        trace_pci_nvme_err_isp_bidi(cid, cmd.opcode);
+        trace_pci_nvme_err_isp_bidi(cid, c->opcode);
         return nvme_isp_guest_err(req, NVME_INVALID_OPCODE | NVME_DNR,
                                   "bidirectional opcode");
     }
     if ((dir == ISP_DIR_NONE) != (len == 0) || len > isp->max_xfer) {
-        trace_pci_nvme_err_isp_len(cid, cmd.opcode, len, isp->max_xfer);
+        trace_pci_nvme_err_isp_len(cid, c->opcode, len, isp->max_xfer);
         return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
                                   "data length does not match opcode");
     }
@@ -454,9 +449,32 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
     if (len) {
         status = nvme_map_dptr(n, &req->sg, len, &req->cmd);
         if (status) {
-            trace_pci_nvme_err_isp_map(cid, cmd.opcode, status);
+            trace_pci_nvme_err_isp_map(cid, c->opcode, status);
             return nvme_isp_guest_err(req, status, "cannot map data pointer");
         }
+    }
+
+    return NVME_SUCCESS;
+}
+
+uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmeIsp *isp = n->isp;
+    NvmeIspAIOCB *iocb;
+    struct isp_cmd cmd;
+    uint64_t len;
+    uint16_t status;
+
+    nvme_isp_decode(req, &cmd);
+    len = isp_cmd_data_len(&cmd);
+
+    trace_pci_nvme_isp_cmd(nvme_cid(req), le16_to_cpu(req->sq->sqid),
+                           cmd.nsid, cmd.opcode, nvme_isp_opc_str(cmd.opcode),
+                           len);
+
+    status = nvme_isp_admit(n, req, &cmd);
+    if (status) {
+        return status;
     }
 
     iocb = nvme_isp_aiocb_new(isp, req);
