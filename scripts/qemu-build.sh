@@ -162,7 +162,7 @@ old_glue=$(cat "$tree/.glue-key" 2>/dev/null || true)
 if [ "$old_hw" != "$hw_key" ] || [ "$old_glue" != "$glue_key" ] ||
     [ ! -x "$bld/qemu-system-x86_64" ]; then
     if [ ! -x "$bld/qemu-system-x86_64" ]; then
-        log "building qemu-system-x86_64 (cold: ~4 min on 2 cores; log: $tree/build.log)"
+        log "building qemu-system-x86_64 (cold: 2-5 min on 2 cores; log: $tree/build.log)"
     elif [ "$old_hw" != "$hw_key" ]; then
         log "hw-model changed: relinking"
     else
