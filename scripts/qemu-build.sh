@@ -5,7 +5,9 @@
 #   1. fetch Debian bookworm's qemu source package (apt-get source) into
 #      $ISP_CACHE/downloads and verify the upstream tarball's sha256;
 #   2. unpack it (dpkg-source -x, Debian's patches applied), apply
-#      qemu-patches/series, configure, build;
+#      qemu-patches/$QEMU_SERIES/series (the hooks), copy the glue
+#      (qemu-patches/hw/nvme/isp.c, isp.h) and hw-model into the tree,
+#      configure, build;
 #   3. copy the binary to $BUILD/qemu-system-x86_64.bin, write the wrapper
 #      $BUILD/qemu-system-x86_64 (adds the firmware directories) and point
 #      $BUILD/qemu-build at the build tree.
@@ -14,7 +16,10 @@
 #   $ISP_CACHE/qemu/<version>-<patch key>/  patched, configured source+build
 #     tree, keyed by package version, patch series and configure options;
 #   <tree>/.hw-key  hw-model sources the binary was linked with: a change
-#     there only re-copies libhwmodel.a and its headers and relinks.
+#     there only re-copies libhwmodel.a and its headers and relinks;
+#   <tree>/.glue-key  glue sources the binary was built with: a change there
+#     only re-copies the changed files and recompiles them (ninja sees the
+#     new mtime), so editing isp.c rebuilds isp.o and relinks.
 # QEMU_DEB_VERSION=<version> pins another source package version.
 set -eu
 
@@ -24,6 +29,9 @@ ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
 DL=$ISP_CACHE/downloads
 ORIG=qemu_7.2+dfsg.orig.tar.xz
 ORIG_SHA256=91aca71520040edc40b8d437aa3004dae614f58e286cf653ee8996c07af2962f
+# The hook patches for this upstream version: qemu-patches/$QEMU_SERIES/.
+QEMU_SERIES=7.2
+PATCHES=$ROOT/qemu-patches
 FIRMWARE="/usr/share/seabios /usr/share/qemu /usr/lib/ipxe/qemu"
 CONFIGURE_OPTS="--target-list=x86_64-softmmu --without-default-features
  --enable-tcg --enable-kvm --enable-fdt=system --enable-slirp
@@ -89,10 +97,13 @@ got=$(sha256sum "$DL/$ORIG" 2>/dev/null | cut -d' ' -f1 || true)
     die "$DL/$ORIG: sha256 '$got' is not the pinned $ORIG_SHA256 (corrupt download or changed upstream tarball; delete it to download again)"
 
 # --- patched, configured tree -----------------------------------------------
-series=$ROOT/qemu-patches/series
+# The key covers what needs a fresh tree (hooks, configure options), not the
+# glue sources: those are copied in below and rebuilt incrementally.
+pdir=$PATCHES/$QEMU_SERIES
+series=$pdir/series
 [ -f "$series" ] || die "$series missing"
 patches=$(grep -v -e '^#' -e '^[[:space:]]*$' "$series")
-patch_key=$( (cd "$ROOT/qemu-patches" && cat series $patches; echo "$CONFIGURE_OPTS") | sha)
+patch_key=$( (cd "$pdir" && cat series $patches; echo "$CONFIGURE_OPTS") | sha)
 tree=$ISP_CACHE/qemu/$version-$patch_key
 src=$tree/src
 bld=$tree/build
@@ -106,16 +117,28 @@ if [ ! -f "$tree/.patched" ]; then
     for p in $patches; do
         log "applying $p"
         if ! patch -d "$src" -p1 --batch --forward --fuzz=0 --no-backup-if-mismatch \
-            -s <"$ROOT/qemu-patches/$p" >"$tree/patch.log" 2>&1; then
+            -s <"$pdir/$p" >"$tree/patch.log" 2>&1; then
             cat "$tree/patch.log" >&2
             rm -rf "$tree"
-            die "qemu-patches/$p does not apply to qemu $version"
+            die "qemu-patches/$QEMU_SERIES/$p does not apply to qemu $version"
         fi
     done
     touch "$tree/.patched"
 fi
 
-# Only copy what changed, so an unchanged header does not rebuild isp.c.
+# Only copy what changed, so an unchanged file keeps its mtime and ninja
+# rebuilds nothing for it. meson.build names isp.c: it must be in place
+# before configure.
+glue=$(cd "$PATCHES" && find hw -type f | LC_ALL=C sort)
+[ -n "$glue" ] || die "$PATCHES/hw holds no glue sources"
+for f in $glue; do
+    if ! cmp -s "$PATCHES/$f" "$src/$f"; then
+        mkdir -p "$(dirname "$src/$f")"
+        cp "$PATCHES/$f" "$src/$f"
+    fi
+done
+glue_key=$( (cd "$PATCHES" && sha256sum $glue) | sha)
+
 model=$src/hw/nvme/isp-model
 mkdir -p "$model"
 for f in "$HWLIB" "$ROOT"/hw-model/include/*.h; do
@@ -134,24 +157,33 @@ if [ ! -f "$tree/.configured" ]; then
     touch "$tree/.configured"
 fi
 
-old_key=$(cat "$tree/.hw-key" 2>/dev/null || true)
-if [ "$old_key" != "$hw_key" ] || [ ! -x "$bld/qemu-system-x86_64" ]; then
-    if [ -x "$bld/qemu-system-x86_64" ]; then
+old_hw=$(cat "$tree/.hw-key" 2>/dev/null || true)
+old_glue=$(cat "$tree/.glue-key" 2>/dev/null || true)
+if [ "$old_hw" != "$hw_key" ] || [ "$old_glue" != "$glue_key" ] ||
+    [ ! -x "$bld/qemu-system-x86_64" ]; then
+    if [ ! -x "$bld/qemu-system-x86_64" ]; then
+        log "building qemu-system-x86_64 (cold: 2-5 min on 2 cores; log: $tree/build.log)"
+    elif [ "$old_hw" != "$hw_key" ]; then
         log "hw-model changed: relinking"
     else
-        log "building qemu-system-x86_64 (cold: ~7 min on 2 cores; log: $tree/build.log)"
+        log "glue changed: recompiling it"
     fi
-    # the archive is a link argument, not a tracked input: force the relink
-    rm -f "$bld/qemu-system-x86_64" "$tree/.hw-key"
+    if [ "$old_hw" != "$hw_key" ]; then
+        # the archive is a link argument, not a tracked input: force the relink
+        rm -f "$bld/qemu-system-x86_64"
+    fi
+    # a failed build must not look up to date next time
+    rm -f "$tree/.hw-key" "$tree/.glue-key"
     start=$(date +%s)
     if ! ninja -C "$bld" -j "$(nproc)" qemu-system-x86_64 >"$tree/build.log" 2>&1; then
         grep -E -A5 'error|FAILED' "$tree/build.log" | head -n 40 >&2
         die "build failed (full log: $tree/build.log)"
     fi
     echo "$hw_key" >"$tree/.hw-key"
+    echo "$glue_key" >"$tree/.glue-key"
     log "built in $(( $(date +%s) - start )) s"
 else
-    log "up to date ($version, patches $patch_key, hw-model $hw_key)"
+    log "up to date ($version, hooks $patch_key, glue $glue_key, hw-model $hw_key)"
 fi
 
 # --- results ------------------------------------------------------------------

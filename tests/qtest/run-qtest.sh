@@ -78,6 +78,16 @@ if [ "$rc" != 0 ] || [ -z "$planned" ] || [ "$planned" != "$reported" ]; then
 fi
 
 # --- ISP device properties (realize-time validation) -------------------------
+# result NAME OK WANT: count one check; a failure shows QEMU's exit ($rc)
+# and the end of its output ($out).
+result() {
+    if [ "$2" = 1 ]; then
+        pass=$((pass + 1)); echo "PASS qtest/isp-props/$1"
+    else
+        fail=$((fail + 1)); echo "FAIL qtest/isp-props/$1 (exit $rc, want '$3')"
+        echo "$out" | tail -n 5 | sed 's/^/    /'
+    fi
+}
 # check NAME EXPECT DEVICE_OPTS: start QEMU paused and quit; EXPECT is "ok"
 # or a piece of the error message QEMU must print.
 check() {
@@ -87,19 +97,48 @@ check() {
     ok) [ "$rc" = 0 ] && ok=1 || ok=0 ;;
     *) case $out in *"$2"*) [ "$rc" != 0 ] && ok=1 || ok=0 ;; *) ok=0 ;; esac ;;
     esac
-    if [ "$ok" = 1 ]; then
-        pass=$((pass + 1)); echo "PASS qtest/isp-props/$1"
-    else
-        fail=$((fail + 1)); echo "FAIL qtest/isp-props/$1 (exit $rc, want '$2')"
-        echo "$out" | tail -n 5 | sed 's/^/    /'
-    fi
+    result "$1" "$ok" "$2"
 }
 check default-off ok ""
 check on-in-memory ok "isp=on"
 check on-delay ok "isp=on,isp-timing=delay,isp-preset=reis-ssd2"
 check bad-timing "isp-timing must be 'annotate' or 'delay'" "isp=on,isp-timing=later"
+check timing-needs-isp-on "need isp=on" "isp-timing=annotate"
 check needs-isp-on "need isp=on" "isp-preset=reis-ssd1"
 check bad-preset "unknown preset" "isp=on,isp-preset=no-such-drive"
 check bad-params "isp:" "isp=on,isp-params=no_such_key=1"
+
+# check_out NAME WANT: the QEMU run just before exited 0 ($rc) and its
+# output ($out) contains WANT.
+check_out() {
+    case $out in *"$2"*) [ "$rc" = 0 ] && ok=1 || ok=0 ;; *) ok=0 ;; esac
+    result "$1" "$ok" "$2"
+}
+# isp-timing is an enum property: help lists its values, the default reads
+# back as annotate.
+out=$(timeout 30 "$qemu" -device nvme,help 2>&1) && rc=0 || rc=$?
+check_out timing-enum-help "isp-timing=<NvmeIspTiming> - annotate/delay"
+out=$(printf '%s\n' '{"execute":"qmp_capabilities"}' \
+    '{"execute":"qom-get","arguments":{"path":"/machine/peripheral/n0","property":"isp-timing"}}' \
+    '{"execute":"quit"}' | timeout 30 "$qemu" -M pc -S -nodefaults -display none \
+    -qmp stdio -device nvme,serial=q0,id=n0,isp=on 2>&1) && rc=0 || rc=$?
+check_out timing-default '{"return": "annotate"}'
+
+# unwind NAME DEVICE_OPTS: a realize that fails in the model (device_add on
+# a running QEMU) undoes the controller: QEMU says why, keeps running, and
+# the same id added again works.
+unwind() {
+    out=$(printf '%s\n' "device_add nvme,serial=h1,id=h1,isp=on,isp-preset=no-such-drive$2" \
+        "device_add nvme,serial=h1,id=h1,isp=on$2" 'info pci' 'quit' |
+        timeout 30 "$qemu" -M pc -S -nodefaults -display none -monitor stdio 2>&1) &&
+        rc=0 || rc=$?
+    case $out in
+    *"isp: unknown preset"*'id "h1"'*) [ "$rc" = 0 ] && ok=1 || ok=0 ;;
+    *) ok=0 ;;
+    esac
+    result "$1" "$ok" "the error, then device h1"
+}
+unwind realize-unwind ""
+unwind realize-unwind-msix-bar ",msix-exclusive-bar=on"
 
 finish

@@ -4,13 +4,16 @@
 #
 # Boots, in this order, on one raw namespace image in a temp dir:
 #   isp      isp=on with a flash backing file: every test_* except the
-#            *_isp_off, *_delay and *_kill ones; QEMU traces
-#            pci_nvme_isp_err and the log must show the bad-input statuses;
+#            *_isp_off, *_delay and *_kill ones; QEMU traces the glue's
+#            pci_nvme_err_isp_* events and the log must show the bad-input
+#            statuses,
+#            and the effects-table check (pci_nvme_err_invalid_opc) must
+#            have rejected unused vendor opcodes;
 #   restart  isp=on again on the same backing file and namespace:
 #            test_vm_identify and every *_restart / *_persist test (these
 #            run in both boots and tell them apart by what the drive holds);
-#   isp-off  isp=off: test_*_isp_off; QEMU's own invalid-opcode trace
-#            event must fire for the vendor opcodes;
+#   isp-off  isp=off: test_*_isp_off; the same effects-table check must
+#            reject the vendor opcodes;
 #   delay    isp=on (in memory), isp-timing=delay, 200 ms per command:
 #            test_*_delay;
 #   kill     for each test_*_kill, isp=on on a backing file of its own:
@@ -85,11 +88,14 @@ boot() {
     list=$(echo "$*" | tr ' ' ',')
     limit=$((boot_timeout + test_timeout * $#))
     start=$(date +%s)
+    # VM_EXTRA holds trace patterns: split it into words, never glob it
+    set -f
     # shellcheck disable=SC2046,SC2086
     timeout -k 10 "$limit" "$VM_QEMU" $(vm_args "$accel" "$dev" "$tmp/ns.img") \
         -monitor none -serial stdio ${VM_EXTRA:-} \
         -append "$VM_APPEND_BASE isp.run=tests isp.tests=$list isp.timeout=$test_timeout" \
         </dev/null >"$log.raw" 2>"$results/vm.$name.qemu.log" && rc=0 || rc=$?
+    set +f
     tr -d '\r' <"$log.raw" >"$log"
     rm -f "$log.raw"
     secs=$(($(date +%s) - start))
@@ -180,31 +186,48 @@ boot_kill() {
     fi
 }
 
-# trace_check BOOT STATUS...: the glue's error trace event fired with each
-# NVMe status (the rejected commands of test_vm_badinput and others).
+# opc_check BOOT NAME: QEMU's effects-table check (nvme_io_cmd) rejected a
+# vendor opcode with its own trace event, before any glue ran.
+opc_check() {
+    qlog=$results/vm.$1.qemu.log
+    if grep -q "pci_nvme_err_invalid_opc invalid opcode 0x[89a-f][0-9a-f]$" "$qlog"; then
+        pass=$((pass + 1)); echo "PASS vm/$1/$2"
+    else
+        fail=$((fail + 1)); echo "FAIL vm/$1/$2 (no pci_nvme_err_invalid_opc for a vendor opcode)"
+        tail -n 5 "$qlog" | sed 's/^/    /'
+    fi
+}
+
+# trace_check BOOT STATUS...: one of the glue's error trace events (one per
+# error branch) fired with each NVMe status (the rejected commands of
+# test_vm_badinput and others).
 trace_check() {
     name=$1
     shift
     qlog=$results/vm.$name.qemu.log
+    ev='pci_nvme_err_isp_[a-z0-9_]*'
     missing=""
     for st in "$@"; do
-        grep -q "pci_nvme_isp_err .*status $st " "$qlog" || missing="$missing $st"
+        grep -q "$ev .*status $st " "$qlog" || missing="$missing $st"
     done
     if [ -z "$missing" ]; then
         pass=$((pass + 1))
-        echo "PASS vm/$name/trace-events ($(grep -c pci_nvme_isp_err "$qlog") pci_nvme_isp_err)"
+        echo "PASS vm/$name/trace-events ($(grep -c "$ev " "$qlog") pci_nvme_err_isp_*)"
     else
-        fail=$((fail + 1)); echo "FAIL vm/$name/trace-events (no pci_nvme_isp_err with status$missing)"
+        fail=$((fail + 1)); echo "FAIL vm/$name/trace-events (no pci_nvme_err_isp_* with status$missing)"
     fi
 }
 
 isp_dev="isp=on,isp-backing=$tmp/flash.img"
 # shellcheck disable=SC2086
-VM_EXTRA="-trace pci_nvme_isp_err" boot isp "$isp_dev" $on_tests
+VM_EXTRA="-trace pci_nvme_err_isp_* -trace pci_nvme_err_invalid_opc" \
+    boot isp "$isp_dev" $on_tests
 case " $on_tests " in
 *" test_vm_badinput "*)
-    # Invalid Opcode, Invalid Field (both with DNR), ISP Miscompare.
-    trace_check isp 0x4001 0x4002 0x47c7 ;;
+    # Invalid Opcode, Invalid Field (both with DNR), ISP Miscompare; the
+    # unused vendor opcodes were refused by the effects table.
+    trace_check isp 0x4001 0x4002 0x47c7
+    opc_check isp opcode-check ;;
 esac
 if [ -e "$tmp/flash.img" ]; then
     # shellcheck disable=SC2086
@@ -215,14 +238,8 @@ fi
 # shellcheck disable=SC2086
 VM_EXTRA="-trace pci_nvme_err_invalid_opc" boot isp-off "isp=off" $off_tests
 if [ -n "$off_tests" ]; then
-    # Stock QEMU's path: vendor opcodes are invalid, with its trace event.
-    qlog=$results/vm.isp-off.qemu.log
-    if grep -q "pci_nvme_err_invalid_opc invalid opcode 0x[89a-f][0-9a-f]$" "$qlog"; then
-        pass=$((pass + 1)); echo "PASS vm/isp-off/trace-events"
-    else
-        fail=$((fail + 1)); echo "FAIL vm/isp-off/trace-events (no pci_nvme_err_invalid_opc for a vendor opcode)"
-        tail -n 5 "$qlog" | sed 's/^/    /'
-    fi
+    # Stock QEMU's path: vendor opcodes are not in the effects table.
+    opc_check isp-off trace-events
 fi
 # shellcheck disable=SC2086
 boot delay "isp=on,isp-timing=delay,isp-params=ctrl_cmd=200ms" $delay_tests

@@ -1,0 +1,761 @@
+/*
+ * QEMU NVM Express in-storage processing (ISP) glue
+ *
+ * Vendor-specific I/O commands (opcodes 80h-FFh) run in an emulated
+ * computational drive modelled by hw-model (isp-model/isp_dev.h). This file
+ * stays thin: on the main loop it decodes a command, has the model check it
+ * before any guest memory is touched and copies host-to-controller data into
+ * a bounce buffer; the model executes on QEMU's thread pool; the completion
+ * callback copies controller-to-host data back and posts the CQE, after a
+ * QEMU_CLOCK_VIRTUAL timer when isp-timing=delay.
+ *
+ * Completion DW0/DW1 carry the model's 64-bit result (time and energy) for
+ * every ISP command, successful or not.
+ *
+ * This work is licensed under the terms of the GNU GPL, version 2 or later.
+ * See the COPYING file in the top-level directory.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "qapi/util.h"
+#include "qapi/visitor.h"
+#include "block/aio.h"
+#include "block/thread-pool.h"
+#include "sysemu/block-backend.h"
+#include "sysemu/sysemu.h"
+
+#include "nvme.h"
+#include "isp.h"
+#include "trace.h"
+
+#include "isp_dev.h"
+
+/*
+ * Bounce buffers of all ISP commands in flight on one controller. A command
+ * that would exceed it waits (FIFO) for earlier ones to finish, so a guest
+ * filling every queue with maximum-size commands cannot exhaust host memory.
+ */
+#define NVME_ISP_BOUNCE_MAX (64 * MiB)
+
+/* Upper bound on one Get Log Page transfer of a vendor log. */
+#define NVME_ISP_LOG_MAX (64 * KiB)
+
+/* MDTS is in units of the minimum memory page size (CAP.MPSMIN = 4 KiB). */
+#define NVME_ISP_MPSMIN 4096
+
+typedef enum NvmeIspState {
+    NVME_ISP_WAITING,   /* for bounce buffer budget */
+    NVME_ISP_RUNNING,   /* on the thread pool */
+    NVME_ISP_DELAYED,   /* done, held until the modeled time has passed */
+    NVME_ISP_DONE,      /* completion scheduled */
+} NvmeIspState;
+
+typedef struct NvmeIspAIOCB NvmeIspAIOCB;
+
+struct NvmeIsp {
+    struct isp_dev *dev;
+    uint32_t max_xfer;
+    bool delay;
+    bool draining;
+    uint64_t bounce_bytes;
+    Notifier exit_notifier;
+    QTAILQ_HEAD(, NvmeIspAIOCB) inflight;
+    QTAILQ_HEAD(, NvmeIspAIOCB) waiting;
+};
+
+struct NvmeIspAIOCB {
+    BlockAIOCB common;
+    /* everything below is zeroed by nvme_isp_aiocb_new() */
+    BlockAIOCB *aiocb;
+    NvmeRequest *req;
+    NvmeIsp *isp;
+    NvmeIspState state;
+    bool cancelled;
+    QEMUTimer *timer;
+    struct isp_cmd cmd;
+    struct isp_cpl cpl;
+    uint8_t *buf;
+    size_t len;
+    QTAILQ_ENTRY(NvmeIspAIOCB) entry;
+    QTAILQ_ENTRY(NvmeIspAIOCB) wait_entry;
+};
+
+static const char *nvme_isp_opc_str(uint8_t opc)
+{
+    const char *name = isp_opcode_name(opc);
+
+    return name ? name : "ISP_UNKNOWN";
+}
+
+static void nvme_isp_set_result(NvmeRequest *req, uint64_t result)
+{
+    req->cqe.result = cpu_to_le32((uint32_t)result);
+    req->cqe.dw1 = cpu_to_le32((uint32_t)(result >> 32));
+}
+
+/*
+ * Each error branch fires its own pci_nvme_err_isp_* trace event, then
+ * calls this: guest mistakes (DNR) also go to the guest error log.
+ */
+static uint16_t nvme_isp_guest_err(NvmeRequest *req, uint16_t status,
+                                   const char *why)
+{
+    if (status & NVME_DNR) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "nvme-isp: cid %u opc 0x%02x status 0x%04x: %s\n",
+                      nvme_cid(req), req->cmd.opcode, status, why);
+    }
+
+    return status;
+}
+
+static AioContext *nvme_isp_get_aio_context(BlockAIOCB *acb)
+{
+    return qemu_get_aio_context();
+}
+
+/* Post the completion; the caller decides whether to kick waiters. */
+static void nvme_isp_complete(NvmeIspAIOCB *iocb, uint16_t status)
+{
+    NvmeIsp *isp = iocb->isp;
+    NvmeRequest *req = iocb->req;
+
+    req->status = status;
+    nvme_isp_set_result(req, iocb->cpl.result);
+    trace_pci_nvme_isp_cpl(nvme_cid(req), status, iocb->cpl.result,
+                           iocb->cpl.model_ns, iocb->cpl.xfer_len);
+
+    if (iocb->buf) {
+        isp->bounce_bytes -= iocb->len;
+        g_free(iocb->buf);
+        iocb->buf = NULL;
+    }
+    if (iocb->timer) {
+        timer_free(iocb->timer);
+        iocb->timer = NULL;
+    }
+    iocb->state = NVME_ISP_DONE;
+    QTAILQ_REMOVE(&isp->inflight, iocb, entry);
+
+    iocb->common.cb(iocb->common.opaque, 0);
+    qemu_aio_unref(iocb);
+}
+
+/* The model is done, or the command was cancelled: C2H data, then complete. */
+static void nvme_isp_finish(NvmeIspAIOCB *iocb)
+{
+    NvmeRequest *req = iocb->req;
+    uint16_t status = iocb->cpl.status;
+    const char *why = iocb->cpl.err ? iocb->cpl.err : "failed";
+
+    if (iocb->cancelled) {
+        status = NVME_CMD_ABORT_REQ;
+        trace_pci_nvme_err_isp_aborted(nvme_cid(req), req->cmd.opcode, status);
+    } else if (status) {
+        trace_pci_nvme_err_isp_exec(nvme_cid(req), req->cmd.opcode, status,
+                                    why);
+        nvme_isp_guest_err(req, status, why);
+    } else if (iocb->len && isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_C2H) {
+        /* the buffer was zeroed, so bytes the model left alone read as 0 */
+        status = nvme_tx(nvme_ctrl(req), &req->sg, iocb->buf, iocb->len,
+                         NVME_TX_DIRECTION_FROM_DEVICE);
+        if (status) {
+            trace_pci_nvme_err_isp_dma_c2h(nvme_cid(req), req->cmd.opcode,
+                                           status);
+            nvme_isp_guest_err(req, status, "DMA to host memory failed");
+        }
+    }
+
+    nvme_isp_complete(iocb, status);
+}
+
+static void nvme_isp_finish_bh(void *opaque)
+{
+    nvme_isp_finish(opaque);
+}
+
+static void nvme_isp_cancel(BlockAIOCB *acb)
+{
+    NvmeIspAIOCB *iocb = container_of(acb, NvmeIspAIOCB, common);
+
+    trace_pci_nvme_isp_cancel(nvme_cid(iocb->req), iocb->state);
+    iocb->cancelled = true;
+
+    switch (iocb->state) {
+    case NVME_ISP_RUNNING:
+        /* a queued job is dropped; a running one finishes first */
+        if (iocb->aiocb) {
+            blk_aio_cancel_async(iocb->aiocb);
+        }
+        break;
+    case NVME_ISP_WAITING:
+        QTAILQ_REMOVE(&iocb->isp->waiting, iocb, wait_entry);
+        iocb->state = NVME_ISP_DONE;
+        aio_bh_schedule_oneshot(qemu_get_aio_context(), nvme_isp_finish_bh,
+                                iocb);
+        break;
+    case NVME_ISP_DELAYED:
+        timer_del(iocb->timer);
+        iocb->state = NVME_ISP_DONE;
+        aio_bh_schedule_oneshot(qemu_get_aio_context(), nvme_isp_finish_bh,
+                                iocb);
+        break;
+    case NVME_ISP_DONE:
+        break;
+    }
+}
+
+static const AIOCBInfo nvme_isp_aiocb_info = {
+    .aiocb_size = sizeof(NvmeIspAIOCB),
+    .cancel_async = nvme_isp_cancel,
+    .get_aio_context = nvme_isp_get_aio_context,
+};
+
+static void nvme_isp_kick(NvmeIsp *isp);
+
+static void nvme_isp_timer_cb(void *opaque)
+{
+    NvmeIspAIOCB *iocb = opaque;
+    NvmeIsp *isp = iocb->isp;
+
+    nvme_isp_finish(iocb);
+    nvme_isp_kick(isp);
+}
+
+/* Worker thread: the model only; no QEMU state is touched here. */
+static int nvme_isp_work(void *opaque)
+{
+    NvmeIspAIOCB *iocb = opaque;
+
+    isp_dev_exec(iocb->isp->dev, &iocb->cmd, iocb->buf, iocb->len,
+                 &iocb->cpl);
+
+    return 0;
+}
+
+static void nvme_isp_work_cb(void *opaque, int ret)
+{
+    NvmeIspAIOCB *iocb = opaque;
+    NvmeIsp *isp = iocb->isp;
+    int64_t now, deadline;
+
+    iocb->aiocb = NULL;
+
+    if (ret < 0) {
+        /* dropped from the pool's queue before it ran */
+        iocb->cancelled = true;
+        iocb->cpl.result = 0;
+    }
+
+    if (isp->delay && !iocb->cancelled) {
+        now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        deadline = (int64_t)iocb->cmd.submit_ns +
+                   (int64_t)MIN(iocb->cpl.model_ns, ISP_RESULT_TIME_MAX);
+        if (deadline > now) {
+            trace_pci_nvme_isp_delay(nvme_cid(iocb->req), iocb->cpl.model_ns,
+                                     deadline - now);
+            iocb->state = NVME_ISP_DELAYED;
+            iocb->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvme_isp_timer_cb,
+                                       iocb);
+            timer_mod_ns(iocb->timer, deadline);
+            return;
+        }
+    }
+
+    nvme_isp_finish(iocb);
+    nvme_isp_kick(isp);
+}
+
+/* Fill the bounce buffer and hand the command to the thread pool. */
+static void nvme_isp_start(NvmeIspAIOCB *iocb)
+{
+    NvmeIsp *isp = iocb->isp;
+    NvmeRequest *req = iocb->req;
+    uint16_t status;
+
+    if (iocb->len) {
+        iocb->buf = g_malloc0(iocb->len);
+        isp->bounce_bytes += iocb->len;
+
+        if (isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_H2C) {
+            status = nvme_tx(nvme_ctrl(req), &req->sg, iocb->buf, iocb->len,
+                             NVME_TX_DIRECTION_TO_DEVICE);
+            if (status) {
+                trace_pci_nvme_err_isp_dma_h2c(nvme_cid(req), req->cmd.opcode,
+                                               status);
+                nvme_isp_guest_err(req, status, "DMA from host memory failed");
+                nvme_isp_complete(iocb, status);
+                return;
+            }
+        }
+    }
+
+    trace_pci_nvme_isp_exec(nvme_cid(req), iocb->len, isp->bounce_bytes);
+    iocb->state = NVME_ISP_RUNNING;
+    iocb->aiocb = thread_pool_submit_aio(
+        aio_get_thread_pool(qemu_get_aio_context()), nvme_isp_work, iocb,
+        nvme_isp_work_cb, iocb);
+}
+
+static void nvme_isp_kick(NvmeIsp *isp)
+{
+    NvmeIspAIOCB *iocb;
+
+    while (!isp->draining && (iocb = QTAILQ_FIRST(&isp->waiting)) &&
+           isp->bounce_bytes + iocb->len <= NVME_ISP_BOUNCE_MAX) {
+        QTAILQ_REMOVE(&isp->waiting, iocb, wait_entry);
+        nvme_isp_start(iocb);
+    }
+}
+
+static void nvme_isp_req_cb(void *opaque, int ret)
+{
+    NvmeRequest *req = opaque;
+
+    nvme_enqueue_req_completion(nvme_cq(req), req);
+}
+
+static NvmeIspAIOCB *nvme_isp_aiocb_new(NvmeIsp *isp, NvmeRequest *req)
+{
+    NvmeIspAIOCB *iocb = qemu_aio_get(&nvme_isp_aiocb_info, NULL,
+                                      nvme_isp_req_cb, req);
+
+    memset((uint8_t *)iocb + sizeof(iocb->common), 0,
+           sizeof(*iocb) - sizeof(iocb->common));
+    iocb->isp = isp;
+    iocb->req = req;
+
+    return iocb;
+}
+
+static void nvme_isp_decode(NvmeRequest *req, struct isp_cmd *cmd)
+{
+    NvmeCmd *c = &req->cmd;
+
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->opcode = c->opcode;
+    cmd->nsid = le32_to_cpu(c->nsid);
+    cmd->cdw10 = le32_to_cpu(c->cdw10);
+    cmd->cdw11 = le32_to_cpu(c->cdw11);
+    cmd->cdw12 = le32_to_cpu(c->cdw12);
+    cmd->cdw13 = le32_to_cpu(c->cdw13);
+    cmd->cdw14 = le32_to_cpu(c->cdw14);
+    cmd->cdw15 = le32_to_cpu(c->cdw15);
+    cmd->submit_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/*
+ * The effects table rejected a vendor opcode. The drive still decoded it,
+ * so its completion carries the model's cost like any ISP command
+ * (docs/command-set.md §1) and the model counts the error.
+ */
+void nvme_isp_invalid_opc(NvmeCtrl *n, NvmeRequest *req)
+{
+    struct isp_cmd cmd;
+    struct isp_cpl cpl;
+    uint16_t status;
+
+    if (!n->isp || !n->isp->dev || req->cmd.opcode < NVME_ISP_OPC_MIN) {
+        return;
+    }
+
+    nvme_isp_decode(req, &cmd);
+    status = isp_dev_check(n->isp->dev, &cmd, &cpl);
+    if (status) {
+        const char *why = cpl.err ? cpl.err : "unknown opcode";
+
+        nvme_isp_set_result(req, cpl.result);
+        trace_pci_nvme_err_isp_invalid_opc(nvme_cid(req), req->cmd.opcode,
+                                           status, why);
+        nvme_isp_guest_err(req, status, why);
+    }
+}
+
+uint16_t nvme_isp_inactive_ns(NvmeCtrl *n, NvmeRequest *req)
+{
+    trace_pci_nvme_err_isp_inactive_ns(nvme_cid(req), req->cmd.opcode,
+                                       le32_to_cpu(req->cmd.nsid));
+
+    return nvme_isp_guest_err(req, NVME_INVALID_NSID | NVME_DNR,
+                              "namespace not active");
+}
+
+/*
+ * Everything a command must pass before it may touch guest memory or a
+ * worker; ends with its data pointer mapped.
+ */
+static uint16_t nvme_isp_admit(NvmeCtrl *n, NvmeRequest *req,
+                               const struct isp_cmd *c)
+{
+    NvmeIsp *isp = n->isp;
+    struct isp_cpl cpl = {};
+    uint64_t len = isp_cmd_data_len(c);
+    enum isp_dir dir = isp_wire_dir(c->opcode);
+    uint16_t cid = nvme_cid(req);
+    uint16_t status;
+
+    /*
+     * A namespace shared with a controller that has ISP on may point this
+     * one at that controller's effects table.
+     */
+    if (!isp) {
+        trace_pci_nvme_err_isp_disabled(cid, c->opcode);
+        return nvme_isp_guest_err(req, NVME_INVALID_OPCODE | NVME_DNR,
+                                  "isp is off on this controller");
+    }
+
+    /* nvme_io_cmd() found it active */
+    req->ns = nvme_ns(n, c->nsid);
+
+    /* closed by the exit notifier: QEMU is quitting */
+    if (!isp->dev) {
+        trace_pci_nvme_err_isp_no_dev(cid, c->opcode);
+        return nvme_isp_guest_err(req, NVME_INTERNAL_DEV_ERROR,
+                                  "device model closed");
+    }
+
+    if (NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
+        trace_pci_nvme_err_isp_fused(cid, c->opcode);
+        return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
+                                  "fused operation");
+    }
+
+    status = isp_dev_check(isp->dev, c, &cpl);
+    if (status) {
+        const char *why = cpl.err ? cpl.err : "rejected by check";
+
+        nvme_isp_set_result(req, cpl.result);
+        trace_pci_nvme_err_isp_check(cid, c->opcode, status, why);
+        return nvme_isp_guest_err(req, status, why);
+    }
+
+    /* the model checked these too; never rely on it before touching memory */
+    if (dir == ISP_DIR_BIDI) {
+        trace_pci_nvme_err_isp_bidi(cid, c->opcode);
+        return nvme_isp_guest_err(req, NVME_INVALID_OPCODE | NVME_DNR,
+                                  "bidirectional opcode");
+    }
+    if ((dir == ISP_DIR_NONE) != (len == 0) || len > isp->max_xfer) {
+        trace_pci_nvme_err_isp_len(cid, c->opcode, len, isp->max_xfer);
+        return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
+                                  "data length does not match opcode");
+    }
+
+    if (len) {
+        status = nvme_map_dptr(n, &req->sg, len, &req->cmd);
+        if (status) {
+            trace_pci_nvme_err_isp_map(cid, c->opcode, status);
+            return nvme_isp_guest_err(req, status, "cannot map data pointer");
+        }
+    }
+
+    return NVME_SUCCESS;
+}
+
+uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmeIsp *isp = n->isp;
+    NvmeIspAIOCB *iocb;
+    struct isp_cmd cmd;
+    uint64_t len;
+    uint16_t status;
+
+    nvme_isp_decode(req, &cmd);
+    len = isp_cmd_data_len(&cmd);
+
+    trace_pci_nvme_isp_cmd(nvme_cid(req), le16_to_cpu(req->sq->sqid),
+                           cmd.nsid, cmd.opcode, nvme_isp_opc_str(cmd.opcode),
+                           len);
+
+    status = nvme_isp_admit(n, req, &cmd);
+    if (status) {
+        return status;
+    }
+
+    iocb = nvme_isp_aiocb_new(isp, req);
+    iocb->cmd = cmd;
+    iocb->len = len;
+    req->aiocb = &iocb->common;
+    QTAILQ_INSERT_TAIL(&isp->inflight, iocb, entry);
+
+    if (len && (!QTAILQ_EMPTY(&isp->waiting) ||
+                isp->bounce_bytes + len > NVME_ISP_BOUNCE_MAX)) {
+        trace_pci_nvme_isp_wait(nvme_cid(req), len, isp->bounce_bytes);
+        iocb->state = NVME_ISP_WAITING;
+        QTAILQ_INSERT_TAIL(&isp->waiting, iocb, wait_entry);
+        return NVME_NO_COMPLETE;
+    }
+
+    nvme_isp_start(iocb);
+
+    return NVME_NO_COMPLETE;
+}
+
+void nvme_isp_drain(NvmeCtrl *n)
+{
+    NvmeIsp *isp = n->isp;
+    NvmeIspAIOCB *iocb;
+
+    if (!isp) {
+        return;
+    }
+
+    isp->draining = true;
+    while ((iocb = QTAILQ_FIRST(&isp->inflight))) {
+        blk_aio_cancel(&iocb->common);
+    }
+    isp->draining = false;
+}
+
+bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid)
+{
+    return n->isp && (lid == ISP_LID_STATS || lid == ISP_LID_IDENTIFY);
+}
+
+uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
+                          uint64_t off, NvmeRequest *req)
+{
+    size_t trans_len = MIN(len, NVME_ISP_LOG_MAX);
+    g_autofree uint8_t *buf = NULL;
+    uint16_t status;
+    int ret;
+
+    trace_pci_nvme_isp_log(nvme_cid(req), lid, len, off);
+
+    /* closed by the exit notifier, as on the I/O path */
+    if (!n->isp->dev) {
+        trace_pci_nvme_err_isp_log_no_dev(nvme_cid(req), lid);
+        return NVME_INTERNAL_DEV_ERROR;
+    }
+
+    buf = g_malloc0(trans_len);
+    ret = isp_dev_log_page(n->isp->dev, lid, buf, trans_len, off);
+    if (ret <= 0) {
+        trace_pci_nvme_err_isp_log_offset(nvme_cid(req), lid, off);
+        return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
+                                  "log page offset past the end");
+    }
+
+    status = nvme_map_dptr(n, &req->sg, ret, &req->cmd);
+    if (status) {
+        trace_pci_nvme_err_isp_log_map(nvme_cid(req), lid, status);
+        return status;
+    }
+
+    return nvme_tx(n, &req->sg, buf, ret, NVME_TX_DIRECTION_FROM_DEVICE);
+}
+
+void nvme_isp_id_ctrl_vs(NvmeCtrl *n, uint8_t *vs, size_t len)
+{
+    uint8_t buf[ISP_ID_CTRL_VS_LEN];
+
+    /* once the exit notifier closed the model, the last copy stays */
+    if (!n->isp || !n->isp->dev) {
+        return;
+    }
+
+    isp_dev_id_ctrl_vs(n->isp->dev, buf);
+    memcpy(vs, buf, MIN(len, sizeof(buf)));
+}
+
+static uint32_t nvme_isp_max_xfer(NvmeCtrl *n)
+{
+    uint8_t mdts = n->params.mdts;
+
+    /* mdts = 0: no limit; large values would overflow the shift */
+    if (mdts == 0 || mdts >= 20) {
+        return ISP_MAX_XFER_CAP;
+    }
+
+    return MIN((uint64_t)NVME_ISP_MPSMIN << mdts, ISP_MAX_XFER_CAP);
+}
+
+static const char *nvme_isp_str(const char *s)
+{
+    return s && *s ? s : NULL;
+}
+
+/*
+ * QEMU does not unrealize devices when it quits, so close the model here
+ * to flush its metadata; with commands still in flight it is left to the
+ * model's crash consistency.
+ */
+static void nvme_isp_exit_notify(Notifier *notifier, void *data)
+{
+    NvmeIsp *isp = container_of(notifier, NvmeIsp, exit_notifier);
+
+    if (isp->dev && QTAILQ_EMPTY(&isp->inflight)) {
+        isp_dev_close(isp->dev);
+        isp->dev = NULL;
+    }
+}
+
+/*
+ * Mark the model's opcodes supported in the controller's effects tables:
+ * the effects log shows them and nvme_io_cmd() lets them through, like any
+ * other opcode. Vendor opcodes not marked stay Invalid Opcode.
+ */
+static void nvme_isp_add_effects(NvmeCtrl *n)
+{
+    uint32_t effects;
+    int opc;
+
+    for (opc = NVME_ISP_OPC_MIN; opc <= 0xff; opc++) {
+        if (isp_dev_opcode_supported(opc, &effects)) {
+            n->cse_iocs_nvm[opc] = effects;
+            n->cse_iocs_zoned[opc] = effects;
+        }
+    }
+}
+
+static const QEnumLookup nvme_isp_timing_lookup = {
+    .array = (const char *const[]) {
+        [NVME_ISP_TIMING_ANNOTATE] = "annotate",
+        [NVME_ISP_TIMING_DELAY] = "delay",
+    },
+    .size = NVME_ISP_TIMING__MAX,
+};
+
+static void nvme_isp_get_timing(Object *obj, Visitor *v, const char *name,
+                                void *opaque, Error **errp)
+{
+    Property *prop = opaque;
+    int *ptr = object_field_prop_ptr(obj, prop);
+
+    visit_type_enum(v, name, ptr, prop->info->enum_table, errp);
+}
+
+/*
+ * Like qdev's enum setter, with a message that names the allowed values;
+ * it also records that the property was given, which needs isp=on. There
+ * is no default hook (it would run this setter): the zeroed field is
+ * annotate.
+ */
+static void nvme_isp_set_timing(Object *obj, Visitor *v, const char *name,
+                                void *opaque, Error **errp)
+{
+    NvmeCtrl *n = NVME(obj);
+    Property *prop = opaque;
+    int *ptr = object_field_prop_ptr(obj, prop);
+    g_autofree char *str = NULL;
+    int value;
+
+    if (!visit_type_str(v, name, &str, errp)) {
+        return;
+    }
+
+    value = qapi_enum_parse(prop->info->enum_table, str, -1, NULL);
+    if (value < 0) {
+        error_setg(errp, "%s must be 'annotate' or 'delay', not '%s'", name,
+                   str);
+        return;
+    }
+
+    *ptr = value;
+    n->isp_params.timing_set = true;
+}
+
+const PropertyInfo nvme_isp_prop_timing = {
+    .name = "NvmeIspTiming",
+    .description = "annotate/delay",
+    .enum_table = &nvme_isp_timing_lookup,
+    .get = nvme_isp_get_timing,
+    .set = nvme_isp_set_timing,
+};
+
+/* Property checks, before the controller allocates anything. */
+bool nvme_isp_check_params(NvmeCtrl *n, Error **errp)
+{
+    NvmeIspParams *p = &n->isp_params;
+
+    if (!p->enabled) {
+        if (nvme_isp_str(p->backing) || nvme_isp_str(p->preset) ||
+            nvme_isp_str(p->params) || p->timing_set ||
+            nvme_isp_str(p->trace_dir)) {
+            error_setg(errp, "isp-backing, isp-preset, isp-params, "
+                       "isp-timing and isp-trace-dir need isp=on");
+            return false;
+        }
+        return true;
+    }
+
+    if (pci_is_vf(&n->parent_obj)) {
+        error_setg(errp, "isp is not supported on SR-IOV virtual functions");
+        return false;
+    }
+
+    return true;
+}
+
+/*
+ * Open the device model. Called last in realize, so that nothing can fail
+ * after the exit notifier is registered; on failure realize undoes the
+ * rest of the controller.
+ */
+bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
+{
+    NvmeIspParams *p = &n->isp_params;
+    struct isp_dev_config cfg = {};
+    char err[256] = "";
+    NvmeIsp *isp;
+    int ret;
+
+    if (!p->enabled) {
+        return true;
+    }
+
+    cfg.backing = nvme_isp_str(p->backing);
+    cfg.preset = nvme_isp_str(p->preset);
+    cfg.params = nvme_isp_str(p->params);
+    cfg.trace_dir = nvme_isp_str(p->trace_dir);
+    cfg.max_xfer = nvme_isp_max_xfer(n);
+    cfg.timing_delay = p->timing == NVME_ISP_TIMING_DELAY;
+
+    isp = g_new0(NvmeIsp, 1);
+    isp->max_xfer = cfg.max_xfer;
+    isp->delay = cfg.timing_delay;
+    QTAILQ_INIT(&isp->inflight);
+    QTAILQ_INIT(&isp->waiting);
+
+    ret = isp_dev_open(&cfg, &isp->dev, err, sizeof(err));
+    if (ret < 0) {
+        if (err[0]) {
+            error_setg(errp, "isp: %s", err);
+        } else {
+            error_setg_errno(errp, -ret, "isp: cannot open the device model");
+        }
+        g_free(isp);
+        return false;
+    }
+
+    isp->exit_notifier.notify = nvme_isp_exit_notify;
+    qemu_add_exit_notifier(&isp->exit_notifier);
+    nvme_isp_add_effects(n);
+
+    trace_pci_nvme_isp_open(cfg.preset ? cfg.preset : "(default)",
+                            cfg.backing ? cfg.backing : "(memory)",
+                            cfg.max_xfer, isp->delay);
+    n->isp = isp;
+
+    return true;
+}
+
+void nvme_isp_unrealize(NvmeCtrl *n)
+{
+    NvmeIsp *isp = n->isp;
+
+    if (!isp) {
+        return;
+    }
+
+    nvme_isp_drain(n);
+    qemu_remove_exit_notifier(&isp->exit_notifier);
+    isp_dev_close(isp->dev);
+    g_free(isp);
+    n->isp = NULL;
+}

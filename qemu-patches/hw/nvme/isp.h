@@ -1,0 +1,59 @@
+/*
+ * QEMU NVM Express in-storage processing (ISP) glue
+ *
+ * The controller hands vendor-specific I/O commands (opcodes 80h-FFh) to an
+ * emulated computational drive, modelled by hw-model (linked from
+ * isp-model/). The glue decodes, bounds and moves data; the model executes.
+ *
+ * This work is licensed under the terms of the GNU GPL, version 2 or later.
+ * See the COPYING file in the top-level directory.
+ */
+
+#ifndef HW_NVME_ISP_H
+#define HW_NVME_ISP_H
+
+#include "hw/qdev-properties.h"
+#include "nvme.h"
+
+#define NVME_ISP_OPC_MIN 0x80
+
+extern const PropertyInfo nvme_isp_prop_timing;
+
+/* The device properties, for nvme_props[] (all off or empty by default). */
+#define DEFINE_NVME_ISP_PROPERTIES(_state, _field)                           \
+    DEFINE_PROP_BOOL("isp", _state, _field.enabled, false),                  \
+    DEFINE_PROP_STRING("isp-backing", _state, _field.backing),               \
+    DEFINE_PROP_STRING("isp-preset", _state, _field.preset),                 \
+    DEFINE_PROP_STRING("isp-params", _state, _field.params),                 \
+    DEFINE_PROP_SIGNED_NODEFAULT("isp-timing", _state, _field.timing,        \
+                                 nvme_isp_prop_timing, NvmeIspTiming),       \
+    DEFINE_PROP_STRING("isp-trace-dir", _state, _field.trace_dir)
+
+bool nvme_isp_check_params(NvmeCtrl *n, Error **errp);
+bool nvme_isp_realize(NvmeCtrl *n, Error **errp);
+void nvme_isp_unrealize(NvmeCtrl *n);
+
+/* Cancel every ISP command in flight and wait for it (reset, unrealize). */
+void nvme_isp_drain(NvmeCtrl *n);
+
+/*
+ * An I/O command whose opcode the effects table marks supported; only the
+ * glue marks vendor opcodes.
+ */
+uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req);
+/* Adds the model's cost to a vendor opcode the effects table rejected. */
+void nvme_isp_invalid_opc(NvmeCtrl *n, NvmeRequest *req);
+/* A vendor opcode naming no active namespace: Invalid Namespace. */
+uint16_t nvme_isp_inactive_ns(NvmeCtrl *n, NvmeRequest *req);
+
+bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid);
+uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
+                          uint64_t off, NvmeRequest *req);
+void nvme_isp_id_ctrl_vs(NvmeCtrl *n, uint8_t *vs, size_t len);
+
+static inline bool nvme_isp_enabled(NvmeCtrl *n)
+{
+    return n->isp != NULL;
+}
+
+#endif /* HW_NVME_ISP_H */
