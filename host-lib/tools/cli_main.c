@@ -590,7 +590,38 @@ static void usage(FILE *f)
 				reis_tables[t]->cmds[i].summary);
 }
 
-int main(int argc, char **argv)
+/*
+ * --json anywhere among the global options (before the command), known
+ * before they are parsed so that an error in them is a JSON document too.
+ */
+static int wants_json(int argc, char **argv)
+{
+	static const char *const with_value[] = {
+		"-d", "--dev", "--preset", "--backing", "--params", "--max-xfer",
+	};
+	int i;
+	unsigned k;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *f;
+
+		if (!strcmp(argv[i], "--json"))
+			return 1;
+		/* short flags, clustered as getopt allows: -ij, -jd PATH */
+		for (f = argv[i] + 1; argv[i][1] != '-' && *f; f++) {
+			if (*f == 'j')
+				return 1;
+			if (*f == 'd')
+				break;
+		}
+		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+			if (!strcmp(argv[i], with_value[k]))
+				i++;
+	}
+	return 0;
+}
+
+static int run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "dev", required_argument, NULL, 'd' },
@@ -607,40 +638,42 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct reis_cli_cmd *cmd = NULL;
-	struct ctx c;
 	uint64_t v;
 	unsigned i, t;
 	int opt, ret;
 
-	memset(&c, 0, sizeof(c));
-	j_init(stdout);
 	while ((opt = getopt_long(argc, argv, "+d:ijhV", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'd': c.dev_path = optarg; break;
-		case 'i': c.inproc = 1; break;
-		case 'P': c.iopts.preset = optarg; c.inproc = 1; break;
-		case 'B': c.iopts.backing = optarg; c.inproc = 1; break;
-		case 'A': c.iopts.params = optarg; c.inproc = 1; break;
+		case 'd': c->dev_path = optarg; break;
+		case 'i': c->inproc = 1; break;
+		case 'P': c->iopts.preset = optarg; c->inproc = 1; break;
+		case 'B': c->iopts.backing = optarg; c->inproc = 1; break;
+		case 'A': c->iopts.params = optarg; c->inproc = 1; break;
 		case 'X':
 			if (parse_u64(optarg, REIS_IDENTIFY_LEN, REIS_MAX_XFER_CAP, &v) || v % 4)
 				return usage_err("--max-xfer must be a multiple of 4 in %u..%u",
 						 REIS_IDENTIFY_LEN, REIS_MAX_XFER_CAP);
-			c.iopts.max_xfer = (uint32_t)v;
-			c.inproc = 1;
+			c->iopts.max_xfer = (uint32_t)v;
+			c->inproc = 1;
 			break;
-		case 'I': c.open_flags |= REIS_OPEN_IOCTL; break;
-		case 'F': c.open_flags |= REIS_OPEN_FORCE; break;
-		case 'j': c.json = 1; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("reis (libreis) %s\n", reis_version()); return 0;
-		default: usage(stderr); return EXIT_USAGE;
+		case 'I': c->open_flags |= REIS_OPEN_IOCTL; break;
+		case 'F': c->open_flags |= REIS_OPEN_FORCE; break;
+		case 'j': c->json = 1; break;
+		case 'h': j_raw_output(); usage(stdout); return 0;
+		case 'V':
+			j_raw_output();
+			printf("reis (libreis) %s\n", reis_version());
+			return 0;
+		default:
+			usage(stderr);
+			return usage_err("unknown or incomplete global option");
 		}
 	}
-	if (c.dev_path && c.inproc)
+	if (c->dev_path && c->inproc)
 		return usage_err("--dev and --inproc exclude each other");
 	if (optind >= argc) {
 		usage(stderr);
-		return EXIT_USAGE;
+		return usage_err("no command given");
 	}
 	for (t = 0; t < NTABLES; t++)
 		for (i = 0; i < reis_tables[t]->n; i++)
@@ -653,18 +686,21 @@ int main(int argc, char **argv)
 	if (sub_help(cmd, argc, argv))
 		return 0;
 	if (cmd->needs_dev) {
-		ret = open_dev(&c);
-		if (ret) {
-			if (c.json) {
-				j_obj(NULL);
-				j_str("error", c.errbuf[0] ? c.errbuf : reis_strerror(ret));
-				j_i64("errno", -ret);
-				j_obj_end();
-			}
+		ret = open_dev(c);
+		if (ret)
 			return 1;
-		}
 	}
-	ret = cmd->fn(&c, argc, argv);
+	return cmd->fn(c, argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	j_init(stdout, wants_json(argc, argv));
+	ret = run(&c, argc, argv);
 	reis_close(c.dev);
-	return ret;
+	return j_finish(ret);
 }

@@ -153,20 +153,20 @@ static int load_docs(const char *path, const char *idx_path, uint64_t n, uint8_t
 
 	ret = slurp(path, &buf, &len);
 	if (ret) {
-		fprintf(stderr, "reis: deploy: --docs %s: %s\n", path, strerror(-ret));
+		cli_err("deploy: --docs %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (idx_path) {
 		ret = slurp(idx_path, &idx, &ilen);
 		if (ret) {
-			fprintf(stderr, "reis: deploy: --docs-idx %s: %s\n", idx_path,
+			cli_err("deploy: --docs-idx %s: %s", idx_path,
 				strerror(-ret));
 			free(buf);
 			return ret;
 		}
 		if (ilen != (n + 1) * 8) {
-			fprintf(stderr, "reis: deploy: --docs-idx %s: %" PRIu64 " bytes, want %"
-				PRIu64 " (n + 1 uint64 offsets)\n", idx_path, ilen, (n + 1) * 8);
+			cli_err("deploy: --docs-idx %s: %" PRIu64 " bytes, want %"
+				PRIu64 " (n + 1 uint64 offsets)", idx_path, ilen, (n + 1) * 8);
 			free(buf);
 			free(idx);
 			return -EINVAL;
@@ -176,8 +176,8 @@ static int load_docs(const char *path, const char *idx_path, uint64_t n, uint8_t
 			if (o[i + 1] < o[i] || o[i + 1] - o[i] > 65536)
 				break;
 		if (i < n || o[0] != 0 || o[n] > len) {
-			fprintf(stderr, "reis: deploy: --docs-idx %s: offsets do not ascend within "
-				"%s (entry %" PRIu64 ") or a document exceeds 64 KiB\n", idx_path,
+			cli_err("deploy: --docs-idx %s: offsets do not ascend within "
+				"%s (entry %" PRIu64 ") or a document exceeds 64 KiB", idx_path,
 				path, i);
 			free(buf);
 			free(idx);
@@ -190,8 +190,8 @@ static int load_docs(const char *path, const char *idx_path, uint64_t n, uint8_t
 	ret = split_lines(buf, len, n, &o, &e, &cnt);
 	if (ret) {
 		if (ret == -ERANGE)
-			fprintf(stderr, "reis: deploy: --docs %s has %" PRIu64 " lines, the vectors "
-				"%" PRIu64 "\n", path, cnt, n);
+			cli_err("deploy: --docs %s has %" PRIu64 " lines, the vectors "
+				"%" PRIu64 "", path, cnt, n);
 		free(buf);
 		return ret;
 	}
@@ -200,8 +200,8 @@ static int load_docs(const char *path, const char *idx_path, uint64_t n, uint8_t
 		uint64_t l = e[i] - o[i];
 
 		if (l > 65536) {
-			fprintf(stderr, "reis: deploy: --docs %s: line %" PRIu64 " is longer than "
-				"64 KiB\n", path, i + 1);
+			cli_err("deploy: --docs %s: line %" PRIu64 " is longer than "
+				"64 KiB", path, i + 1);
 			free(buf);
 			free(o);
 			free(e);
@@ -236,7 +236,7 @@ static int load_u64s(const char *what, const char *path, uint64_t n, uint64_t ma
 
 		ret = reis_vecs_load(path, &iv, err, sizeof(err));
 		if (ret || iv.dim != 1 || iv.n != n) {
-			fprintf(stderr, "reis: deploy: %s %s: %s\n", what, path, ret ? err :
+			cli_err("deploy: %s %s: %s", what, path, ret ? err :
 				"need one int32 per vector (dimension 1) and one vector per row");
 			reis_vecs_free(&iv);
 			free(v);
@@ -246,8 +246,8 @@ static int load_u64s(const char *what, const char *path, uint64_t n, uint64_t ma
 			int32_t x = ((int32_t *)iv.data)[i];
 
 			if (x < 0 || (uint64_t)x > max) {
-				fprintf(stderr, "reis: deploy: %s %s: value %d at row %" PRIu64
-					" out of range\n", what, path, x, i);
+				cli_err("deploy: %s %s: value %d at row %" PRIu64
+					" out of range", what, path, x, i);
 				reis_vecs_free(&iv);
 				free(v);
 				return -EINVAL;
@@ -260,15 +260,15 @@ static int load_u64s(const char *what, const char *path, uint64_t n, uint64_t ma
 	}
 	ret = slurp(path, &buf, &len);
 	if (ret) {
-		fprintf(stderr, "reis: deploy: %s %s: %s\n", what, path, strerror(-ret));
+		cli_err("deploy: %s %s: %s", what, path, strerror(-ret));
 		free(v);
 		return ret;
 	}
 	ret = split_lines(buf, len, n, &o, &e, &cnt);
 	if (ret) {
 		if (ret == -ERANGE)
-			fprintf(stderr, "reis: deploy: %s %s has %" PRIu64 " lines, the vectors %"
-				PRIu64 "\n", what, path, cnt, n);
+			cli_err("deploy: %s %s has %" PRIu64 " lines, the vectors %"
+				PRIu64 "", what, path, cnt, n);
 		free(buf);
 		free(v);
 		return ret;
@@ -279,8 +279,8 @@ static int load_u64s(const char *what, const char *path, uint64_t n, uint64_t ma
 
 		if (!l || l >= sizeof(tmp) || (memcpy(tmp, buf + o[i], l), tmp[l] = 0,
 					      parse_u64(tmp, 0, max, &v[i]))) {
-			fprintf(stderr, "reis: deploy: %s %s: line %" PRIu64 " is not a number in "
-				"0..%" PRIu64 "\n", what, path, i + 1, max);
+			cli_err("deploy: %s %s: line %" PRIu64 " is not a number in "
+				"0..%" PRIu64 "", what, path, i + 1, max);
 			ret = -EINVAL;
 			break;
 		}
@@ -304,17 +304,17 @@ static int load_floats(const char *cmd, const char *path, struct reis_vecs *v)
 
 	ret = reis_vecs_load(path, v, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "reis: %s: %s\n", cmd, err);
+		cli_err("%s: %s", cmd, err);
 		return ret;
 	}
 	if (v->type == REIS_VEC_I32) {
-		fprintf(stderr, "reis: %s: %s holds int32 ids, not vectors\n", cmd, path);
+		cli_err("%s: %s holds int32 ids, not vectors", cmd, path);
 		reis_vecs_free(v);
 		return -EINVAL;
 	}
 	ret = reis_vecs_to_f32(v);
 	if (ret)
-		fprintf(stderr, "reis: %s: out of memory\n", cmd);
+		cli_err("%s: out of memory", cmd);
 	return ret;
 }
 
@@ -334,8 +334,8 @@ static int read_stdin_queries(struct reis_vecs *v)
 		uint32_t d = 0;
 
 		if ((size_t)len > DB_MAX_LINE) {
-			fprintf(stderr, "reis: search: stdin line %" PRIu64 " is longer than %u "
-				"bytes\n", n + 1, DB_MAX_LINE);
+			cli_err("search: stdin line %" PRIu64 " is longer than %u "
+				"bytes", n + 1, DB_MAX_LINE);
 			goto fail;
 		}
 		while (*p == ' ' || *p == '\t')
@@ -343,7 +343,7 @@ static int read_stdin_queries(struct reis_vecs *v)
 		if (*p == '\n' || *p == '\r' || !*p || *p == '#')
 			continue;
 		if (n >= DB_MAX_STDIN_QUERIES) {
-			fprintf(stderr, "reis: search: more than %u queries on stdin\n",
+			cli_err("search: more than %u queries on stdin",
 				DB_MAX_STDIN_QUERIES);
 			goto fail;
 		}
@@ -357,18 +357,18 @@ static int read_stdin_queries(struct reis_vecs *v)
 			errno = 0;
 			f = strtof(p, &end);
 			if (end == p || errno || !isfinite(f)) {
-				fprintf(stderr, "reis: search: stdin line %" PRIu64 ": not a number "
-					"at column %zu\n", n + 1, (size_t)(p - line) + 1);
+				cli_err("search: stdin line %" PRIu64 ": not a number "
+					"at column %zu", n + 1, (size_t)(p - line) + 1);
 				goto fail;
 			}
 			p = end;
 			if (dim && d >= dim) {
-				fprintf(stderr, "reis: search: stdin query %" PRIu64 " has more than "
-					"%u values\n", n + 1, dim);
+				cli_err("search: stdin query %" PRIu64 " has more than "
+					"%u values", n + 1, dim);
 				goto fail;
 			}
 			if (d >= REIS_DB_MAX_DIM) {
-				fprintf(stderr, "reis: search: stdin query longer than %u values\n",
+				cli_err("search: stdin query longer than %u values",
 					REIS_DB_MAX_DIM);
 				goto fail;
 			}
@@ -389,15 +389,15 @@ static int read_stdin_queries(struct reis_vecs *v)
 				continue;
 			/* The first row was laid out with a stride of MAX_DIM. */
 		} else if (d != dim) {
-			fprintf(stderr, "reis: search: stdin query %" PRIu64 " has %u values, the "
-				"first %u\n", n + 1, d, dim);
+			cli_err("search: stdin query %" PRIu64 " has %u values, the "
+				"first %u", n + 1, d, dim);
 			goto fail;
 		}
 		n++;
 	}
 	free(line);
 	if (!n) {
-		fprintf(stderr, "reis: search: no queries on stdin\n");
+		cli_err("search: no queries on stdin");
 		free(data);
 		return -EINVAL;
 	}
@@ -807,7 +807,7 @@ static int deploy_load_calib(struct deploy_job *j)
 	if (ret)
 		return ret;
 	if (j->calib.dim != j->base.dim || j->calib.n > UINT32_MAX) {
-		fprintf(stderr, "reis: deploy: --calib %s: dimension %u, the vectors %u\n",
+		cli_err("deploy: --calib %s: dimension %u, the vectors %u",
 			j->calib_path, j->calib.dim, j->base.dim);
 		return -EINVAL;
 	}
@@ -817,14 +817,14 @@ static int deploy_load_calib(struct deploy_job *j)
 		return 0;
 	ret = reis_vecs_load(j->truth_path, &j->truth, err, sizeof(err));
 	if (ret || j->truth.type != REIS_VEC_I32 || j->truth.n != j->calib.n) {
-		fprintf(stderr, "reis: deploy: --calib-truth %s: %s\n", j->truth_path,
+		cli_err("deploy: --calib-truth %s: %s", j->truth_path,
 			ret ? err : "need an .ivecs with one row per calibration query");
 		return -EINVAL;
 	}
 	t = j->truth.data;
 	for (i = 0; i < j->truth.n * j->truth.dim; i++)
 		if (t[i] < 0 || (uint64_t)t[i] >= j->base.n) {
-			fprintf(stderr, "reis: deploy: --calib-truth %s: row %d out of range\n",
+			cli_err("deploy: --calib-truth %s: row %d out of range",
 				j->truth_path, t[i]);
 			return -EINVAL;
 		}
@@ -847,7 +847,7 @@ static int deploy_df_auto(struct deploy_job *j)
 		ret = reis_df_calibrate(&j->img, &cq, &j->dfo, &j->dfc);
 	reis_queries_free(&cq);
 	if (ret) {
-		fprintf(stderr, "reis: deploy: --df auto: %s\n", ret == -EINVAL ?
+		cli_err("deploy: --df auto: %s", ret == -EINVAL ?
 			"calibration failed (an IVF database needs its recall "
 			"calibration or --df-nprobe)" : strerror(-ret));
 		return ret;
@@ -871,7 +871,7 @@ static int deploy_build(struct deploy_job *j)
 	if (ret)
 		return ret;
 	if (bo->calib_truth && bo->calib_k > bo->calib_truth_k) {
-		fprintf(stderr, "reis: deploy: --calib-k %u exceeds the truth's %u\n",
+		cli_err("deploy: --calib-k %u exceeds the truth's %u",
 			bo->calib_k, bo->calib_truth_k);
 		return -EINVAL;
 	}
@@ -885,7 +885,7 @@ static int deploy_build(struct deploy_job *j)
 	bo->progress_arg = &j->bar;
 	ret = reis_db_build(bo, j->base.data, j->base.n, j->base.dim, &j->img, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "reis: deploy: %s: %s\n", j->vec_path, err);
+		cli_err("deploy: %s: %s", j->vec_path, err);
 		return ret;
 	}
 	j->built = 1;
@@ -893,7 +893,7 @@ static int deploy_build(struct deploy_job *j)
 		return ret;
 	j->t_build = now_s() - j->t0;
 	if (j->quant_out && (ret = reis_quant_save(j->img.quant, j->quant_out))) {
-		fprintf(stderr, "reis: deploy: --quant-out %s: %s\n", j->quant_out,
+		cli_err("deploy: --quant-out %s: %s", j->quant_out,
 			strerror(-ret));
 		return ret;
 	}
@@ -911,7 +911,7 @@ static int deploy_send(struct ctx *c, struct deploy_job *j, int *reported)
 	if (j->pack) {
 		ret = reis_db_image_save(&j->img, j->pack);
 		if (ret)
-			fprintf(stderr, "reis: deploy: --pack %s: %s\n", j->pack, strerror(-ret));
+			cli_err("deploy: --pack %s: %s", j->pack, strerror(-ret));
 		return ret;
 	}
 	memset(&dopt, 0, sizeof(dopt));
@@ -1062,7 +1062,7 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 	if (j.image) {
 		ret = reis_db_image_load(j.image, &j.img, err, sizeof(err));
 		if (ret) {
-			fprintf(stderr, "reis: deploy: %s\n", err);
+			cli_err("deploy: %s", err);
 			return 1;
 		}
 		if (j.did)
@@ -1294,7 +1294,7 @@ static int prepare_queries(struct ctx *c, const char *cmd, struct search_args *a
 		qp = &quant;
 	}
 	if (ret) {
-		fprintf(stderr, "reis: %s: %s\n", cmd, err);
+		cli_err("%s: %s", cmd, err);
 		reis_db_image_free(&img);
 		return ret;
 	}
@@ -1303,7 +1303,7 @@ static int prepare_queries(struct ctx *c, const char *cmd, struct search_args *a
 	else
 		ret = load_floats(cmd, a->queries, &v);
 	if (!ret && (v.dim != qp->dim || v.n > UINT32_MAX)) {
-		fprintf(stderr, "reis: %s: queries have dimension %u, the quantizer %u\n", cmd,
+		cli_err("%s: queries have dimension %u, the quantizer %u", cmd,
 			v.dim, qp->dim);
 		reis_vecs_free(&v);
 		ret = -EINVAL;
@@ -1447,7 +1447,7 @@ static int cmd_trace(struct ctx *c, int argc, char **argv)
 		return 1;
 	if (!(reis_dev_info(c->dev)->caps & REIS_CAP_TRACE)) {
 		reis_queries_free(&q);
-		fprintf(stderr, "reis: trace: the drive has no timeline capture\n");
+		cli_err("trace: the drive has no timeline capture");
 		return 1;
 	}
 	opcode = a.ivf ? REIS_OP_IVF_SEARCH : REIS_OP_SEARCH;
@@ -1475,7 +1475,7 @@ static int cmd_trace(struct ctx *c, int argc, char **argv)
 			fclose(f);
 		free(blob);
 		reis_search_result_free(&r);
-		fprintf(stderr, "reis: trace: %s: %s\n", a.trace_out, strerror(-ret));
+		cli_err("trace: %s: %s", a.trace_out, strerror(-ret));
 		return 1;
 	}
 	fclose(f);

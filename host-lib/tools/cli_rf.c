@@ -381,7 +381,7 @@ static int table_create_rows(struct table_job *j, uint64_t rb)
 	if (j->data) {
 		ret = read_rows(j->data, j->rows, rb);
 		if (ret) {
-			fprintf(stderr, "reis: table create: %s: %s\n", j->data,
+			cli_err("table create: %s: %s", j->data,
 				ret == -EBADMSG ? "size is not rows x dim x 4 bytes of float32" :
 				strerror(-ret));
 			return 1;
@@ -391,7 +391,7 @@ static int table_create_rows(struct table_job *j, uint64_t rb)
 	}
 	ret = reis_rf_quantize(t->dtype, t->rows, t->dim, j->rows, j->wire);
 	if (ret) {
-		fprintf(stderr, "reis: table create: %s\n", ret == -EDOM ?
+		cli_err("table create: %s", ret == -EDOM ?
 			"the data holds NaN or infinity" : reis_strerror(ret));
 		return 1;
 	}
@@ -671,7 +671,7 @@ static int read_bags(const char *path, struct bagbuf *b, int *weighted)
 
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			fprintf(stderr, "reis: sls: %s:%lu: line too long\n", path, lineno);
+			cli_err("sls: %s:%lu: line too long", path, lineno);
 			ret = -EBADMSG;
 			break;
 		}
@@ -686,7 +686,7 @@ static int read_bags(const char *path, struct bagbuf *b, int *weighted)
 			errno = 0;
 			v = strtoull(p, &end, 10);
 			if (end == p || errno || v > UINT32_MAX || *p == '-') {
-				fprintf(stderr, "reis: sls: %s:%lu: bad row index\n", path, lineno);
+				cli_err("sls: %s:%lu: bad row index", path, lineno);
 				ret = -EBADMSG;
 				break;
 			}
@@ -694,7 +694,7 @@ static int read_bags(const char *path, struct bagbuf *b, int *weighted)
 			if (*p == ':') {
 				w = strtof(p + 1, &end);
 				if (end == p + 1 || !isfinite(w)) {
-					fprintf(stderr, "reis: sls: %s:%lu: bad weight\n", path,
+					cli_err("sls: %s:%lu: bad weight", path,
 						lineno);
 					ret = -EBADMSG;
 					break;
@@ -712,7 +712,7 @@ static int read_bags(const char *path, struct bagbuf *b, int *weighted)
 	if (f != stdin)
 		fclose(f);
 	if (!ret && !b->nbags) {
-		fprintf(stderr, "reis: sls: %s: no bags\n", path);
+		cli_err("sls: %s: no bags", path);
 		ret = -EBADMSG;
 	}
 	return ret;
@@ -807,7 +807,7 @@ static int sls_bags(struct sls_job *j)
 		ret = read_bags(j->bagfile, bb, &j->weighted);
 		if (ret) {
 			if (ret != -EBADMSG)
-				fprintf(stderr, "reis: sls: %s: %s\n", j->bagfile,
+				cli_err("sls: %s: %s", j->bagfile,
 					ret == -E2BIG ? "too many indices" : strerror(-ret));
 			return 1;
 		}
@@ -908,8 +908,7 @@ static void sls_report_json(const struct sls_job *j)
 		for (b = 0; b < j->bb.nbags; b++) {
 			j_arr(NULL);
 			for (d = 0; d < j->ts.dim; d++) {
-				j_sep(NULL);
-				printf("%.9g", (double)j->out[(size_t)b * j->ts.dim + d]);
+				j_g(NULL, (double)j->out[(size_t)b * j->ts.dim + d]);
 			}
 			j_arr_end();
 		}

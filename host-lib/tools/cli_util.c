@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli_util.c - shared parts of the reis CLI (see reis_cli.h).
+ * cli_util.c - shared parts of the reis CLI (see cli_util.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,18 +17,99 @@
 
 #define JSON_MAX_DEPTH 16
 
+/*
+ * The document is built in memory and written by j_finish(), so a command
+ * that fails half-way through its output still prints exactly one document:
+ * the error.
+ */
 struct json {
-	FILE *f;
+	FILE *f;		/* the in-memory document */
+	FILE *out;		/* where j_finish() writes it */
+	char *buf;
+	size_t len;
+	int on;			/* --json given */
+	int raw;		/* help/version text went to stdout instead */
 	int depth;
 	int first[JSON_MAX_DEPTH];
+	char err[512];		/* the last error message (cli_err/usage_err/fail) */
+	int err_errno;
+	uint32_t err_status;
 };
 
 static struct json js;
 
-void j_init(FILE *f)
+void j_init(FILE *out, int on)
 {
 	memset(&js, 0, sizeof(js));
-	js.f = f;
+	js.out = out;
+	js.on = on;
+	js.f = open_memstream(&js.buf, &js.len);
+	if (!js.f)
+		js.f = out;	/* no memory: stream directly, as before */
+}
+
+void j_raw_output(void)
+{
+	js.raw = 1;
+}
+
+static void j_error_doc(int ret)
+{
+	FILE *o = js.out;
+
+	fputs("{\"error\":", o);
+	js.f = o;
+	j_str_raw(js.err[0] ? js.err : "failed");
+	if (js.err_errno)
+		fprintf(o, ",\"errno\":%d", js.err_errno);
+	if (js.err_status)
+		fprintf(o, ",\"status\":%" PRIu32, js.err_status);
+	fprintf(o, ",\"exit\":%d}\n", ret);
+}
+
+int j_finish(int ret)
+{
+	FILE *mem = js.f;
+
+	if (mem != js.out) {
+		fflush(mem);
+		js.f = js.out;
+	}
+	if (!js.on) {
+		if (mem != js.out)
+			fclose(mem);
+		free(js.buf);
+		return ret;
+	}
+	if (ret)
+		j_error_doc(ret);
+	else if (js.len)
+		fwrite(js.buf, 1, js.len, js.out);
+	else if (!js.raw)
+		fputs("{\"ok\":true}\n", js.out);
+	if (mem != js.out)
+		fclose(mem);
+	free(js.buf);
+	js.buf = NULL;
+	fflush(js.out);
+	return ret;
+}
+
+static void note_err(int err, uint32_t status, const char *fmt, va_list ap)
+{
+	vsnprintf(js.err, sizeof(js.err), fmt, ap);
+	js.err_errno = err;
+	js.err_status = status;
+}
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_err(0, 0, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "reis: %s\n", js.err);
 }
 
 void j_sep(const char *key)
@@ -104,6 +185,13 @@ void j_dbl(const char *key, double v)
 	fprintf(js.f, "%.3f", v);
 }
 
+/* Full precision (a float's 9 significant digits), for pooled sums. */
+void j_g(const char *key, double v)
+{
+	j_sep(key);
+	fprintf(js.f, "%.9g", v);
+}
+
 void j_str(const char *key, const char *s)
 {
 	j_sep(key);
@@ -120,20 +208,22 @@ void j_bool(const char *key, int v)
 /* Helpers                                                                 */
 /* ---------------------------------------------------------------------- */
 
+static void note_errf(int err, uint32_t status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_err(err, status, fmt, ap);
+	va_end(ap);
+}
+
 int fail(struct ctx *c, const char *what, int err)
 {
 	const char *detail = c->dev ? reis_last_error(c->dev) : "";
+	uint32_t status = c->dev ? reis_last_cpl(c->dev)->status : 0;
 
-	if (c->json) {
-		js.depth = 0;
-		j_obj(NULL);
-		j_str("error", detail[0] ? detail : reis_strerror(err));
-		j_i64("errno", -err);
-		if (c->dev && reis_last_cpl(c->dev)->status)
-			j_u64("status", reis_last_cpl(c->dev)->status);
-		j_obj_end();
-	}
-	fprintf(stderr, "reis: %s: %s\n", what, detail[0] ? detail : reis_strerror(err));
+	note_errf(-err, status, "%s: %s", what, detail[0] ? detail : reis_strerror(err));
+	fprintf(stderr, "reis: %s\n", js.err);
 	return 1;
 }
 
@@ -141,11 +231,10 @@ int usage_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("reis: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	note_err(EINVAL, 0, fmt, ap);
 	va_end(ap);
-	fputs(" (see reis --help)\n", stderr);
+	fprintf(stderr, "reis: %s (see reis --help)\n", js.err);
 	return EXIT_USAGE;
 }
 
@@ -188,7 +277,7 @@ int open_dev(struct ctx *c)
 		c->iopts.errlen = sizeof(c->errbuf);
 		ret = reis_open_inproc(&c->iopts, &c->dev);
 		if (ret) {
-			fprintf(stderr, "reis: in-process drive: %s\n",
+			cli_err("in-process drive: %s",
 				c->errbuf[0] ? c->errbuf : reis_strerror(ret));
 			return ret;
 		}
@@ -199,14 +288,14 @@ int open_dev(struct ctx *c)
 	if (!path) {
 		ret = reis_discover(&d, 1, c->open_flags);
 		if (ret <= 0) {
-			fprintf(stderr, "reis: no ISP drive found; use --dev PATH or --inproc\n");
+			cli_err("no ISP drive found; use --dev PATH or --inproc");
 			return ret < 0 ? ret : -ENODEV;
 		}
 		path = d.path;
 	}
 	ret = reis_open(path, c->open_flags, &c->dev);
 	if (ret)
-		fprintf(stderr, "reis: %s: %s\n", path, reis_strerror(ret));
+		cli_err("%s: %s", path, reis_strerror(ret));
 	return ret;
 }
 
@@ -259,6 +348,7 @@ int sub_help(const struct reis_cli_cmd *cmd, int argc, char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			j_raw_output();
 			printf("usage: reis [GLOBAL OPTIONS] %s\n%s", cmd->name, cmd->help);
 			return 1;
 		}

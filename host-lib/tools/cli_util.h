@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli_util.h - what the reis CLI's command files share: the global context,
- * the JSON writer (one document per command), option helpers.
- * tools/reis.c holds main() and the device commands; each feature adds its
- * commands in its own tools/reis_<feature>.c with a table listed in reis.c.
+ * the JSON writer (one document per command, success or failure), error
+ * reporting, option helpers. tools/cli_main.c holds main() and the device
+ * commands; each feature adds its commands in its own tools/cli_<feature>.c
+ * with a table listed in cli_main.c.
  */
 #ifndef CLI_UTIL_H
 #define CLI_UTIL_H
@@ -43,7 +44,17 @@ struct reis_cli_table {
 extern const struct reis_cli_table reis_sls_table;	/* RecFlash */
 extern const struct reis_cli_table reis_db_table;	/* REIS */
 
-void j_init(FILE *f);
+/*
+ * j_init() - start the one JSON document of this run (@on: --json given);
+ * j_finish() writes it, or, when @ret is not 0, an error document
+ * {"error": MSG, "errno": E, "status": S, "exit": RET} with the last message
+ * from cli_err()/usage_err()/fail(), and returns @ret.
+ */
+void j_init(FILE *out, int on);
+int j_finish(int ret);
+void j_raw_output(void);
+/* cli_err() - "reis: MSG" on stderr; MSG is also the JSON error text. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void j_sep(const char *key);
 void j_str_raw(const char *s);
 void j_open(const char *key, char c);
@@ -55,10 +66,11 @@ void j_arr_end(void);
 void j_u64(const char *key, uint64_t v);
 void j_i64(const char *key, int64_t v);
 void j_dbl(const char *key, double v);
+void j_g(const char *key, double v);
 void j_str(const char *key, const char *s);
 void j_bool(const char *key, int v);
 int fail(struct ctx *c, const char *what, int err);
-int usage_err(const char *fmt, ...);
+int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int open_dev(struct ctx *c);
 void print_caps_human(uint64_t caps);
