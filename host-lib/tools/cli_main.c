@@ -686,6 +686,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (sub_help(cmd, argc, argv))
 		return 0;
 	if (cmd->needs_dev) {
+		c->warn_volatile = cmd->needs_dev == 2;
 		ret = open_dev(c);
 		if (ret)
 			return 1;

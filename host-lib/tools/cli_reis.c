@@ -761,6 +761,7 @@ static int deploy_target(struct ctx *c, struct deploy_job *j)
 			j->did = 1;
 		return 0;
 	}
+	c->warn_volatile = 1;
 	if (open_dev(c))
 		return 1;
 	if (!j->did && !j->image) {	/* with an image: the image's */
@@ -1005,13 +1006,16 @@ static void deploy_report_text(const struct deploy_job *j)
 	const struct reis_db_image *img = &j->img;
 	uint32_t k;
 
-	printf("%s database %u '%s': %" PRIu64 " x %u-d, %s%s%s%s, %s documents "
-	       "(%" PRIu64 " bytes)", j->pack ? "packed" : "deployed", img->did, img->name,
-	       img->n, img->dim, kind_name(img->kind),
+	printf("%s database %u '%s': %" PRIu64 " x %u-d, %s%s%s%s, ", j->pack ? "packed" :
+	       "deployed", img->did, img->name, img->n, img->dim, kind_name(img->kind),
 	       img->flags & REIS_DBF_INT8 ? " + int8" : "",
 	       img->flags & REIS_DBF_TAGS ? " + tags" : "",
-	       img->flags & REIS_DBF_IDS ? " + ids" : "", doc_mode_name(img->doc_mode),
-	       img->docs_bytes);
+	       img->flags & REIS_DBF_IDS ? " + ids" : "");
+	if (img->doc_mode == REIS_DOC_NONE)
+		printf("no documents");
+	else
+		printf("%s documents (%" PRIu64 " bytes)", doc_mode_name(img->doc_mode),
+		       img->docs_bytes);
 	if (img->kind == REIS_DB_IVF)
 		printf(", %u clusters", img->nlist);
 	printf("\n");
@@ -1356,6 +1360,7 @@ static void print_result(const struct ctx *c, const struct search_args *a,
 
 				j_obj(NULL);
 				j_u64("id", x->id);
+				j_u64("entry", x->entry);
 				j_u64("did", x->did);
 				j_u64("hamming", x->hamming);
 				j_i64("score", x->score);

@@ -1162,7 +1162,7 @@ static const struct reis_cli_cmd sls_cmds[] = {
 	  "      --period N       period trigger, in bags\n"
 	  "      --depth N        deploy commands in flight\n"
 	  "  table stats TID [--reset]\n"
-	  "  table delete TID\n", 1, cmd_table },
+	  "  table delete TID\n", 2, cmd_table },
 	{ "sls", "pool bags of rows in the drive (sparse-length sum)",
 	  "  sls TID (--bags FILE | --trace-k K) [OPTIONS]\n"
 	  "      --bags FILE      one bag per line: indices, each optionally idx:weight\n"
@@ -1183,7 +1183,7 @@ static const struct reis_cli_cmd sls_cmds[] = {
 	  "      --if-triggered   only if the table's trigger holds\n"
 	  "      --switch         activate the new mapping when built\n"
 	  "      --profile-k/len  upload the counts of a generated trace first\n"
-	  "  remap TID switch     activate a staged mapping\n", 1, cmd_remap },
+	  "  remap TID switch     activate a staged mapping\n", 2, cmd_remap },
 };
 
 const struct reis_cli_table reis_sls_table = {

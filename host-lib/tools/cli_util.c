@@ -273,6 +273,9 @@ int open_dev(struct ctx *c)
 	int ret;
 
 	if (c->inproc) {
+		if (!c->iopts.backing && c->warn_volatile)
+			fprintf(stderr, "reis: warning: in-process drive without --backing: what "
+				"this command writes is gone when it exits\n");
 		c->iopts.errbuf = c->errbuf;
 		c->iopts.errlen = sizeof(c->errbuf);
 		ret = reis_open_inproc(&c->iopts, &c->dev);
@@ -283,8 +286,14 @@ int open_dev(struct ctx *c)
 		}
 		return 0;
 	}
-	if (!path)
+	if (!path) {
 		path = getenv("REIS_DEV");
+		if (path && !*path) {
+			cli_err("REIS_DEV is set but empty; unset it or name a drive "
+				"(/dev/ngXnY, see reis list)");
+			return -EINVAL;
+		}
+	}
 	if (!path) {
 		ret = reis_discover(&d, 1, c->open_flags);
 		if (ret <= 0) {
@@ -294,7 +303,10 @@ int open_dev(struct ctx *c)
 		path = d.path;
 	}
 	ret = reis_open(path, c->open_flags, &c->dev);
-	if (ret)
+	if (ret == -ENOENT)
+		cli_err("%s: no such device (ISP drives: reis list; vendor commands "
+			"use the generic char device /dev/ngXnY)", path);
+	else if (ret)
 		cli_err("%s: %s", path, reis_strerror(ret));
 	return ret;
 }

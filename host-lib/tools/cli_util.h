@@ -23,6 +23,7 @@ struct ctx {
 	struct reis_inproc_opts iopts;
 	uint32_t open_flags;
 	int json;
+	int warn_volatile;	/* the command changes the drive: warn without --backing */
 	struct reis_dev *dev;
 	char errbuf[256];
 };
@@ -31,7 +32,7 @@ struct reis_cli_cmd {
 	const char *name;
 	const char *summary;
 	const char *help;
-	int needs_dev;
+	int needs_dev;		/* 1: opens the drive first; 2: and changes what it holds */
 	int (*fn)(struct ctx *c, int argc, char **argv);
 };
 

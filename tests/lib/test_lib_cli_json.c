@@ -11,7 +11,9 @@
  *      unwritable trace file, an unknown table;
  *   3. usage errors: a bad number, an unknown command or global option, no
  *      command, --json after other global options and in a short-flag cluster;
- *   4. successes still print their own document, and --help stays text.
+ *   4. successes still print their own document (hits with their entry), and
+ *      --help stays text; an empty REIS_DEV, a missing device and a volatile
+ *      in-process drive that a command writes to are named as such.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -113,6 +115,12 @@ int main(void)
 	CHECK(jis(&p, "did", "4"));
 	CHECK(jget(&p, "error") == NULL);
 
+	/* every hit names its entry (its index in the database) beside its id */
+	snprintf(args, sizeof(args), "--json search --did 4 -k 3 --quant %s %s", tp("q.quant"),
+		 tp("q.fvecs"));
+	REQUIRE(run(args) == 0);
+	CHECK(json_parse(&p, out) == 0 && strstr(out, "\"entry\":") && strstr(out, "\"id\":"));
+
 	/* 1. the drive refuses */
 	snprintf(args, sizeof(args), "--json search --did 77 --quant %s %s", tp("q.quant"),
 		 tp("q.fvecs"));
@@ -144,6 +152,30 @@ int main(void)
 	check_error_doc("--json", 2, "no command");
 	check_error_doc("--preset reis-ssd1 --json --dev /dev/null info", 2, "exclude");
 	check_error_doc("-ij db info 123456", 1, "db info");
+
+	/* a bad drive name says what to use instead */
+	{
+		char cmd[PATH_MAX + 160];
+
+		snprintf(cmd, sizeof(cmd), "%s --json --dev /nonexistent/ng9n1 info 2>/dev/null",
+			 cli);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 1);
+		CHECK(json_parse(&p, out) == 0 && jget(&p, "error") &&
+		      strstr(jget(&p, "error"), "no such device") &&
+		      strstr(jget(&p, "error"), "reis list"));
+
+		snprintf(cmd, sizeof(cmd), "REIS_DEV= %s --json info 2>/dev/null", cli);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 1);
+		CHECK(json_parse(&p, out) == 0 && jget(&p, "error") &&
+		      strstr(jget(&p, "error"), "REIS_DEV is set but empty"));
+		/* a command that writes to a drive that vanishes when it exits */
+		snprintf(cmd, sizeof(cmd), "%s --inproc table create --tid 1 --rows 8 --dim 4 "
+			 "2>&1 >/dev/null", cli);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 0 &&
+		      strstr(out, "warning: in-process drive without --backing"));
+		snprintf(cmd, sizeof(cmd), "%s --inproc info 2>&1 >/dev/null", cli);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 0 && !strstr(out, "warning"));
+	}
 
 	/* 4. no document is mixed into help text; other successes still print one */
 	CHECK(run("--json search --help") == 0 && strstr(out, "usage: reis") &&
