@@ -529,8 +529,10 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 }
 
 static const struct reis_cli_cmd reis_cmds[] = {
-	{ "list", "find ISP drives (ngXnY with the ISP signature)",
-	  "Scans /dev/ng*n* and lists the drives that answer ISP_IDENTIFY.\n", 0,
+	{ "list", "find ISP drives (their databases: db list; tables: tables)",
+	  "Scans /dev/ng*n* and lists the drives that answer ISP_IDENTIFY.\n"
+	  "A drive's REIS databases are listed by `reis db list`, its RecFlash\n"
+	  "tables by `reis tables`.\n", 0,
 	  cmd_list },
 	{ "info", "identify: version, capabilities, geometry, timing preset",
 	  "Issues ISP_IDENTIFY and prints it decoded.\n", 1, cmd_info },
