@@ -114,6 +114,32 @@ static uint64_t fs_stripe_pages(const struct fs *fs, uint32_t part)
 	return (uint64_t)fs->g.part[part].pages_per_block * fs->g.planes;
 }
 
+static ssize_t fs_reg_find(const struct fs *fs, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nreg; i++)
+		if (fs->reg[i].id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+/*
+ * The next id no live region holds. Ids wrap after 2^32 - 1 allocations
+ * (cheap to burn: a failed deploy allocates and frees), and a reused id
+ * would let fs_region_free() of a stale id release another owner's blocks.
+ * At most nreg ids are taken, so the walk is bounded.
+ */
+static uint32_t fs_reg_next_id(struct fs *fs)
+{
+	uint32_t id = fs->next_id ? fs->next_id : 1;
+
+	while (fs_reg_find(fs, id) >= 0)
+		id = id == UINT32_MAX ? 1 : id + 1;
+	fs->next_id = id == UINT32_MAX ? 1 : id + 1;
+	return id;
+}
+
 int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
 		    struct fs_region *out, uint32_t *erased)
 {
@@ -150,7 +176,7 @@ int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owne
 	ret = fs_clean_extent(fs, cand, nb, erased);
 	if (ret)
 		goto out;
-	r.id = fs->next_id;
+	r.id = fs_reg_next_id(fs);
 	r.part = part;
 	r.first_block = cand;
 	r.nblocks = nb;
@@ -158,21 +184,10 @@ int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owne
 	ret = fs_reg_insert(fs, &r);
 	if (ret)
 		goto out;
-	fs->next_id = fs->next_id == UINT32_MAX ? 1 : fs->next_id + 1;
 	*out = r;
 out:
 	pthread_rwlock_unlock(&fs->lock);
 	return ret;
-}
-
-static ssize_t fs_reg_find(const struct fs *fs, uint32_t id)
-{
-	size_t i;
-
-	for (i = 0; i < fs->nreg; i++)
-		if (fs->reg[i].id == id)
-			return (ssize_t)i;
-	return -1;
 }
 
 int fs_region_free(struct fs *fs, uint32_t id)
