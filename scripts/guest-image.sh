@@ -96,6 +96,9 @@ moddir=$kdir/lib/modules/$krel
 # --- initramfs tree -------------------------------------------------------------
 stage=$(mktemp -d "$OUT/.stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+# mktemp's 0700 would become the guest's /: unprivileged programs (tests
+# that drop root) could not reach anything.
+chmod 755 "$stage"
 mkdir -p "$stage/bin" "$stage/etc" "$stage/lib/modules" "$stage/dev" \
     "$stage/proc" "$stage/sys" "$stage/tmp"
 
