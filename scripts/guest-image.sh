@@ -219,6 +219,9 @@ if [ -d "$BUILD/guest-bin" ]; then
 fi
 [ "$n" -gt 0 ] || log "warning: no guest programs in $BUILD/guest-bin"
 [ -x "$BUILD/host-lib/reis" ] && add_prog "$BUILD/host-lib/reis" reis
+# The nvme-cli recipes, which test_vm_nvme_cli runs from the document itself.
+mkdir -p "$stage/usr/share/doc/isp-ssd"
+cp "$ROOT/docs/nvme-cli.md" "$stage/usr/share/doc/isp-ssd/"
 for t in $GUEST_TOOLS; do
     [ -x "$t" ] || die "$t is not installed (run scripts/setup-deps.sh)"
     add_prog "$t"
