@@ -1031,7 +1031,8 @@ const char *reis_last_error(const struct reis_dev *dev);
  * @len: its size.
  *
  * Return: @buf ("ISP_NOOP: ok", "ISP_ECHO_H2C: ISP Miscompare (status
- * 0x47c7, DNR)", "0x84: Invalid Command Opcode (status 0x4001, DNR)").
+ * 0x47c7, DNR)", "0x84: Invalid Command Opcode: A reserved coded value or
+ * an unsupported value in the command opcode field (status 0x4001, DNR)").
  */
 const char *reis_req_strerror(const struct reis_req *req, char *buf, size_t len);
 

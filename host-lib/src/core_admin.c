@@ -115,7 +115,7 @@ int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
 			reis__seterr(dev, ret, "log page %02xh: %s", lid,
 				     reis_status_str((uint16_t)nvme));
 		else
-			reis__seterr(dev, ret, "log page %02xh: %s", lid, strerror(-ret));
+			reis__seterr(dev, ret, "log page %02xh: %s", lid, reis_strerror(ret));
 	} else {
 		memcpy(buf, bounce, len);
 		reis__seterr(dev, 0, "%s", "");

@@ -73,7 +73,7 @@ static void reis_reject_perm(struct reis_disc *e, int err, const char *what)
 	e->err = err;
 	snprintf(e->why, sizeof(e->why),
 		 "no permission for %s (%s): vendor opcodes through /dev/ng* need "
-		 "CAP_SYS_ADMIN", what, strerror(-err));
+		 "CAP_SYS_ADMIN", what, reis_strerror(err));
 }
 
 /*
@@ -92,7 +92,7 @@ static void reis_probe(struct reis_disc *e, uint32_t open_flags)
 		if (ret == -EACCES || ret == -EPERM)
 			reis_reject_perm(e, ret, "opening the device");
 		else
-			reis_reject(e, ret, "cannot open it: %s", strerror(-ret));
+			reis_reject(e, ret, "cannot open it: %s", reis_strerror(ret));
 		return;
 	}
 	ret = reis__idctrl_is_isp(fd);
@@ -122,6 +122,7 @@ static void reis_probe(struct reis_disc *e, uint32_t open_flags)
 		return;
 	}
 	info = reis_dev_info(dev);
+	e->nsid = dev->nsid;	/* the kernel's word, whatever sysfs named it */
 	e->ver_major = info->ver_major;
 	e->ver_minor = info->ver_minor;
 	e->caps = info->caps;
