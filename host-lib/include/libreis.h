@@ -1223,6 +1223,7 @@ int reis_discover(struct reis_disc *out, unsigned max, uint32_t flags);
 #define REIS_LID_CMD_EFFECTS 0x05
 #define REIS_LID_STATS 0xc0	/* struct isp_wire_stats, as ISP_STATS */
 #define REIS_LID_IDENTIFY 0xc1	/* struct isp_wire_identify, as ISP_IDENTIFY */
+#define REIS_LOG_MAX 65536u	/* bytes per reis_log_page() call */
 
 /**
  * reis_log_page() - read a log page through the admin queue (Get Log Page).
@@ -1245,7 +1246,6 @@ int reis_discover(struct reis_disc *out, unsigned max, uint32_t flags);
  */
 int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
 		  uint32_t len);
-#define REIS_LOG_MAX 65536u
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,8 @@
  * REIS_DISCOVER_ALL says which controller it saw (libnvme's model,
  * transport, serial) and that it was rejected for want of the signature,
  * with no vendor opcode sent (the runner checks QEMU's trace: an
- * invalid-opcode event here would come from test_vm_isp_off only).
+ * invalid-opcode event here would come from test_vm_isp_off only); `reis
+ * list` prints the same.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,5 +44,21 @@ int main(void)
 		CHECK_EQ_U64(d[i].ver_major, 0);
 	}
 	CHECK(seen);
+
+	/* The CLI says the same to a user who asks. */
+	if (!access("/bin/reis", X_OK)) {
+		char out[4096];
+		size_t len;
+		FILE *p = popen("/bin/reis list 2>&1", "r");
+
+		REQUIRE(p);
+		len = fread(out, 1, sizeof(out) - 1, p);
+		out[len] = 0;
+		CHECK(pclose(p) == 0);
+		printf("reis list:\n%s", out);
+		CHECK(strstr(out, "no ISP drives found; seen and rejected:") != NULL);
+		CHECK(strstr(out, "/dev/ng0n1 (nvme0, 'QEMU NVMe Ctrl', pcie): no ISP signature") !=
+		      NULL);
+	}
 	return t_result();
 }
