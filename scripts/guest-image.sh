@@ -9,8 +9,12 @@
 #   2. take vmlinuz, the nvme modules and, recursively, the modules they
 #      depend on (modinfo -F depends), decompressed;
 #   3. pack busybox-static, tests/vm/guest-init.sh as /init, every program
-#      in $BUILD/guest-bin/ (and the reis CLI when built) into
-#      $BUILD/guest/<flavour>/initramfs.cpio.gz; copy the kernel to
+#      in $BUILD/guest-bin/ (and the reis CLI when built), debug info
+#      stripped, and the Debian tools of GUEST_TOOLS as packaged (default
+#      nvme-cli's nvme and fio); a dynamically linked program brings its
+#      loader (PT_INTERP) and the closure of its DT_NEEDED libraries,
+#      resolved like ld.so does (RUNPATH, then the multiarch directories),
+#      into $BUILD/guest/<flavour>/initramfs.cpio.gz; copy the kernel to
 #      $BUILD/guest/<flavour>/vmlinuz. The default flavour is also linked
 #      as $BUILD/guest/vmlinuz and initramfs.cpio.gz.
 #
@@ -96,6 +100,9 @@ moddir=$kdir/lib/modules/$krel
 # --- initramfs tree -------------------------------------------------------------
 stage=$(mktemp -d "$OUT/.stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+# mktemp's 0700 would become the guest's /: unprivileged programs (tests
+# that drop root) could not reach anything.
+chmod 755 "$stage"
 mkdir -p "$stage/bin" "$stage/etc" "$stage/lib/modules" "$stage/dev" \
     "$stage/proc" "$stage/sys" "$stage/tmp"
 
@@ -143,27 +150,83 @@ cp "$busybox" "$stage/bin/busybox"
 cp "$ROOT/tests/vm/guest-init.sh" "$stage/init"
 chmod 755 "$stage/init"
 
-# is_static FILE: no program interpreter, so it runs without libraries.
-is_static() {
-    ! readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter'
+# Debian programs that go in as packaged (setup-deps.sh installs them);
+# GUEST_TOOLS="" leaves them out.
+GUEST_TOOLS=${GUEST_TOOLS-/usr/sbin/nvme /usr/bin/fio}
+LIBDIRS="/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64 /lib /usr/lib"
+
+# interp FILE: its program interpreter, empty for a static program.
+interp() {
+    readelf -l "$1" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p'
 }
-n=0
+
+# needed FILE / runpath FILE: its DT_NEEDED names / RUNPATH (or RPATH) dirs.
+needed() {
+    readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+}
+runpath() {
+    readelf -d "$1" 2>/dev/null | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]/\1/p' |
+        sed "s|\$ORIGIN|$(dirname "$1")|g" | tr ':' ' '
+}
+
+# add_libs FILE: the loader and every library FILE needs, transitively,
+# into the stage where ld.so looks without a cache (/lib/x86_64-linux-gnu).
+add_libs() {
+    local q
+    q=$(interp "$1")
+    [ -n "$q" ] || return 0
+    if [ ! -e "$stage$q" ]; then
+        mkdir -p "$stage$(dirname "$q")"
+        cp -L "$q" "$stage$q" || die "program interpreter $q of $1 missing"
+    fi
+    add_needed "$1"
+}
+add_needed() {
+    local f=$1 n d p
+    for n in $(needed "$f"); do
+        [ -e "$stage/lib/x86_64-linux-gnu/$n" ] && continue
+        p=""
+        for d in $(runpath "$f") $LIBDIRS; do
+            if [ -e "$d/$n" ]; then
+                p=$d/$n
+                break
+            fi
+        done
+        [ -n "$p" ] || die "$f needs $n, found in none of: $(runpath "$f") $LIBDIRS"
+        cp -L "$p" "$stage/lib/x86_64-linux-gnu/$n"
+        nlibs=$((nlibs + 1))
+        add_needed "$p"
+    done
+}
+
+# add_prog FILE [NAME]: a program into /bin, without its debug info, with
+# its libraries when it is dynamically linked.
+add_prog() {
+    local dst=$stage/bin/${2:-$(basename "$1")}
+    strip --strip-debug -o "$dst" "$1" 2>/dev/null || cp "$1" "$dst"
+    chmod 755 "$dst"
+    add_libs "$1"
+}
+
+mkdir -p "$stage/lib/x86_64-linux-gnu"
+n=0 nlibs=0 ntools=0
 if [ -d "$BUILD/guest-bin" ]; then
     for p in "$BUILD"/guest-bin/*; do
         [ -f "$p" ] && [ -x "$p" ] || continue
-        is_static "$p" || die "$p is not statically linked"
-        cp "$p" "$stage/bin/"
+        add_prog "$p"
         n=$((n + 1))
     done
 fi
 [ "$n" -gt 0 ] || log "warning: no guest programs in $BUILD/guest-bin"
-if [ -x "$BUILD/host-lib/reis" ]; then
-    if is_static "$BUILD/host-lib/reis"; then
-        cp "$BUILD/host-lib/reis" "$stage/bin/reis"
-    else
-        log "warning: $BUILD/host-lib/reis is not static; left out of the guest"
-    fi
-fi
+[ -x "$BUILD/host-lib/reis" ] && add_prog "$BUILD/host-lib/reis" reis
+# The nvme-cli recipes, which test_vm_nvme_cli runs from the document itself.
+mkdir -p "$stage/usr/share/doc/isp-ssd"
+cp "$ROOT/docs/nvme-cli.md" "$stage/usr/share/doc/isp-ssd/"
+for t in $GUEST_TOOLS; do
+    [ -x "$t" ] || die "$t is not installed (run scripts/setup-deps.sh)"
+    add_prog "$t"
+    ntools=$((ntools + 1))
+done
 
 # --- pack -------------------------------------------------------------------------
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
@@ -179,4 +242,6 @@ if [ "$GUEST_KERNEL" = "$DEFAULT_KERNEL" ]; then
     done
 fi
 log "$GUEST_KERNEL: kernel $krel, modules: $(tr '\n' ' ' <"$stage/etc/isp-modules")"
-log "$n guest programs; $OUT/initramfs.cpio.gz $(du -k "$OUT/initramfs.cpio.gz" | cut -f1) KiB"
+log "$n guest programs, $ntools Debian tools ($GUEST_TOOLS) with $nlibs shared libraries" \
+    "($(du -sk "$stage/lib/x86_64-linux-gnu" | cut -f1) KiB unpacked);" \
+    "$OUT/initramfs.cpio.gz $(du -k "$OUT/initramfs.cpio.gz" | cut -f1) KiB"

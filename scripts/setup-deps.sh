@@ -8,7 +8,7 @@ PKGS="build-essential pkg-config git ca-certificates xz-utils zstd cpio dpkg-dev
  python3 meson ninja-build flex bison
  libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev
  seabios qemu-system-data ipxe-qemu
- liburing-dev
+ liburing-dev libnvme-dev libjson-c-dev libssl-dev nvme-cli fio
  busybox-static kmod
  wordnet-base nodejs npm"
 

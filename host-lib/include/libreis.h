@@ -1031,7 +1031,8 @@ const char *reis_last_error(const struct reis_dev *dev);
  * @len: its size.
  *
  * Return: @buf ("ISP_NOOP: ok", "ISP_ECHO_H2C: ISP Miscompare (status
- * 0x47c7, DNR)", "0x84: Invalid Command Opcode (status 0x4001, DNR)").
+ * 0x47c7, DNR)", "0x84: Invalid Command Opcode: A reserved coded value or
+ * an unsupported value in the command opcode field (status 0x4001, DNR)").
  */
 const char *reis_req_strerror(const struct reis_req *req, char *buf, size_t len);
 
@@ -1046,10 +1047,15 @@ const char *reis_req_strerror(const struct reis_req *req, char *buf, size_t len)
 const char *reis_strerror(int err);
 
 /**
- * reis_status_str() - name of an NVMe status field value.
+ * reis_status_str() - description of an NVMe status field value.
  * @status: status field; DNR and More are ignored.
  *
- * Return: a static string ("ISP Miscompare", "Unknown Status").
+ * Standard codes are described by libnvme ("Invalid Field in Command: A
+ * reserved coded value or an unsupported value in a defined field"); the
+ * vendor-specific type (SCT 7h) by the ISP command set ("ISP Miscompare";
+ * "Vendor Specific Status" for a code it does not define).
+ *
+ * Return: a static string.
  */
 const char *reis_status_str(uint16_t status);
 
@@ -1137,16 +1143,38 @@ const char *reis_version(void);
 /* ---------------------------------------------------------------------- */
 
 #define REIS_PATH_MAX 64
+#define REIS_NQN_LEN 223	/* NVMe-oF NQN, without the NUL */
+
+/* reis_discover() flag: also report what was rejected, and why. */
+#define REIS_DISCOVER_ALL (1u << 16)
 
 /**
- * struct reis_disc - one ISP drive found by reis_discover().
- * @path: its generic char device, "/dev/ngXnY".
+ * struct reis_disc - one namespace seen by reis_discover().
+ * @path: its generic char device, "/dev/ngXnY" ("" for a controller
+ *        without namespaces).
  * @nsid: namespace id.
- * @ver_major: command-set version.
+ * @ver_major: command-set version (0 when rejected).
  * @ver_minor: command-set minor version.
  * @caps: enum reis_cap bits.
  * @max_xfer: bytes per command.
  * @preset: timing preset name.
+ * @ctrl: its controller, "nvmeX".
+ * @subsysnqn: the NVM subsystem's NQN.
+ * @transport: "pcie", "tcp", "rdma", "fc" or "loop".
+ * @address: the controller's address as the kernel gives it
+ *           ("traddr=...,trsvcid=..." on fabrics, the PCI address on pcie).
+ * @model: Identify Controller model number, trailing blanks removed.
+ * @serial: serial number.
+ * @firmware: firmware revision.
+ * @err: 0 for an ISP drive; with REIS_DISCOVER_ALL, the -errno that
+ *       rejected it: -ENODEV no ISP signature (or ISP_IDENTIFY not in the
+ *       Commands Supported and Effects log), -EACCES/-EPERM no permission
+ *       (vendor opcodes through /dev/ng* need CAP_SYS_ADMIN), -ENOENT no
+ *       generic char device, ...
+ * @why: with @err, a sentence saying why.
+ *
+ * The controller fields come from libnvme's topology scan (sysfs); they
+ * are filled for rejected entries too.
  */
 struct reis_disc {
 	char path[REIS_PATH_MAX];
@@ -1156,22 +1184,68 @@ struct reis_disc {
 	uint64_t caps;
 	uint32_t max_xfer;
 	char preset[REIS_PRESET_LEN + 1];
+	char ctrl[32];
+	char subsysnqn[REIS_NQN_LEN + 1];
+	char transport[16];
+	char address[128];
+	char model[41];
+	char serial[21];
+	char firmware[9];
+	int err;
+	char why[160];
 };
 
 /**
  * reis_discover() - find the ISP drives of this machine.
  * @out: array for the results (may be NULL when @max is 0).
  * @max: its length.
- * @flags: reis_open() flags used to probe (REIS_OPEN_IOCTL ...).
+ * @flags: reis_open() flags used to probe (REIS_OPEN_IOCTL ...), and
+ *         REIS_DISCOVER_ALL.
  *
- * Scans /dev for ngXnY devices, keeps those with the ISP signature in
- * Identify Controller that answer ISP_IDENTIFY, in numeric order. Devices
- * that cannot be opened (permissions) are skipped.
+ * Walks libnvme's topology scan (every subsystem, controller and
+ * namespace in sysfs). A namespace qualifies when its generic char device
+ * opens, Identify Controller carries the "ISP1" signature in its
+ * vendor-specific area, the Commands Supported and Effects log (when it
+ * may be read) lists ISP_IDENTIFY, and ISP_IDENTIFY succeeds; no vendor
+ * opcode reaches a drive without the signature. Results are in numeric
+ * order of controller and namespace. Without REIS_DISCOVER_ALL only ISP
+ * drives are reported; with it every namespace (and every controller
+ * without one) is, @err and @why saying why it was rejected.
  *
- * Return: the number of ISP drives (may exceed @max; only @max are filled),
- * or -errno if /dev cannot be read.
+ * Return: the number of entries (may exceed @max; only @max are filled),
+ * or -errno: -EINVAL for bad arguments, -ENOMEM, or the topology scan's
+ * error when it saw nothing (a scan that fails part way, e.g. without
+ * privileges, still reports what it saw).
  */
 int reis_discover(struct reis_disc *out, unsigned max, uint32_t flags);
+
+/* Vendor log pages (docs/command-set.md §3.3, §3.4, §7). */
+#define REIS_LID_CMD_EFFECTS 0x05
+#define REIS_LID_STATS 0xc0	/* struct isp_wire_stats, as ISP_STATS */
+#define REIS_LID_IDENTIFY 0xc1	/* struct isp_wire_identify, as ISP_IDENTIFY */
+#define REIS_LOG_MAX 65536u	/* bytes per reis_log_page() call */
+
+/**
+ * reis_log_page() - read a log page through the admin queue (Get Log Page).
+ * @dev: an open handle on a char device (not in-process).
+ * @lid: log page identifier, e.g. REIS_LID_STATS.
+ * @offset: byte offset into the log page (a multiple of 4).
+ * @buf: destination.
+ * @len: bytes to read, a multiple of 4, 4..REIS_LOG_MAX.
+ *
+ * Uses libnvme's log helper on the handle's file descriptor. Unlike
+ * ISP_STATS (reis_stats()), reading log C0h never resets the counters.
+ * Admin commands other than Identify need CAP_SYS_ADMIN.
+ *
+ * Thread safety: thread-safe.
+ *
+ * Return: 0; -EOPNOTSUPP on an in-process handle; -EINVAL for bad
+ * arguments or a log page the drive does not have (Invalid Field);
+ * -EPERM/-EACCES without permission; another -errno from the status
+ * (reis_status_errno()). reis_last_error() gives the NVMe status string.
+ */
+int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
+		  uint32_t len);
 
 #ifdef __cplusplus
 }

@@ -11,41 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <linux/nvme_ioctl.h>
-
 #include "core_priv.h"
-
-#define NVME_ADMIN_IDENTIFY 0x06
-#define NVME_ID_CNS_CTRL 0x01
-
-int reis__idctrl_is_isp(int fd)
-{
-	struct nvme_admin_cmd c;
-	uint8_t *buf;
-	int ret;
-
-	if (posix_memalign((void **)&buf, 4096, 4096))
-		return -ENOMEM;
-	memset(buf, 0, 4096);
-	memset(&c, 0, sizeof(c));
-	c.opcode = NVME_ADMIN_IDENTIFY;
-	c.addr = (uint64_t)(uintptr_t)buf;
-	c.data_len = 4096;
-	c.cdw10 = NVME_ID_CNS_CTRL;
-	ret = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &c);
-	if (ret < 0)
-		ret = -errno;		/* not permitted: the caller decides */
-	else if (ret > 0)
-		ret = -EIO;
-	else
-		ret = memcmp(buf + REIS_IDCTRL_VS_OFF, "ISP1", 4) == 0;
-	free(buf);
-	return ret;
-}
-
 
 /* Best effort: the kernel's limits for the block device behind @path. */
 static uint32_t reis_sysfs_cap(const char *path)
@@ -98,15 +66,14 @@ int reis__open_finish(struct reis_dev *dev)
 
 static int reis_open_chr(struct reis_dev *dev, const char *path, uint32_t flags)
 {
-	int nsid;
+	int ret;
 
 	dev->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (dev->fd < 0)
 		return -errno;
-	nsid = ioctl(dev->fd, NVME_IOCTL_ID);
-	if (nsid <= 0)
-		return nsid < 0 && errno != ENOTTY && errno != EINVAL ? -errno : -ENODEV;
-	dev->nsid = (uint32_t)nsid;
+	ret = reis__nsid(dev->fd, &dev->nsid);
+	if (ret)
+		return ret;
 	if (!(flags & REIS_OPEN_FORCE) && reis__idctrl_is_isp(dev->fd) == 0)
 		return -ENODEV;
 	return 0;

@@ -75,9 +75,15 @@ int reis__seterr(struct reis_dev *dev, int err, const char *fmt, ...)
 uint64_t reis__now_ns(void);
 int reis__open_finish(struct reis_dev *dev);
 
-/* core_open.c: Identify Controller, vendor-specific area (the "ISP1" signature). */
+/*
+ * core_admin.c, through libnvme: Identify Controller's vendor-specific area
+ * (1: the "ISP1" signature, 0: none), the namespace id of a char device,
+ * whether the Commands Supported and Effects log lists an I/O opcode (1/0).
+ */
 #define REIS_IDCTRL_VS_OFF 3072u
 int reis__idctrl_is_isp(int fd);
+int reis__nsid(int fd, uint32_t *nsid);	/* -ENODEV: not an NVMe namespace */
+int reis__effects_supports(int fd, uint8_t opcode);
 
 /* timeout helpers shared by the transports */
 uint64_t reis__deadline(int timeout_ms);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <libnvme.h>
+
 #include "isp_wire.h"
 #include "core_priv.h"
 
@@ -46,16 +48,16 @@ const char *reis_strerror(int err)
 	}
 }
 
+/*
+ * Generic, command-specific and media status codes: libnvme's strings. The
+ * vendor-specific type (SCT 7h) means nothing to libnvme: those are the
+ * ISP codes of docs/command-set.md §2.
+ */
 const char *reis_status_str(uint16_t status)
 {
+	if (((status & REIS_STATUS_CODE_MASK) >> 8) != 7)
+		return nvme_status_to_string(status & REIS_STATUS_CODE_MASK, false);
 	switch (status & REIS_STATUS_CODE_MASK) {
-	case REIS_SC_SUCCESS: return "Success";
-	case REIS_SC_INVALID_OPCODE: return "Invalid Command Opcode";
-	case REIS_SC_INVALID_FIELD: return "Invalid Field in Command";
-	case REIS_SC_DATA_XFER_ERROR: return "Data Transfer Error";
-	case REIS_SC_INTERNAL: return "Internal Error";
-	case REIS_SC_INVALID_NSID: return "Invalid Namespace or Format";
-	case REIS_SC_CAP_EXCEEDED: return "Capacity Exceeded";
 	case REIS_SC_UNKNOWN_ID: return "ISP Unknown ID";
 	case REIS_SC_ID_EXISTS: return "ISP ID Exists";
 	case REIS_SC_BUSY: return "ISP Busy";
@@ -66,7 +68,7 @@ const char *reis_status_str(uint16_t status)
 	case REIS_SC_MISCOMPARE: return "ISP Miscompare";
 	case REIS_SC_RESOURCE: return "ISP Resource Busy";
 	case REIS_SC_TICKET_IN_USE: return "ISP Ticket In Use";
-	default: return "Unknown Status";
+	default: return "Vendor Specific Status";
 	}
 }
 

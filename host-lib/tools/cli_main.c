@@ -26,50 +26,85 @@
 /* Commands                                                                */
 /* ---------------------------------------------------------------------- */
 
+static void json_disc(const struct reis_disc *d)
+{
+	j_obj(NULL);
+	j_str("path", d->path);
+	j_u64("nsid", d->nsid);
+	j_str("ctrl", d->ctrl);
+	j_str("transport", d->transport);
+	j_str("address", d->address);
+	j_str("model", d->model);
+	j_str("serial", d->serial);
+	j_str("firmware", d->firmware);
+	j_str("subsysnqn", d->subsysnqn);
+	if (d->err) {
+		j_str("error", reis_strerror(d->err));
+		j_str("why", d->why);
+	} else {
+		char ver[16];
+
+		snprintf(ver, sizeof(ver), "%u.%u", d->ver_major, d->ver_minor);
+		j_str("version", ver);
+		j_str("preset", d->preset);
+		j_u64("max_xfer", d->max_xfer);
+		json_caps(d->caps);
+	}
+	j_obj_end();
+}
+
+/* Every namespace libnvme's scan saw; the rejected ones with the reason. */
 static int cmd_list(struct ctx *c, int argc, char **argv)
 {
 	struct reis_disc d[64];
-	int n, i;
+	int n, i, nisp = 0;
 
 	(void)argv;
 	if (argc > 1)
 		return usage_err("list: unexpected argument '%s'", argv[1]);
-	n = reis_discover(d, 64, c->open_flags);
+	n = reis_discover(d, 64, c->open_flags | REIS_DISCOVER_ALL);
 	if (n < 0)
 		return fail(c, "list", n);
 	if (n > 64)
 		n = 64;
+	for (i = 0; i < n; i++)
+		nisp += !d[i].err;
 	if (c->json) {
 		j_obj(NULL);
 		j_arr("drives");
-		for (i = 0; i < n; i++) {
-			char ver[16];
-
-			j_obj(NULL);
-			j_str("path", d[i].path);
-			j_u64("nsid", d[i].nsid);
-			snprintf(ver, sizeof(ver), "%u.%u", d[i].ver_major, d[i].ver_minor);
-			j_str("version", ver);
-			j_str("preset", d[i].preset);
-			j_u64("max_xfer", d[i].max_xfer);
-			json_caps(d[i].caps);
-			j_obj_end();
-		}
+		for (i = 0; i < n; i++)
+			if (!d[i].err)
+				json_disc(&d[i]);
+		j_arr_end();
+		j_arr("rejected");
+		for (i = 0; i < n; i++)
+			if (d[i].err)
+				json_disc(&d[i]);
 		j_arr_end();
 		j_obj_end();
 		return 0;
 	}
-	if (!n) {
-		printf("no ISP drives found\n");
-		return 0;
+	if (nisp) {
+		printf("%-16s %-5s %-8s %-14s %-9s %-7s %-6s %s\n", "PATH", "NSID", "VERSION",
+		       "PRESET", "MAX_XFER", "CTRL", "TRTYPE", "CAPS");
+		for (i = 0; i < n; i++) {
+			if (d[i].err)
+				continue;
+			printf("%-16s %-5u %u.%-6u %-14s %-9u %-7s %-6s ", d[i].path, d[i].nsid,
+			       d[i].ver_major, d[i].ver_minor, d[i].preset, d[i].max_xfer,
+			       d[i].ctrl, d[i].transport);
+			print_caps_human(d[i].caps);
+		}
+	} else {
+		printf("no ISP drives found%s\n", n ? "; seen and rejected:" : " (no NVMe "
+		       "controller at all)");
 	}
-	printf("%-16s %-5s %-8s %-14s %-9s %s\n", "PATH", "NSID", "VERSION", "PRESET",
-	       "MAX_XFER", "CAPS");
-	for (i = 0; i < n; i++) {
-		printf("%-16s %-5u %u.%-6u %-14s %-9u ", d[i].path, d[i].nsid,
-		       d[i].ver_major, d[i].ver_minor, d[i].preset, d[i].max_xfer);
-		print_caps_human(d[i].caps);
-	}
+	if (nisp && n > nisp)
+		printf("not ISP drives:\n");
+	for (i = 0; i < n; i++)
+		if (d[i].err)
+			printf("  %s (%s, '%s', %s): %s\n", d[i].path[0] ? d[i].path : "-",
+			       d[i].ctrl, d[i].model, d[i].transport, d[i].why);
 	return 0;
 }
 

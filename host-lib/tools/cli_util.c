@@ -297,7 +297,8 @@ int open_dev(struct ctx *c)
 	if (!path) {
 		ret = reis_discover(&d, 1, c->open_flags);
 		if (ret <= 0) {
-			cli_err("no ISP drive found; use --dev PATH or --inproc");
+			cli_err("no ISP drive found (`reis list` says what was seen and why "
+				"it was rejected); use --dev PATH or --inproc");
 			return ret < 0 ? ret : -ENODEV;
 		}
 		path = d.path;

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core_admin.c - the admin commands libreis needs, through libnvme's
+ * helpers: Identify Controller and its vendor-specific area (the "ISP1"
+ * signature, docs/command-set.md §3.3), the Commands Supported and Effects
+ * log, and the vendor log pages C0h/C1h (§3.3, §3.4). libnvme returns an
+ * NVMe status (> 0) or -1 with errno; here both become -errno.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libnvme.h>
+
+#include "core_priv.h"
+
+_Static_assert(sizeof(struct nvme_id_ctrl) == 4096, "Identify Controller");
+_Static_assert(offsetof(struct nvme_id_ctrl, vs) == REIS_IDCTRL_VS_OFF,
+	       "vendor-specific area");
+
+/* libnvme's "status or -1/errno" as one -errno. */
+static int reis_nvme_ret(int ret)
+{
+	if (ret < 0)
+		return errno ? -errno : -EIO;
+	if (ret > 0)
+		return reis_status_errno((uint16_t)ret);
+	return 0;
+}
+
+int reis__idctrl_is_isp(int fd)
+{
+	struct nvme_id_ctrl *id;
+	int ret;
+
+	/* Page-aligned: some kernels bounce unaligned passthrough buffers. */
+	if (posix_memalign((void **)&id, 4096, sizeof(*id)))
+		return -ENOMEM;
+	memset(id, 0, sizeof(*id));
+	errno = 0;
+	ret = reis_nvme_ret(nvme_identify_ctrl(fd, id));
+	if (!ret)
+		ret = memcmp(id->vs, "ISP1", 4) == 0;
+	free(id);
+	return ret;
+}
+
+int reis__nsid(int fd, uint32_t *nsid)
+{
+	__u32 id = 0;
+
+	errno = 0;
+	if (nvme_get_nsid(fd, &id) < 0)
+		return errno && errno != ENOTTY && errno != EINVAL ? -errno : -ENODEV;
+	/* The kernel's ioctl returns the id as its value: > 2^31 looks negative. */
+	if (!id || id > INT32_MAX)
+		return -ENODEV;
+	*nsid = id;
+	return 0;
+}
+
+int reis__effects_supports(int fd, uint8_t opcode)
+{
+	struct nvme_cmd_effects_log *log;
+	int ret;
+
+	if (posix_memalign((void **)&log, 4096, sizeof(*log)))
+		return -ENOMEM;
+	memset(log, 0, sizeof(*log));
+	errno = 0;
+	ret = reis_nvme_ret(nvme_get_log_cmd_effects(fd, NVME_CSI_NVM, log));
+	if (!ret)
+		ret = (log->iocs[opcode] & NVME_CMD_EFFECTS_CSUPP) != 0;
+	free(log);
+	return ret;
+}
+
+int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
+		  uint32_t len)
+{
+	struct nvme_get_log_args args;
+	uint32_t result = 0;
+	void *bounce;
+	int ret, nvme;
+
+	if (!dev || !buf || len < 4 || len > REIS_LOG_MAX || (len & 3u) || (offset & 3u))
+		return reis__seterr(dev, -EINVAL, "log page %02xh: bad buffer, length %u or "
+				    "offset %llu", lid, len, (unsigned long long)offset);
+	if (dev->fd < 0)
+		return reis__seterr(dev, -EOPNOTSUPP, "log page %02xh: the %s transport has "
+				    "no admin queue", lid, dev->ops->name);
+	if (posix_memalign(&bounce, 4096, len))
+		return reis__seterr(dev, -ENOMEM, "log page %02xh: out of memory", lid);
+	memset(bounce, 0, len);
+	memset(&args, 0, sizeof(args));
+	args.args_size = sizeof(args);
+	args.fd = dev->fd;
+	args.timeout = NVME_DEFAULT_IOCTL_TIMEOUT;
+	args.result = &result;
+	args.lid = (enum nvme_cmd_get_log_lid)lid;
+	args.nsid = NVME_NSID_ALL;
+	args.csi = NVME_CSI_NVM;
+	args.lsp = NVME_LOG_LSP_NONE;
+	args.lsi = NVME_LOG_LSI_NONE;
+	args.uuidx = NVME_UUID_NONE;
+	args.lpo = offset;
+	args.len = len;
+	args.log = bounce;
+	errno = 0;
+	/* In 4 KiB pieces, within any controller's MDTS. */
+	nvme = nvme_get_log_page(dev->fd, 4096, &args);
+	ret = reis_nvme_ret(nvme);
+	if (ret) {
+		if (nvme > 0)
+			reis__seterr(dev, ret, "log page %02xh: %s", lid,
+				     reis_status_str((uint16_t)nvme));
+		else
+			reis__seterr(dev, ret, "log page %02xh: %s", lid, reis_strerror(ret));
+	} else {
+		memcpy(buf, bounce, len);
+		reis__seterr(dev, 0, "%s", "");
+	}
+	free(bounce);
+	return ret;
+}
