@@ -88,6 +88,9 @@ struct fs {
 	uint32_t rec_bytes;	/* block record: 8 + bitmap */
 	uint32_t bm_bytes;	/* bitmap bytes */
 	uint32_t slot;		/* page_bytes + oob_bytes */
+	const uint8_t *map;	/* the backing file mapped read-only, or NULL */
+	uint64_t map_len;
+	uint8_t *ff;		/* one slot of 0xFF: what an erased page reads */
 
 	/* Block table: open addressing, key = block index + 1. */
 	uint64_t *keys;
@@ -126,6 +129,8 @@ void fs_layout(struct fs *fs, uint64_t meta_max, struct fs_hdr *h);
 int fs_check_geom(const struct fs_hdr *f, const struct fs_hdr *c,
 		  const char *path, char *err, size_t errlen);
 int fs_load_records(struct fs *fs);
+int fs_map_file(struct fs *fs);
+void fs_unmap_file(struct fs *fs);
 
 /* ---- flash_region.c ---- */
 
