@@ -115,6 +115,7 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 	const struct re_layout *L = &db->L;
 	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n;
 	uint64_t pg, ppa;
+	const uint8_t *p;
 
 	re_topc_reset(&r->ctop, np);
 	re_cost_phase(&r->c, t, np, L->ttl_c, 0);
@@ -122,18 +123,18 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 		uint64_t left = db->c.nlist - pg * L->cpb;
 		uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb);
 
-		if (re_read_page(e, &db->slc, L->c_first + pg, 0, cnt, L->cb, RE_CTAG_BYTES,
-				 r->page, &ppa))
+		if (re_map_page(e, &db->slc, L->c_first + pg, r->page, &p, &ppa))
 			return -EIO;
-		e->ham(r->qw, r->page, L->cb, words, cnt, r->dist);
+		e->ham(r->qw, p, L->cb, words, cnt, r->dist);
 		for (j = 0; j < cnt; j++)	/* TTL-C: DIST, EMB, EADR, TAG */
 			re_topc_add(&r->ctop, re_key(r->dist[j], pg * L->cpb + j),
-				    r->page[e->p->page_bytes + j], 0);
+				    p[e->p->page_bytes + j], 0);
+		fs_page_unmap(e->fs);
 		re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), cnt, cnt);
 	}
 	t = re_cost_phase_end(&r->c);
 	t = ft_dram(e->ft, r->c.cmd, (uint64_t)np * RE_RIVF_BYTES, t);	/* R-IVF */
-	n = re_topc_finish(&r->ctop);
+	n = re_topc_finish(&r->ctop, 0);	/* probe[] is sorted below */
 	for (i = 0; i < n; i++) {
 		uint32_t cl = (uint32_t)r->ctop.v[i].key;
 

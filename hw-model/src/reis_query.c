@@ -88,7 +88,8 @@ static int re_query_db(struct re_run *r, struct re_db *db, const uint8_t *qbin,
 	ret = re_fine(r, db, t, cand, df, thr, &t);
 	if (ret)
 		return ret;
-	m = re_topc_finish(&r->top);
+	/* The rerank orders its own best k; without it TTL-E's order is the answer's. */
+	m = re_topc_finish(&r->top, r->rerank ? 0 : r->k);
 	ret = re_rank(r, db, q8, m, &t);
 	if (ret)
 		return ret;

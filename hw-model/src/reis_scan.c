@@ -6,8 +6,8 @@
  */
 
 /*
- * Here XOR + popcount, runtime-dispatched to AVX2 or POPCNT with a
- * portable fallback. The kernels cost host CPU time only; the modeled time
+ * Here XOR + popcount, runtime-dispatched to AVX-512 VPOPCNTDQ, AVX2 or
+ * POPCNT with a portable fallback, over the page in place in the store. The kernels cost host CPU time only; the modeled time
  * is charged per page in reis_cost.c.
  */
 #include <errno.h>
@@ -104,69 +104,133 @@ static void re_ham_avx2(const uint64_t *q, const uint8_t *codes, uint32_t stride
 		out[i] = (uint16_t)d;
 	}
 }
+
+/*
+ * AVX-512: a code's words in 512-bit steps (the last one a masked load, so
+ * no byte past the code is touched), VPOPCNTQ per word; eight codes per
+ * step, their eight sums reduced together by a transpose-and-add tree.
+ */
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static inline __m512i re_acc512(const uint64_t *q, const uint8_t *x, uint32_t words)
+{
+	__m512i acc = _mm512_setzero_si512();
+	uint32_t w;
+
+	for (w = 0; w + 8 <= words; w += 8)
+		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_xor_si512(
+			_mm512_loadu_si512((const void *)(x + 8 * w)),
+			_mm512_loadu_si512((const void *)(q + w)))));
+	if (w < words) {
+		__mmask8 m = (__mmask8)((1u << (words - w)) - 1);
+
+		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_xor_si512(
+			_mm512_maskz_loadu_epi64(m, x + 8 * w),
+			_mm512_maskz_loadu_epi64(m, q + w))));
+	}
+	return acc;
+}
+
+/* Per 128-bit lane: (a0 + a1 of @a, a0 + a1 of @b). */
+__attribute__((target("avx512f")))
+static inline __m512i re_hadd_pair(__m512i a, __m512i b)
+{
+	return _mm512_add_epi64(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
+}
+
+/* Lanes 0,2 of @a and @b plus lanes 1,3: halves the lanes per sum. */
+__attribute__((target("avx512f")))
+static inline __m512i re_hadd_lanes(__m512i a, __m512i b)
+{
+	return _mm512_add_epi64(_mm512_shuffle_i64x2(a, b, 0x88),
+				_mm512_shuffle_i64x2(a, b, 0xdd));
+}
+
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static void re_ham_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stride,
+			  uint32_t words, uint32_t n, uint16_t *out)
+{
+	uint32_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		const uint8_t *x = codes + (size_t)i * stride;
+		__m512i a[8], b0, b1, b2, b3, d;
+		int c;
+
+		for (c = 0; c < 8; c++)
+			a[c] = re_acc512(q, x + (size_t)c * stride, words);
+		b0 = re_hadd_pair(a[0], a[1]);
+		b1 = re_hadd_pair(a[2], a[3]);
+		b2 = re_hadd_pair(a[4], a[5]);
+		b3 = re_hadd_pair(a[6], a[7]);
+		d = re_hadd_lanes(re_hadd_lanes(b0, b1), re_hadd_lanes(b2, b3));
+		_mm_storeu_si128((__m128i *)(void *)(out + i), _mm512_cvtepi64_epi16(d));
+	}
+	for (; i < n; i++)
+		out[i] = (uint16_t)_mm512_reduce_add_epi64(
+			re_acc512(q, codes + (size_t)i * stride, words));
+}
 #endif
+
+/*
+ * The variant named @name of @v[0..n) (ordered narrowest first), or the
+ * widest one this CPU runs for NULL: its index (its name in *@chosen),
+ * -ENOTSUP, -ENOENT.
+ */
+int re_variant_pick(const struct re_variant *v, unsigned n, const char *name,
+		    const char **chosen)
+{
+	unsigned i;
+
+	for (i = n; i-- > 0;) {
+		if (name ? strcmp(name, v[i].name) != 0 : !v[i].ok)
+			continue;
+		if (!v[i].ok)
+			return -ENOTSUP;
+		if (chosen)
+			*chosen = v[i].name;
+		return (int)i;
+	}
+	return -ENOENT;
+}
 
 int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
 {
-	int avx2 = 0, popcnt = 0;
-	const char *nm;
-	re_hamming_fn f;
+	struct re_variant v[] = { { "portable", 1 }, { "popcnt", 0 }, { "avx2", 0 },
+				  { "avx512", 0 } };
+	const re_hamming_fn f[] = {
+		re_ham_portable,
+#ifdef RE_X86
+		re_ham_popcnt, re_ham_avx2, re_ham_avx512,
+#else
+		NULL, NULL, NULL,
+#endif
+	};
+	int i;
 
 	if (!fn)
 		return -EINVAL;
 #ifdef RE_X86
 	__builtin_cpu_init();
-	popcnt = __builtin_cpu_supports("popcnt") != 0;
-	avx2 = popcnt && __builtin_cpu_supports("avx2") != 0;
+	v[1].ok = __builtin_cpu_supports("popcnt") != 0;
+	v[2].ok = v[1].ok && __builtin_cpu_supports("avx2") != 0;
+	v[3].ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
 #endif
-	if (!name) {
-		name = avx2 ? "avx2" : popcnt ? "popcnt" : "portable";
-	}
-	if (strcmp(name, "portable") == 0) {
-		f = re_ham_portable;
-		nm = "portable";
-#ifdef RE_X86
-	} else if (strcmp(name, "popcnt") == 0) {
-		if (!popcnt)
-			return -ENOTSUP;
-		f = re_ham_popcnt;
-		nm = "popcnt";
-	} else if (strcmp(name, "avx2") == 0) {
-		if (!avx2)
-			return -ENOTSUP;
-		f = re_ham_avx2;
-		nm = "avx2";
-#else
-	} else if (strcmp(name, "popcnt") == 0 || strcmp(name, "avx2") == 0) {
-		return -ENOTSUP;
-#endif
-	} else {
-		return -ENOENT;
-	}
-	*fn = f;
-	if (chosen)
-		*chosen = nm;
-	return 0;
+	i = re_variant_pick(v, 4, name, chosen);
+	if (i >= 0)
+		*fn = f[i];
+	return i < 0 ? i : 0;
 }
 
 /*
- * Sense a page (REIS §4.3.2 steps 2-3): entries [@lo, @hi) of a page of
- * @unit-byte codes with @oob_unit OOB bytes each into @buf at their page
- * offsets (the page buffer holds exactly what the dies sensed for them;
- * the rest is not copied).
+ * Sense a page (REIS §4.3.2 steps 2-3): the page buffer is the store's page
+ * itself, in place (@buf only when the store must copy); *@pg holds codes
+ * then OOB until fs_page_unmap().
  */
-int re_read_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
-		 uint32_t lo, uint32_t hi, uint32_t unit, uint32_t oob_unit,
-		 uint8_t *buf, uint64_t *ppa)
+int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
+		const uint8_t **pg, uint64_t *ppa)
 {
-	uint32_t pb = e->p->page_bytes;
-
-	if (fs_region_ppa(e->fs, reg, lpage, ppa))
-		return -EIO;
-	if (fs_read(e->fs, *ppa, lo * unit, buf + (size_t)lo * unit, (hi - lo) * unit))
-		return -EIO;
-	if (oob_unit && fs_read(e->fs, *ppa, pb + lo * oob_unit, buf + pb + (size_t)lo * oob_unit,
-				(hi - lo) * oob_unit))
+	if (fs_region_ppa(e->fs, reg, lpage, ppa) ||
+	    fs_page_map(e->fs, *ppa, 0, fs_slot_bytes(e->fs), buf, pg))
 		return -EIO;
 	return 0;
 }
@@ -178,13 +242,14 @@ static int re_fine_page(struct re_run *r, struct re_db *db, uint64_t pg,
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
 	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi, ncmp = 0, npass;
+	const uint8_t *p;
 	uint64_t ppa;
 
-	if (re_read_page(e, &db->slc, L->b_first + pg, lo, hi, L->cb, L->oob_entry, r->page,
-			 &ppa))
+	if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
 		return -EIO;
-	e->ham(r->qw, r->page + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
-	npass = re_filter_page(r, L, pg, segs, nseg, df, thr, &ncmp);
+	e->ham(r->qw, p + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
+	npass = re_filter_page(r, L, pg, p + e->p->page_bytes, segs, nseg, df, thr, &ncmp);
+	fs_page_unmap(e->fs);
 	re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), ncmp, npass);
 	r->fine_cmp += ncmp;
 	r->fine_pass += npass;

@@ -53,6 +53,24 @@ static int re_cand_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Ascending keys: insertion for the few a search orders, qsort beyond. */
+static void re_cand_sort(struct re_cand *v, uint32_t n)
+{
+	uint32_t i, j;
+
+	if (n > 32) {
+		qsort(v, n, sizeof(*v), re_cand_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct re_cand x = v[i];
+
+		for (j = i; j > 0 && v[j - 1].key > x.key; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /*
  * Partition v[0..n) so that v[0..k) hold the k smallest keys (keys are
  * unique). Quickselect with a median-of-three pivot; after too many rounds
@@ -91,7 +109,7 @@ static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
 		else
 			hi = i;
 	}
-	qsort(v + lo, hi - lo, sizeof(*v), re_cand_cmp);
+	re_cand_sort(v + lo, hi - lo);
 }
 
 void re_topc_shrink(struct re_topc *t)
@@ -109,13 +127,15 @@ void re_topc_shrink(struct re_topc *t)
 	t->bound = mx;
 }
 
-uint32_t re_topc_finish(struct re_topc *t)
+uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort)
 {
 	if (t->n > t->keep) {
 		re_select(t->v, t->n, t->keep);
 		t->n = t->keep;
 	}
-	qsort(t->v, t->n, sizeof(*t->v), re_cand_cmp);
+	if (nsort < t->n)
+		re_select(t->v, t->n, nsort);
+	re_cand_sort(t->v, nsort < t->n ? nsort : t->n);
 	return t->n;
 }
 
