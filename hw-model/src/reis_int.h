@@ -167,34 +167,31 @@ struct re_cand {
 	uint32_t dadr;
 };
 
+/*
+ * TTL-E / TTL-C on the host: a max-heap of the best @keep keys so far, so
+ * the bound is always the keep-th best and most entries stop at one
+ * compare. The set kept equals the drive's quickselect after every round
+ * (keys are unique); that quickselect's cost is modeled in reis_cost.c.
+ */
 struct re_topc {
 	struct re_cand *v;
-	uint32_t n, cap, keep;
+	uint32_t n, keep;
 	uint64_t bound;		/* keys >= bound can no longer make the cut */
 };
 
 int re_topc_init(struct re_topc *t, uint32_t keep);
 void re_topc_reset(struct re_topc *t, uint32_t keep);
 void re_topc_free(struct re_topc *t);
-void re_topc_shrink(struct re_topc *t);
-/* Keep the @keep smallest keys, the @nsort smallest of them first in
- * ascending order; returns how many are kept. */
+void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr);
+/* The @nsort smallest kept keys first, in ascending order; returns how
+ * many are kept. */
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
 
 static inline void re_topc_add(struct re_topc *t, uint64_t key, uint32_t radr,
 			       uint32_t dadr)
 {
-	if (key >= t->bound)
-		return;
-	if (t->n == t->cap) {
-		re_topc_shrink(t);
-		if (key >= t->bound)
-			return;
-	}
-	t->v[t->n].key = key;
-	t->v[t->n].radr = radr;
-	t->v[t->n].dadr = dadr;
-	t->n++;
+	if (key < t->bound)
+		re_topc_push(t, key, radr, dadr);
 }
 
 static inline uint64_t re_key(uint32_t dist, uint64_t idx)

@@ -3,6 +3,8 @@
  * reis_select.c - the candidate stage (REIS §4.3.2, §4.2.1): the entries
  * that pass the filters land in TTL-C / TTL-E in controller DRAM, and a
  * quickselect on the ISP core keeps the best C of them after every round.
+ * The host keeps the same C in a bounded max-heap (no pass over TTL-E per
+ * round); the quickselect's cost is charged in reis_cost.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,8 +17,7 @@ int re_topc_init(struct re_topc *t, uint32_t keep)
 	memset(t, 0, sizeof(*t));
 	if (!keep)
 		keep = 1;
-	t->cap = keep > UINT32_MAX / 2 ? UINT32_MAX : 2 * keep;
-	t->v = malloc((size_t)t->cap * sizeof(*t->v));
+	t->v = malloc((size_t)keep * sizeof(*t->v));
 	if (!t->v)
 		return -ENOMEM;
 	t->keep = keep;
@@ -112,27 +113,34 @@ static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
 	re_cand_sort(v + lo, hi - lo);
 }
 
-void re_topc_shrink(struct re_topc *t)
+/* Insert below the bound: sift up while filling, then replace the root. */
+void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 {
-	uint32_t i;
-	uint64_t mx = 0;
+	struct re_cand x = { .key = key, .radr = radr, .dadr = dadr };
+	struct re_cand *v = t->v;
+	uint32_t i, c;
 
-	if (t->n <= t->keep)
+	if (t->n < t->keep) {
+		for (i = t->n++; i && v[(i - 1) / 2].key < key; i = (i - 1) / 2)
+			v[i] = v[(i - 1) / 2];
+		v[i] = x;
+		if (t->n == t->keep)
+			t->bound = v[0].key;
 		return;
-	re_select(t->v, t->n, t->keep);
-	t->n = t->keep;
-	for (i = 0; i < t->n; i++)
-		if (t->v[i].key > mx)
-			mx = t->v[i].key;
-	t->bound = mx;
+	}
+	for (i = 0; (c = 2 * i + 1) < t->n; i = c) {
+		if (c + 1 < t->n && v[c + 1].key > v[c].key)
+			c++;
+		if (v[c].key <= key)
+			break;
+		v[i] = v[c];
+	}
+	v[i] = x;
+	t->bound = v[0].key;
 }
 
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort)
 {
-	if (t->n > t->keep) {
-		re_select(t->v, t->n, t->keep);
-		t->n = t->keep;
-	}
 	if (nsort < t->n)
 		re_select(t->v, t->n, nsort);
 	re_cand_sort(t->v, nsort < t->n ? nsort : t->n);
