@@ -110,7 +110,7 @@ typedef void (*re_hamming_fn)(const uint64_t *q, const uint8_t *codes,
 
 /**
  * re_hamming_get() - a Hamming kernel.
- * @name: "avx512" (AVX-512F + VPOPCNTDQ, 8 codes per step), "avx2",
+ * @name: "avx512" (AVX-512F + VPOPCNTDQ, 4 codes per step), "avx2",
  *        "popcnt", "portable", or NULL for the best one this CPU runs
  *        (chosen with __builtin_cpu_supports()).
  * @fn: set to the kernel.

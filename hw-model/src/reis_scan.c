@@ -106,69 +106,65 @@ static void re_ham_avx2(const uint64_t *q, const uint8_t *codes, uint32_t stride
 }
 
 /*
- * AVX-512: a code's words in 512-bit steps (the last one a masked load, so
- * no byte past the code is touched), VPOPCNTQ per word; eight codes per
- * step, their eight sums reduced together by a transpose-and-add tree.
+ * AVX-512: four codes per step, each query chunk of 512 bits loaded once
+ * for the four, VPOPCNTQ per word, the last chunk a masked load so no
+ * byte past a code is touched. Four codes, not eight: on this project's
+ * Zen 4 hosts (AVX-512 on 256-bit units) eight accumulators and their
+ * transpose cost more than they save (docs/benchmarks.md).
  */
+/* Popcount of @q ^ the first words of @x selected by @m (unselected read 0). */
 __attribute__((target("avx512f,avx512vpopcntdq")))
-static inline __m512i re_acc512(const uint64_t *q, const uint8_t *x, uint32_t words)
+static inline __m512i re_pop512(__m512i q, const uint8_t *x, __mmask8 m)
 {
-	__m512i acc = _mm512_setzero_si512();
-	uint32_t w;
-
-	for (w = 0; w + 8 <= words; w += 8)
-		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_xor_si512(
-			_mm512_loadu_si512((const void *)(x + 8 * w)),
-			_mm512_loadu_si512((const void *)(q + w)))));
-	if (w < words) {
-		__mmask8 m = (__mmask8)((1u << (words - w)) - 1);
-
-		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_xor_si512(
-			_mm512_maskz_loadu_epi64(m, x + 8 * w),
-			_mm512_maskz_loadu_epi64(m, q + w))));
-	}
-	return acc;
+	return _mm512_popcnt_epi64(_mm512_xor_si512(q, _mm512_maskz_loadu_epi64(m, x)));
 }
 
-/* Per 128-bit lane: (a0 + a1 of @a, a0 + a1 of @b). */
-__attribute__((target("avx512f")))
-static inline __m512i re_hadd_pair(__m512i a, __m512i b)
-{
-	return _mm512_add_epi64(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
-}
-
-/* Lanes 0,2 of @a and @b plus lanes 1,3: halves the lanes per sum. */
-__attribute__((target("avx512f")))
-static inline __m512i re_hadd_lanes(__m512i a, __m512i b)
-{
-	return _mm512_add_epi64(_mm512_shuffle_i64x2(a, b, 0x88),
-				_mm512_shuffle_i64x2(a, b, 0xdd));
-}
+/* Four codes @stride apart at @x: the chunk of words [@w, @w + 8) in @m. */
+#define RE_STEP4(m)                                                                    \
+	do {                                                                           \
+		__m512i qv = _mm512_maskz_loadu_epi64(m, q + w);                       \
+                                                                                       \
+		a0 = _mm512_add_epi64(a0, re_pop512(qv, x + 8 * w, m));                \
+		a1 = _mm512_add_epi64(a1, re_pop512(qv, x + s1 + 8 * w, m));           \
+		a2 = _mm512_add_epi64(a2, re_pop512(qv, x + 2 * s1 + 8 * w, m));       \
+		a3 = _mm512_add_epi64(a3, re_pop512(qv, x + 3 * s1 + 8 * w, m));       \
+	} while (0)
 
 __attribute__((target("avx512f,avx512vpopcntdq")))
 static void re_ham_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stride,
 			  uint32_t words, uint32_t n, uint16_t *out)
 {
-	uint32_t i = 0;
+	__mmask8 tail = (__mmask8)((1u << (words % 8)) - 1);
+	size_t s1 = stride;
+	uint32_t i = 0, w;
 
-	for (; i + 8 <= n; i += 8) {
-		const uint8_t *x = codes + (size_t)i * stride;
-		__m512i a[8], b0, b1, b2, b3, d;
-		int c;
+	for (; i + 4 <= n; i += 4) {
+		const uint8_t *x = codes + i * s1;
+		__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
 
-		for (c = 0; c < 8; c++)
-			a[c] = re_acc512(q, x + (size_t)c * stride, words);
-		b0 = re_hadd_pair(a[0], a[1]);
-		b1 = re_hadd_pair(a[2], a[3]);
-		b2 = re_hadd_pair(a[4], a[5]);
-		b3 = re_hadd_pair(a[6], a[7]);
-		d = re_hadd_lanes(re_hadd_lanes(b0, b1), re_hadd_lanes(b2, b3));
-		_mm_storeu_si128((__m128i *)(void *)(out + i), _mm512_cvtepi64_epi16(d));
+		for (w = 0; w + 8 <= words; w += 8)
+			RE_STEP4(0xff);
+		if (tail)
+			RE_STEP4(tail);
+		out[i] = (uint16_t)_mm512_reduce_add_epi64(a0);
+		out[i + 1] = (uint16_t)_mm512_reduce_add_epi64(a1);
+		out[i + 2] = (uint16_t)_mm512_reduce_add_epi64(a2);
+		out[i + 3] = (uint16_t)_mm512_reduce_add_epi64(a3);
 	}
-	for (; i < n; i++)
-		out[i] = (uint16_t)_mm512_reduce_add_epi64(
-			re_acc512(q, codes + (size_t)i * stride, words));
+	for (; i < n; i++) {
+		const uint8_t *x = codes + i * s1;
+		__m512i a = _mm512_setzero_si512();
+
+		for (w = 0; w < words; w += 8) {
+			__mmask8 m = words - w >= 8 ? 0xff : tail;
+
+			a = _mm512_add_epi64(a, re_pop512(_mm512_maskz_loadu_epi64(m, q + w),
+							  x + 8 * w, m));
+		}
+		out[i] = (uint16_t)_mm512_reduce_add_epi64(a);
+	}
 }
+#undef RE_STEP4
 #endif
 
 /*
