@@ -168,14 +168,16 @@ struct re_cand {
 };
 
 /*
- * TTL-E / TTL-C on the host: a max-heap of the best @keep keys so far, so
- * the bound is always the keep-th best and most entries stop at one
- * compare. The set kept equals the drive's quickselect after every round
- * (keys are unique); that quickselect's cost is modeled in reis_cost.c.
+ * TTL-E / TTL-C on the host: entries below the bound are appended; a full
+ * buffer (RE_TOPC_SLACK x keep) is cut to the best keep by quickselect,
+ * which sets the bound. The set kept equals the drive's quickselect after
+ * every round (keys are unique), whose cost reis_cost.c models; a bounded
+ * heap measured slower here (docs/benchmarks.md).
  */
+#define RE_TOPC_SLACK 2u
 struct re_topc {
 	struct re_cand *v;
-	uint32_t n, keep;
+	uint32_t n, cap, keep;
 	uint64_t bound;		/* keys >= bound can no longer make the cut */
 };
 
@@ -183,8 +185,8 @@ int re_topc_init(struct re_topc *t, uint32_t keep);
 void re_topc_reset(struct re_topc *t, uint32_t keep);
 void re_topc_free(struct re_topc *t);
 void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr);
-/* The @nsort smallest kept keys first, in ascending order; returns how
- * many are kept. */
+/* Keep the best @keep, the @nsort smallest first in ascending order;
+ * returns how many are kept. */
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
 
 static inline void re_topc_add(struct re_topc *t, uint64_t key, uint32_t radr,

@@ -3,8 +3,8 @@
  * reis_select.c - the candidate stage (REIS §4.3.2, §4.2.1): the entries
  * that pass the filters land in TTL-C / TTL-E in controller DRAM, and a
  * quickselect on the ISP core keeps the best C of them after every round.
- * The host keeps the same C in a bounded max-heap (no pass over TTL-E per
- * round); the quickselect's cost is charged in reis_cost.c.
+ * The host runs its quickselect only when its buffer fills, not per round
+ * (same set kept); the drive's per-round cost is charged in reis_cost.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,7 +17,8 @@ int re_topc_init(struct re_topc *t, uint32_t keep)
 	memset(t, 0, sizeof(*t));
 	if (!keep)
 		keep = 1;
-	t->v = malloc((size_t)keep * sizeof(*t->v));
+	t->cap = keep > UINT32_MAX / RE_TOPC_SLACK ? UINT32_MAX : RE_TOPC_SLACK * keep;
+	t->v = malloc((size_t)t->cap * sizeof(*t->v));
 	if (!t->v)
 		return -ENOMEM;
 	t->keep = keep;
@@ -113,34 +114,33 @@ static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
 	re_cand_sort(v + lo, hi - lo);
 }
 
-/* Insert below the bound: sift up while filling, then replace the root. */
+/* Append below the bound; a full buffer is cut to the best keep first. */
 void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 {
-	struct re_cand x = { .key = key, .radr = radr, .dadr = dadr };
-	struct re_cand *v = t->v;
-	uint32_t i, c;
+	uint32_t i;
+	uint64_t mx = 0;
 
-	if (t->n < t->keep) {
-		for (i = t->n++; i && v[(i - 1) / 2].key < key; i = (i - 1) / 2)
-			v[i] = v[(i - 1) / 2];
-		v[i] = x;
-		if (t->n == t->keep)
-			t->bound = v[0].key;
-		return;
+	if (t->n == t->cap) {
+		re_select(t->v, t->n, t->keep);
+		t->n = t->keep;
+		for (i = 0; i < t->n; i++)
+			mx = t->v[i].key > mx ? t->v[i].key : mx;
+		t->bound = mx;
+		if (key >= mx)
+			return;
 	}
-	for (i = 0; (c = 2 * i + 1) < t->n; i = c) {
-		if (c + 1 < t->n && v[c + 1].key > v[c].key)
-			c++;
-		if (v[c].key <= key)
-			break;
-		v[i] = v[c];
-	}
-	v[i] = x;
-	t->bound = v[0].key;
+	t->v[t->n].key = key;
+	t->v[t->n].radr = radr;
+	t->v[t->n].dadr = dadr;
+	t->n++;
 }
 
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort)
 {
+	if (t->n > t->keep) {
+		re_select(t->v, t->n, t->keep);
+		t->n = t->keep;
+	}
 	if (nsort < t->n)
 		re_select(t->v, t->n, nsort);
 	re_cand_sort(t->v, nsort < t->n ? nsort : t->n);
