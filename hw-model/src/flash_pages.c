@@ -219,19 +219,47 @@ out:
 	return ret;
 }
 
+static size_t fs_blk_bytes(const struct fs *fs)
+{
+	return (size_t)fs->g.pages_per_block * fs->slot;
+}
+
+/*
+ * In memory, a block's page slots lie back to back in one anonymous
+ * mapping made at its first program: a scan walks them like one array
+ * (page-table walks and prefetch as for a flat buffer), and the kernel
+ * backs only the pages written, so host RAM still follows the pages
+ * programmed, not the block size.
+ */
+uint8_t *fs_blk_mem(struct fs *fs, struct fs_blk *b)
+{
+	void *m;
+
+	if (b->mem)
+		return b->mem;
+	m = mmap(NULL, fs_blk_bytes(fs), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	b->mem = m;
+	return b->mem;
+}
+
+/* Erase in memory: the slots' RAM goes back to the kernel, the range stays. */
 void fs_blk_free_pages(struct fs *fs, struct fs_blk *b)
 {
-	uint32_t i;
-
-	if (!b->pages)
+	if (!b->mem || !b->nprog)
 		return;
-	for (i = 0; i < fs->g.pages_per_block; i++) {
-		if (b->pages[i]) {
-			free(b->pages[i]);
-			b->pages[i] = NULL;
-			fs->mem_bytes -= fs->slot;
-		}
-	}
+	madvise(b->mem, fs_blk_bytes(fs), MADV_DONTNEED);
+	fs->mem_bytes -= (uint64_t)b->nprog * fs->slot;
+}
+
+void fs_blk_unmap(struct fs *fs, struct fs_blk *b)
+{
+	fs_blk_free_pages(fs, b);
+	if (b->mem)
+		munmap(b->mem, fs_blk_bytes(fs));
+	b->mem = NULL;
 }
 
 int fs_bit(const struct fs_blk *b, uint32_t page)
@@ -252,7 +280,7 @@ static const uint8_t *fs_slot_ptr(const struct fs *fs, uint64_t ppa)
 		return fs->ff;
 	if (fs->io)
 		return fs->map ? fs->map + fs_slot_off(fs, ppa) : NULL;
-	return b->pages[FG_FIELD(ppa, PAGE)];
+	return b->mem + (size_t)FG_FIELD(ppa, PAGE) * fs->slot;
 }
 
 static int fs_read_args(const struct fs *fs, uint64_t ppa, uint32_t off, const void *buf,
@@ -286,7 +314,7 @@ int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *b
 		const uint8_t **p)
 {
 	const uint8_t *s;
-	int ret = fs_read_args(fs, ppa, off, buf, len);
+	int ret = fs_read_args(fs, ppa, off, fs, len);
 
 	if (ret || !p)
 		return ret ? ret : -EINVAL;
@@ -294,6 +322,8 @@ int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *b
 	s = fs_slot_ptr(fs, ppa);
 	if (s) {
 		*p = s + off;
+	} else if (!buf) {
+		ret = -EAGAIN;
 	} else {
 		ret = fio_pread(fs->io, buf, len, fs_slot_off(fs, ppa) + off);
 		*p = buf;
@@ -385,21 +415,15 @@ static int fs_program_file(struct fs *fs, uint64_t ppa, uint64_t bi, const struc
 	return fio_pwrite(fs->io, &byte, 1, fs_rec_off(fs, bi) + 8 + page / 8);
 }
 
-/* In memory: a slot buffer of its own for the page. */
+/* In memory: the page's slot in its block's mapping. */
 static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const void *data,
 			  const void *oob)
 {
-	uint8_t *s;
+	uint8_t *s = fs_blk_mem(fs, b);
 
-	if (!b->pages) {
-		b->pages = calloc(fs->g.pages_per_block, sizeof(*b->pages));
-		if (!b->pages)
-			return -ENOMEM;
-		fs->mem_bytes += fs->g.pages_per_block * sizeof(*b->pages);
-	}
-	s = malloc(fs->slot);
 	if (!s)
 		return -ENOMEM;
+	s += (size_t)page * fs->slot;
 	fs->mem_bytes += fs->slot;
 	if (data)
 		memcpy(s, data, fs->g.page_bytes);
@@ -409,7 +433,6 @@ static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const 
 		memcpy(s + fs->g.page_bytes, oob, fs->g.oob_bytes);
 	else
 		memset(s + fs->g.page_bytes, 0xff, fs->g.oob_bytes);
-	b->pages[page] = s;
 	return 0;
 }
 

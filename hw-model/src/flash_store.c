@@ -289,8 +289,7 @@ void fs_close(struct fs *fs)
 	for (i = 0; i < fs->cap; i++) {
 		if (!fs->keys[i])
 			continue;
-		fs_blk_free_pages(fs, fs->vals[i]);
-		free(fs->vals[i]->pages);
+		fs_blk_unmap(fs, fs->vals[i]);
 		free(fs->vals[i]);
 	}
 	free(fs->keys);

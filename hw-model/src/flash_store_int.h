@@ -53,7 +53,7 @@ _Static_assert(sizeof(struct fs_hdr) == 128, "header size");
 struct fs_blk {
 	uint32_t nprog;
 	uint32_t erase_count;
-	uint8_t **pages;	/* in-memory mode: one slot buffer per page */
+	uint8_t *mem;		/* in-memory mode: the block's slots, contiguous */
 	uint8_t bits[];		/* programmed-page bitmap */
 };
 
@@ -122,6 +122,8 @@ uint64_t fs_align(uint64_t v, uint64_t a);
 struct fs_blk *fs_blk_find(const struct fs *fs, uint64_t bi);
 struct fs_blk *fs_blk_get(struct fs *fs, uint64_t bi);
 void fs_blk_free_pages(struct fs *fs, struct fs_blk *b);
+uint8_t *fs_blk_mem(struct fs *fs, struct fs_blk *b);
+void fs_blk_unmap(struct fs *fs, struct fs_blk *b);
 int fs_bit(const struct fs_blk *b, uint32_t page);
 int fs_write_rec(struct fs *fs, uint64_t bi, const struct fs_blk *b);
 int fs_erase_locked(struct fs *fs, uint64_t bi);

@@ -21,6 +21,10 @@
 #include <immintrin.h>
 #endif
 
+/* Bytes the scan prefetches ahead of the codes it reads (measured best
+ * of 2, 4 and 8 KiB with bench_search at 1 M entries). */
+#define RE_PF_AHEAD 4096u
+
 static inline uint64_t re_load64(const uint8_t *p)
 {
 	uint64_t v;
@@ -135,13 +139,15 @@ static void re_ham_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stri
 			  uint32_t words, uint32_t n, uint16_t *out)
 {
 	__mmask8 tail = (__mmask8)((1u << (words % 8)) - 1);
-	size_t s1 = stride;
+	size_t s1 = stride, c;
 	uint32_t i = 0, w;
 
 	for (; i + 4 <= n; i += 4) {
 		const uint8_t *x = codes + i * s1;
 		__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
 
+		for (c = 0; c < 4 * s1; c += 64)
+			_mm_prefetch((const char *)x + RE_PF_AHEAD + c, _MM_HINT_T0);
 		for (w = 0; w + 8 <= words; w += 8)
 			RE_STEP4(0xff);
 		if (tail)
@@ -231,6 +237,27 @@ int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, u
 	return 0;
 }
 
+/*
+ * Start loading the first RE_PF_AHEAD bytes of the page the scan reads
+ * next: the kernel prefetches that far ahead within a page, and pages
+ * of one database lie in many blocks (one stream per plane), more
+ * streams than the hardware prefetcher follows.
+ */
+static void re_prefetch_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
+			     uint32_t off, uint32_t len)
+{
+	const uint8_t *p;
+	uint64_t ppa;
+	uint32_t c;
+
+	if (fs_region_ppa(e->fs, reg, lpage, &ppa) ||
+	    fs_page_map(e->fs, ppa, off, len, NULL, &p))
+		return;
+	for (c = 0; c < len && c < RE_PF_AHEAD; c += 64)
+		__builtin_prefetch(p + c);
+	fs_page_unmap(e->fs);
+}
+
 /* Fine search of one binary page: entries in @segs[0..nseg). */
 static int re_fine_page(struct re_run *r, struct re_db *db, uint64_t pg,
 			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr)
@@ -272,6 +299,14 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
 		for (i = 0; i < r->vs.nv; i++) {
 			const struct re_visit *v = &r->vs.v[i];
 
+			if (i + 1 < r->vs.nv) {
+				const struct re_visit *nx = &r->vs.v[i + 1];
+				const struct re_seg *sg = r->vs.s + nx->seg0;
+
+				re_prefetch_page(r->e, &db->slc, L->b_first + nx->page,
+						 sg[0].lo * L->cb,
+						 (sg[nx->nseg - 1].hi - sg[0].lo) * L->cb);
+			}
 			ret = re_fine_page(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr);
 			if (ret)
 				return ret;
@@ -282,6 +317,9 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
 
 			whole.lo = 0;
 			whole.hi = (uint32_t)(left < L->epb ? left : L->epb);
+			if (pg + 1 < L->bpages)
+				re_prefetch_page(r->e, &db->slc, L->b_first + pg + 1, 0,
+						 RE_PF_AHEAD);
 			ret = re_fine_page(r, db, pg, &whole, 1, df, thr);
 			if (ret)
 				return ret;

@@ -2,12 +2,14 @@
 /*
  * test_flash_pagemap.c - zero-copy page access (fs_page_map): in memory,
  * through the backing file's mapping and through a caller's I/O object it
- * returns what fs_read() returns; an erased page reads 0xFF; after an erase
+ * returns what fs_read() returns (without a buffer it fails -EAGAIN only
+ * where it would copy); an erased page reads 0xFF; after an erase
  * and a new program the same address shows the new bytes; bad arguments
  * fail without holding the lock; a writer waits for the reader's unmap; the
  * store's memory per programmed page does not grow.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,7 +55,7 @@ static void *erase_thread(void *arg)
 }
 
 /* Map = read, for programmed and erased pages, at offsets into the OOB. */
-static void same_as_read(struct fs *fs)
+static void same_as_read(struct fs *fs, int copies)
 {
 	const struct fg_geom *g = fs_geom(fs);
 	uint32_t slot = fs_slot_bytes(fs);
@@ -73,6 +75,13 @@ static void same_as_read(struct fs *fs)
 	CHECK(memcmp(p, d + g->page_bytes + 5, 40) == 0);
 	fs_page_unmap(fs);
 	CHECK(fs_read(fs, ppa, 7, rd, 1000) == 0 && memcmp(rd, d + 7, 1000) == 0);
+	/* Without a buffer: a pointer in place, or -EAGAIN where it would copy. */
+	if (copies) {
+		CHECK(fs_page_map(fs, ppa, 0, 64, NULL, &p) == -EAGAIN);
+	} else {
+		CHECK(fs_page_map(fs, ppa, 0, 64, NULL, &p) == 0 && memcmp(p, d, 64) == 0);
+		fs_page_unmap(fs);
+	}
 
 	/* Erased: 0xFF. */
 	CHECK(fs_page_map(fs, ppa2, 0, slot, buf, &p) == 0);
@@ -113,7 +122,25 @@ static void same_as_read(struct fs *fs)
 	free(buf);
 }
 
-/* Host memory per programmed page: one slot, whatever reads happen. */
+/* Resident bytes of this process (Linux), or 0 when unknown. */
+static uint64_t rss_bytes(void)
+{
+	unsigned long long size = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &size, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Host memory per programmed page: one slot, whatever reads happen; in
+ * memory the resident set grows by the pages programmed, not by their
+ * blocks' size, and shrinks again on erase.
+ */
 static void memory(struct fs *fs, int in_memory)
 {
 	const struct fg_geom *g = fs_geom(fs);
@@ -122,12 +149,20 @@ static void memory(struct fs *fs, int in_memory)
 	struct fs_stats a, b, c;
 	const uint8_t *p;
 
+	uint64_t r0, r1, r2;
+
 	REQUIRE(d && buf);
 	fill(d, slot, 3);
 	fs_get_stats(fs, &a);
+	r0 = rss_bytes();
 	for (i = 0; i < 64; i++)
 		REQUIRE(fs_program(fs, ppa_at(g, g->slc_blocks + 2, i), d, NULL) == 0);
+	r1 = rss_bytes();
 	fs_get_stats(fs, &b);
+	if (in_memory && r0 && g->pages_per_block > 128) {
+		CHECK(r1 - r0 < 2ull * 64 * slot);
+		CHECK(r1 - r0 >= 32ull * slot);
+	}
 	for (i = 0; i < 64; i++) {
 		REQUIRE(fs_page_map(fs, ppa_at(g, g->slc_blocks + 2, i), 0, slot, buf, &p) == 0);
 		CHECK(memcmp(p, d, 64) == 0);
@@ -139,6 +174,10 @@ static void memory(struct fs *fs, int in_memory)
 	else
 		CHECK(b.mem_bytes - a.mem_bytes <= 4096);
 	CHECK_EQ_U64(c.mem_bytes, b.mem_bytes);
+	REQUIRE(fs_erase(fs, ppa_at(g, g->slc_blocks + 2, 0)) == 0);
+	r2 = rss_bytes();
+	if (in_memory && r0)
+		CHECK(r1 - r2 >= 32ull * slot);
 	free(d);
 	free(buf);
 }
@@ -160,7 +199,7 @@ int main(void)
 	cfg.flags = FS_NOSYNC;
 
 	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
-	same_as_read(fs);
+	same_as_read(fs, 0);
 	memory(fs, 1);
 	fs_close(fs);
 
@@ -169,7 +208,7 @@ int main(void)
 	unlink(path);
 	cfg.path = path;
 	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
-	same_as_read(fs);
+	same_as_read(fs, 0);
 	memory(fs, 0);
 	fs_close(fs);
 	/* Reopened: the mapping shows what the file holds. */
@@ -195,7 +234,7 @@ int main(void)
 	cfg.path = NULL;
 	cfg.io = io;
 	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
-	same_as_read(fs);
+	same_as_read(fs, 1);
 	fs_close(fs);
 	fio_close(io);
 	return t_result();
