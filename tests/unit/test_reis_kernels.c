@@ -65,11 +65,11 @@ static void ham_compare(const uint64_t *q, const uint8_t *codes, uint32_t stride
 static void test_hamming(void)
 {
 	uint32_t s = 11, words, n, i, v;
-	uint8_t *codes = malloc(300 * 1040);
+	uint8_t *codes = malloc(300 * 1048);
 	uint64_t q[130];
 
 	REQUIRE(codes);
-	for (i = 0; i < 300 * 1040; i++)
+	for (i = 0; i < 300 * 1048; i++)
 		codes[i] = (uint8_t)rnd(&s);
 	for (i = 0; i < 130; i++)
 		q[i] = (uint64_t)rnd(&s) << 32 | rnd(&s);
