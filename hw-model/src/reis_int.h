@@ -261,17 +261,22 @@ struct re_visit {
 	uint64_t page;		/* binary page, relative to b_first */
 	uint32_t seg0, nseg;	/* its segments */
 	uint32_t nent;		/* entries in them */
+	uint32_t near;		/* smallest centroid distance of its clusters */
+	uint32_t plane, ncmp, npass;	/* the scan's counts, for the cost */
 };
 
 struct re_visits {
 	struct re_visit *v;
 	struct re_seg *s;
+	uint64_t *ord;		/* host scan order: near << 32 | visit */
 	uint32_t nv, ns;
 	uint64_t cap_v, cap_s;
 };
 
+/* Visits of the clusters @probe[0..np) (ascending), in page order;
+ * @cdist[i] (or NULL) is probe[i]'s centroid distance. */
 int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
-		    uint32_t np, uint32_t epb);
+		    const uint32_t *cdist, uint32_t np, uint32_t epb);
 void re_visits_free(struct re_visits *vs);
 
 /* ---- a search in flight (reis_query.c and the steps it calls) ---- */
@@ -307,6 +312,7 @@ struct re_run {
 	struct re_topc top, ctop;
 	struct re_visits vs;
 	uint32_t *probe;
+	uint32_t *cdist;		/* probe[i]'s centroid distance */
 	struct re_pcount *pc;
 	struct re_rk *rk;
 	uint64_t reranked;

@@ -258,25 +258,46 @@ static void re_prefetch_page(struct re_eng *e, const struct fs_region *reg, uint
 	fs_page_unmap(e->fs);
 }
 
-/* Fine search of one binary page: entries in @segs[0..nseg). */
-static int re_fine_page(struct re_run *r, struct re_db *db, uint64_t pg,
-			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr)
+/*
+ * Fine search of one binary page: entries in @segs[0..nseg) through the
+ * filters into TTL-E; the plane and counts its cost needs into @v.
+ */
+static int re_fine_scan(struct re_run *r, struct re_db *db, uint64_t pg,
+			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
+			struct re_visit *v)
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi, ncmp = 0, npass;
+	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi;
 	const uint8_t *p;
 	uint64_t ppa;
 
 	if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
 		return -EIO;
 	e->ham(r->qw, p + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
-	npass = re_filter_page(r, L, pg, p + e->p->page_bytes, segs, nseg, df, thr, &ncmp);
+	v->ncmp = 0;
+	v->npass = re_filter_page(r, L, pg, p + e->p->page_bytes, segs, nseg, df, thr, &v->ncmp);
 	fs_page_unmap(e->fs);
-	re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), ncmp, npass);
-	r->fine_cmp += ncmp;
-	r->fine_pass += npass;
+	v->plane = fg_ppa_plane(e->g, ppa);
 	return 0;
+}
+
+/* The page's cost (REIS §4.3.2), in the drive's page order. */
+static void re_fine_cost(struct re_run *r, const struct re_visit *v)
+{
+	re_cost_page(&r->c, v->plane, v->ncmp, v->npass);
+	r->fine_cmp += v->ncmp;
+	r->fine_pass += v->npass;
+}
+
+/* The next page of the scan, prefetched. */
+static void re_fine_next(struct re_run *r, struct re_db *db, const struct re_visit *nx)
+{
+	const struct re_layout *L = &db->L;
+	const struct re_seg *sg = r->vs.s + nx->seg0;
+
+	re_prefetch_page(r->e, &db->slc, L->b_first + nx->page, sg[0].lo * L->cb,
+			 (sg[nx->nseg - 1].hi - sg[0].lo) * L->cb);
 }
 
 /*
@@ -296,33 +317,32 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
 	re_topc_reset(&r->top, (uint32_t)cand);
 	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
 	if (r->ivf) {
+		/* The host scans in r->vs.ord; the drive's order charges. */
 		for (i = 0; i < r->vs.nv; i++) {
-			const struct re_visit *v = &r->vs.v[i];
+			struct re_visit *v = &r->vs.v[(uint32_t)r->vs.ord[i]];
 
-			if (i + 1 < r->vs.nv) {
-				const struct re_visit *nx = &r->vs.v[i + 1];
-				const struct re_seg *sg = r->vs.s + nx->seg0;
-
-				re_prefetch_page(r->e, &db->slc, L->b_first + nx->page,
-						 sg[0].lo * L->cb,
-						 (sg[nx->nseg - 1].hi - sg[0].lo) * L->cb);
-			}
-			ret = re_fine_page(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr);
+			if (i + 1 < r->vs.nv)
+				re_fine_next(r, db, &r->vs.v[(uint32_t)r->vs.ord[i + 1]]);
+			ret = re_fine_scan(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr, v);
 			if (ret)
 				return ret;
 		}
+		for (i = 0; i < r->vs.nv; i++)
+			re_fine_cost(r, &r->vs.v[i]);
 	} else {
 		for (pg = 0; pg < L->bpages; pg++) {
 			uint64_t left = db->c.n - pg * L->epb;
+			struct re_visit v;
 
 			whole.lo = 0;
 			whole.hi = (uint32_t)(left < L->epb ? left : L->epb);
 			if (pg + 1 < L->bpages)
 				re_prefetch_page(r->e, &db->slc, L->b_first + pg + 1, 0,
 						 RE_PF_AHEAD);
-			ret = re_fine_page(r, db, pg, &whole, 1, df, thr);
+			ret = re_fine_scan(r, db, pg, &whole, 1, df, thr, &v);
 			if (ret)
 				return ret;
+			re_fine_cost(r, &v);
 		}
 	}
 	*tend = re_cost_phase_end(&r->c);
