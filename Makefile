@@ -13,7 +13,7 @@ export BUILD ISP_CACHE WERROR
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 .PHONY: all deps tools hwmodel hostlib examples qemu guest demo check test \
-	vmtest qtest corpus corpus-full bench sanitize clean check-layers
+	vmtest qtest corpus corpus-full bench bench-search sanitize clean check-layers
 
 all: demo
 
@@ -77,6 +77,10 @@ test: deps corpus
 
 bench: hostlib examples corpus
 	$(MAKE) -C examples bench
+
+# Emulator vs a plain scan vs FAISS, one run (docs/benchmarks.md).
+bench-search: hostlib corpus
+	$(MAKE) -C examples bench-search
 
 # make check's suites built with ASan + UBSan (in $(BUILD)/asan; slower).
 sanitize: hwmodel

@@ -1,6 +1,7 @@
 #!/bin/sh
-# vm-bench.sh [ITERATIONS] - latency of ISP_NOOP vs a 4 KiB NVMe read through
-# io_uring passthrough in the guest, at QD1 and QD16
+# vm-bench.sh [ITERATIONS] - latency and IOPS of ISP_NOOP, a 4 KiB NVMe read
+# (io_uring passthrough) and REIS_SEARCH (libreis, brute force over a
+# generated 20000 x 512-bit database) at QD 1, 4, 16 and 32 in one guest
 # (tests/vm/guest/bench_vm_latency.c). Needs `make qemu guest`. Prints the
 # table and keeps it in $BUILD/results/vm-bench.txt.
 set -eu

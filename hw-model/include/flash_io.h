@@ -44,6 +44,12 @@ int fio_open_mem(struct fio **out);
  */
 int fio_mem_clone(struct fio *src, struct fio **out);
 
+/**
+ * fio_fd() - the descriptor behind @io, for a read-only mapping of the
+ * file; -1 for an in-memory image.
+ */
+int fio_fd(const struct fio *io);
+
 /** fio_close() - release @io (NULL is a no-op). */
 void fio_close(struct fio *io);
 

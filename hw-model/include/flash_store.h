@@ -93,6 +93,24 @@ uint32_t fs_slot_bytes(const struct fs *fs);
 int fs_read(struct fs *fs, uint64_t ppa, uint32_t off, void *buf, uint32_t len);
 
 /**
+ * fs_page_map() - bytes [@off, @off + @len) of a page's slot (as fs_read())
+ * in place, for the model's own reads: a pointer into the in-memory page,
+ * into the backing file's read-only mapping, or to an all-0xFF slot for an
+ * erased page. Only a caller's I/O object without a descriptor copies, into
+ * @buf (fs_slot_bytes() bytes); with @buf NULL that case fails -EAGAIN
+ * instead (for a caller that only wants a pointer, e.g. to prefetch).
+ * On success the store's read lock is held until fs_page_unmap(): *@p stays
+ * valid and the page unchanged, and the calling thread must not program,
+ * erase or change regions meanwhile. *@p points at byte @off.
+ * Return: 0; the errors of fs_read(); -EAGAIN (the lock is not held then).
+ */
+int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *buf,
+		const uint8_t **p);
+
+/** fs_page_unmap() - end the access fs_page_map() began. */
+void fs_page_unmap(struct fs *fs);
+
+/**
  * fs_program() - program a whole page.
  * @data: page_bytes bytes, or NULL for all 0xFF.
  * @oob: oob_bytes bytes, or NULL for all 0xFF.

@@ -110,14 +110,30 @@ typedef void (*re_hamming_fn)(const uint64_t *q, const uint8_t *codes,
 
 /**
  * re_hamming_get() - a Hamming kernel.
- * @name: "avx2", "popcnt", "portable", or NULL for the best one this CPU
- *        runs (chosen with __builtin_cpu_supports()).
+ * @name: "avx512" (AVX-512F + VPOPCNTDQ, 4 codes per step), "avx2",
+ *        "popcnt", "portable", or NULL for the best one this CPU runs
+ *        (chosen with __builtin_cpu_supports()).
  * @fn: set to the kernel.
  * @chosen: if not NULL, set to the chosen variant's name.
  * Return: 0; -ENOTSUP when this CPU (or build) lacks @name; -ENOENT for an
  * unknown @name.
  */
 int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen);
+
+/*
+ * Score of INT8 code @x against INT8 query @q over @dim dimensions for the
+ * rerank (REIS §4.2): the inner product for ISP_REIS_IP, else the squared
+ * L2 distance. Every variant gives the same numbers (exact integer sums).
+ */
+typedef int64_t (*re_int8_fn)(uint32_t metric, const int8_t *q, const int8_t *x,
+			      uint32_t dim);
+
+/**
+ * re_int8_get() - an INT8 scoring kernel, as re_hamming_get().
+ * @name: "avx512" (AVX-512BW), "avx2", "portable", or NULL for the best.
+ * Return: 0; -ENOTSUP; -ENOENT.
+ */
+int re_int8_get(const char *name, re_int8_fn *fn, const char **chosen);
 
 /* ---- analytic mode (docs/timing-model.md "Analytic mode") ---- */
 

@@ -164,6 +164,11 @@ static int fio_mem_write(struct fio *io, const uint8_t *p, size_t len, uint64_t 
 	return 0;
 }
 
+int fio_fd(const struct fio *io)
+{
+	return io ? io->fd : -1;
+}
+
 int fio_pread(struct fio *io, void *buf, size_t len, uint64_t off)
 {
 	uint8_t *p = buf;

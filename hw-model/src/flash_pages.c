@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "flash_store_int.h"
 
@@ -218,19 +219,47 @@ out:
 	return ret;
 }
 
+static size_t fs_blk_bytes(const struct fs *fs)
+{
+	return (size_t)fs->g.pages_per_block * fs->slot;
+}
+
+/*
+ * In memory, a block's page slots lie back to back in one anonymous
+ * mapping made at its first program: a scan walks them like one array
+ * (page-table walks and prefetch as for a flat buffer), and the kernel
+ * backs only the pages written, so host RAM still follows the pages
+ * programmed, not the block size.
+ */
+uint8_t *fs_blk_mem(struct fs *fs, struct fs_blk *b)
+{
+	void *m;
+
+	if (b->mem)
+		return b->mem;
+	m = mmap(NULL, fs_blk_bytes(fs), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	b->mem = m;
+	return b->mem;
+}
+
+/* Erase in memory: the slots' RAM goes back to the kernel, the range stays. */
 void fs_blk_free_pages(struct fs *fs, struct fs_blk *b)
 {
-	uint32_t i;
-
-	if (!b->pages)
+	if (!b->mem || !b->nprog)
 		return;
-	for (i = 0; i < fs->g.pages_per_block; i++) {
-		if (b->pages[i]) {
-			free(b->pages[i]);
-			b->pages[i] = NULL;
-			fs->mem_bytes -= fs->slot;
-		}
-	}
+	madvise(b->mem, fs_blk_bytes(fs), MADV_DONTNEED);
+	fs->mem_bytes -= (uint64_t)b->nprog * fs->slot;
+}
+
+void fs_blk_unmap(struct fs *fs, struct fs_blk *b)
+{
+	fs_blk_free_pages(fs, b);
+	if (b->mem)
+		munmap(b->mem, fs_blk_bytes(fs));
+	b->mem = NULL;
 }
 
 int fs_bit(const struct fs_blk *b, uint32_t page)
@@ -238,26 +267,106 @@ int fs_bit(const struct fs_blk *b, uint32_t page)
 	return (b->bits[page / 8] >> (page % 8)) & 1;
 }
 
+/*
+ * Where the slot of @ppa is in memory: the in-memory page, the file
+ * mapping, the 0xFF slot for an erased page; NULL when it is only in a
+ * caller's I/O object. Caller holds the read lock.
+ */
+static const uint8_t *fs_slot_ptr(const struct fs *fs, uint64_t ppa)
+{
+	const struct fs_blk *b = fs_blk_find(fs, fg_block_index(&fs->g, ppa));
+
+	if (!b || !fs_bit(b, FG_FIELD(ppa, PAGE)))
+		return fs->ff;
+	if (fs->io)
+		return fs->map ? fs->map + fs_slot_off(fs, ppa) : NULL;
+	return b->mem + (size_t)FG_FIELD(ppa, PAGE) * fs->slot;
+}
+
+static int fs_read_args(const struct fs *fs, uint64_t ppa, uint32_t off, const void *buf,
+			uint32_t len)
+{
+	if (!fs || (!buf && len) || fg_check(&fs->g, ppa) || off > fs->slot ||
+	    len > fs->slot - off)
+		return -EINVAL;
+	return 0;
+}
+
 int fs_read(struct fs *fs, uint64_t ppa, uint32_t off, void *buf, uint32_t len)
 {
-	const struct fs_blk *b;
-	int ret = 0;
+	const uint8_t *s;
+	int ret = fs_read_args(fs, ppa, off, buf, len);
 
-	if (!fs || (!buf && len) || fg_check(&fs->g, ppa) ||
-	    off > fs->slot || len > fs->slot - off)
-		return -EINVAL;
+	if (ret)
+		return ret;
 	pthread_rwlock_rdlock(&fs->lock);
-	b = fs_blk_find(fs, fg_block_index(&fs->g, ppa));
-	if (!b || !fs_bit(b, FG_FIELD(ppa, PAGE))) {
-		memset(buf, 0xff, len);
-	} else if (fs->io) {
+	s = fs_slot_ptr(fs, ppa);
+	if (s)
+		memcpy(buf, s + off, len);
+	else
 		ret = fio_pread(fs->io, buf, len, fs_slot_off(fs, ppa) + off);
-	} else {
-		memcpy(buf, b->pages[FG_FIELD(ppa, PAGE)] + off, len);
-	}
 	__atomic_add_fetch(&fs->nreads, 1, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&fs->lock);
 	return ret;
+}
+
+int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *buf,
+		const uint8_t **p)
+{
+	const uint8_t *s;
+	int ret = fs_read_args(fs, ppa, off, fs, len);
+
+	if (ret || !p)
+		return ret ? ret : -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	s = fs_slot_ptr(fs, ppa);
+	if (s) {
+		*p = s + off;
+	} else if (!buf) {
+		ret = -EAGAIN;
+	} else {
+		ret = fio_pread(fs->io, buf, len, fs_slot_off(fs, ppa) + off);
+		*p = buf;
+	}
+	__atomic_add_fetch(&fs->nreads, 1, __ATOMIC_RELAXED);
+	if (ret)
+		pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+void fs_page_unmap(struct fs *fs)
+{
+	pthread_rwlock_unlock(&fs->lock);
+}
+
+/*
+ * Map the backing file read-only so the model's reads need no copy. The
+ * page cache backs the mapping, so programs and punched holes through
+ * pwrite/fallocate show in it at once; writes keep their order and crash
+ * rules (docs/timing-model.md §7). Without a mapping (no descriptor, no
+ * address space) reads fall back to pread.
+ */
+int fs_map_file(struct fs *fs)
+{
+	uint64_t need = fs->data_off + fg_page_slots(&fs->g) * fs->slot, size;
+	int fd = fio_fd(fs->io);
+	void *m;
+
+	if (fd < 0 || fio_size(fs->io, &size) || size < need || need > SIZE_MAX)
+		return 0;
+	m = mmap(NULL, (size_t)need, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	fs->map = m;
+	fs->map_len = need;
+	return 0;
+}
+
+void fs_unmap_file(struct fs *fs)
+{
+	if (fs->map)
+		munmap((void *)(uintptr_t)fs->map, (size_t)fs->map_len);
+	fs->map = NULL;
 }
 
 /* Persist block record @bi (file mode). */
@@ -306,21 +415,15 @@ static int fs_program_file(struct fs *fs, uint64_t ppa, uint64_t bi, const struc
 	return fio_pwrite(fs->io, &byte, 1, fs_rec_off(fs, bi) + 8 + page / 8);
 }
 
-/* In memory: a slot buffer of its own for the page. */
+/* In memory: the page's slot in its block's mapping. */
 static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const void *data,
 			  const void *oob)
 {
-	uint8_t *s;
+	uint8_t *s = fs_blk_mem(fs, b);
 
-	if (!b->pages) {
-		b->pages = calloc(fs->g.pages_per_block, sizeof(*b->pages));
-		if (!b->pages)
-			return -ENOMEM;
-		fs->mem_bytes += fs->g.pages_per_block * sizeof(*b->pages);
-	}
-	s = malloc(fs->slot);
 	if (!s)
 		return -ENOMEM;
+	s += (size_t)page * fs->slot;
 	fs->mem_bytes += fs->slot;
 	if (data)
 		memcpy(s, data, fs->g.page_bytes);
@@ -330,7 +433,6 @@ static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const 
 		memcpy(s + fs->g.page_bytes, oob, fs->g.oob_bytes);
 	else
 		memset(s + fs->g.page_bytes, 0xff, fs->g.oob_bytes);
-	b->pages[page] = s;
 	return 0;
 }
 

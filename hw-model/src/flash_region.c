@@ -286,21 +286,13 @@ static int fs_copy_block(struct fs *fs, uint64_t src, uint64_t dst, uint64_t *co
 			if (!ret)
 				ret = fio_pwrite(fs->io, buf, fs->slot, dofs);
 		} else {
-			if (!db->pages) {
-				db->pages = calloc(fs->g.pages_per_block, sizeof(*db->pages));
-				if (!db->pages) {
-					ret = -ENOMEM;
-					break;
-				}
-				fs->mem_bytes += fs->g.pages_per_block * sizeof(*db->pages);
-			}
-			db->pages[pg] = malloc(fs->slot);
-			if (!db->pages[pg]) {
+			if (!fs_blk_mem(fs, db) || !sb->mem) {
 				ret = -ENOMEM;
 				break;
 			}
 			fs->mem_bytes += fs->slot;
-			memcpy(db->pages[pg], sb->pages[pg], fs->slot);
+			memcpy(db->mem + (size_t)pg * fs->slot, sb->mem + (size_t)pg * fs->slot,
+			       fs->slot);
 		}
 		if (ret)
 			break;

@@ -169,6 +169,9 @@ static int fs_open_image(struct fs *fs, const char *path, int created, uint64_t 
 			 path, strerror(-ret));
 		return ret;
 	}
+	ret = fs_map_file(fs);
+	if (ret)
+		return ret;
 	return fs_load_meta(fs, err, errlen);
 }
 
@@ -243,6 +246,14 @@ int fs_open(const struct fs_config *cfg, struct fs **out, char *err, size_t errl
 	pthread_rwlock_init(&fs->lock, NULL);
 	pthread_mutex_init(&fs->commit_lock, NULL);
 	pthread_mutex_init(&fs->dram_lock, NULL);
+	fs->slot = fs->g.page_bytes + fs->g.oob_bytes;
+	fs->ff = malloc(fs->slot);
+	if (!fs->ff) {
+		fs_close(fs);
+		return -ENOMEM;
+	}
+	memset(fs->ff, 0xff, fs->slot);
+	fs->mem_bytes += fs->slot;
 
 	if (cfg->io) {
 		fs->io = cfg->io;
@@ -278,8 +289,7 @@ void fs_close(struct fs *fs)
 	for (i = 0; i < fs->cap; i++) {
 		if (!fs->keys[i])
 			continue;
-		fs_blk_free_pages(fs, fs->vals[i]);
-		free(fs->vals[i]->pages);
+		fs_blk_unmap(fs, fs->vals[i]);
 		free(fs->vals[i]);
 	}
 	free(fs->keys);
@@ -288,6 +298,8 @@ void fs_close(struct fs *fs)
 	free(fs->pend);
 	free(fs->user_blob);
 	fm_close(fs->meta);
+	fs_unmap_file(fs);
+	free(fs->ff);
 	if (fs->meta_io != fs->io)
 		fio_close(fs->meta_io);
 	if (fs->own_io)

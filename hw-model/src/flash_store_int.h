@@ -53,7 +53,7 @@ _Static_assert(sizeof(struct fs_hdr) == 128, "header size");
 struct fs_blk {
 	uint32_t nprog;
 	uint32_t erase_count;
-	uint8_t **pages;	/* in-memory mode: one slot buffer per page */
+	uint8_t *mem;		/* in-memory mode: the block's slots, contiguous */
 	uint8_t bits[];		/* programmed-page bitmap */
 };
 
@@ -88,6 +88,9 @@ struct fs {
 	uint32_t rec_bytes;	/* block record: 8 + bitmap */
 	uint32_t bm_bytes;	/* bitmap bytes */
 	uint32_t slot;		/* page_bytes + oob_bytes */
+	const uint8_t *map;	/* the backing file mapped read-only, or NULL */
+	uint64_t map_len;
+	uint8_t *ff;		/* one slot of 0xFF: what an erased page reads */
 
 	/* Block table: open addressing, key = block index + 1. */
 	uint64_t *keys;
@@ -119,6 +122,8 @@ uint64_t fs_align(uint64_t v, uint64_t a);
 struct fs_blk *fs_blk_find(const struct fs *fs, uint64_t bi);
 struct fs_blk *fs_blk_get(struct fs *fs, uint64_t bi);
 void fs_blk_free_pages(struct fs *fs, struct fs_blk *b);
+uint8_t *fs_blk_mem(struct fs *fs, struct fs_blk *b);
+void fs_blk_unmap(struct fs *fs, struct fs_blk *b);
 int fs_bit(const struct fs_blk *b, uint32_t page);
 int fs_write_rec(struct fs *fs, uint64_t bi, const struct fs_blk *b);
 int fs_erase_locked(struct fs *fs, uint64_t bi);
@@ -126,6 +131,8 @@ void fs_layout(struct fs *fs, uint64_t meta_max, struct fs_hdr *h);
 int fs_check_geom(const struct fs_hdr *f, const struct fs_hdr *c,
 		  const char *path, char *err, size_t errlen);
 int fs_load_records(struct fs *fs);
+int fs_map_file(struct fs *fs);
+void fs_unmap_file(struct fs *fs);
 
 /* ---- flash_region.c ---- */
 

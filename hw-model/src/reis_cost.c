@@ -385,7 +385,7 @@ static int re_est_coarse(struct re_est_run *r, const struct re_est *e, uint32_t 
 		}
 	}
 	qsort(r->probe, r->np, sizeof(*r->probe), re_u32_cmp);
-	return re_visits_build(&r->vs, r->cfirst, r->probe, r->np, L->epb);
+	return re_visits_build(&r->vs, r->cfirst, r->probe, NULL, r->np, L->epb);
 }
 
 /* The fine phase at the expected pass rate; returns the candidates kept. */

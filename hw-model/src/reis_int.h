@@ -87,6 +87,7 @@ struct re_eng {
 	const struct fp_params *p;
 	const struct fg_geom *g;
 	re_hamming_fn ham;
+	re_int8_fn score;
 	pthread_mutex_t lock;
 	struct re_db *db[RE_MAX_DBS];	/* dense, unordered */
 	uint32_t ndb;
@@ -166,6 +167,14 @@ struct re_cand {
 	uint32_t dadr;
 };
 
+/*
+ * TTL-E / TTL-C on the host: entries below the bound are appended; a full
+ * buffer (RE_TOPC_SLACK x keep) is cut to the best keep by quickselect,
+ * which sets the bound. The set kept equals the drive's quickselect after
+ * every round (keys are unique), whose cost reis_cost.c models; a bounded
+ * heap measured slower here (docs/benchmarks.md).
+ */
+#define RE_TOPC_SLACK 2u
 struct re_topc {
 	struct re_cand *v;
 	uint32_t n, cap, keep;
@@ -175,24 +184,16 @@ struct re_topc {
 int re_topc_init(struct re_topc *t, uint32_t keep);
 void re_topc_reset(struct re_topc *t, uint32_t keep);
 void re_topc_free(struct re_topc *t);
-void re_topc_shrink(struct re_topc *t);
-/* Keep the @keep smallest keys, sorted ascending; returns how many. */
-uint32_t re_topc_finish(struct re_topc *t);
+void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr);
+/* Keep the best @keep, the @nsort smallest first in ascending order;
+ * returns how many are kept. */
+uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
 
 static inline void re_topc_add(struct re_topc *t, uint64_t key, uint32_t radr,
 			       uint32_t dadr)
 {
-	if (key >= t->bound)
-		return;
-	if (t->n == t->cap) {
-		re_topc_shrink(t);
-		if (key >= t->bound)
-			return;
-	}
-	t->v[t->n].key = key;
-	t->v[t->n].radr = radr;
-	t->v[t->n].dadr = dadr;
-	t->n++;
+	if (key < t->bound)
+		re_topc_push(t, key, radr, dadr);
 }
 
 static inline uint64_t re_key(uint32_t dist, uint64_t idx)
@@ -260,17 +261,22 @@ struct re_visit {
 	uint64_t page;		/* binary page, relative to b_first */
 	uint32_t seg0, nseg;	/* its segments */
 	uint32_t nent;		/* entries in them */
+	uint32_t near;		/* smallest centroid distance of its clusters */
+	uint32_t plane, ncmp, npass;	/* the scan's counts, for the cost */
 };
 
 struct re_visits {
 	struct re_visit *v;
 	struct re_seg *s;
+	uint64_t *ord;		/* host scan order: near << 32 | visit */
 	uint32_t nv, ns;
 	uint64_t cap_v, cap_s;
 };
 
+/* Visits of the clusters @probe[0..np) (ascending), in page order;
+ * @cdist[i] (or NULL) is probe[i]'s centroid distance. */
 int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
-		    uint32_t np, uint32_t epb);
+		    const uint32_t *cdist, uint32_t np, uint32_t epb);
 void re_visits_free(struct re_visits *vs);
 
 /* ---- a search in flight (reis_query.c and the steps it calls) ---- */
@@ -306,6 +312,7 @@ struct re_run {
 	struct re_topc top, ctop;
 	struct re_visits vs;
 	uint32_t *probe;
+	uint32_t *cdist;		/* probe[i]'s centroid distance */
 	struct re_pcount *pc;
 	struct re_rk *rk;
 	uint64_t reranked;
@@ -317,19 +324,28 @@ struct re_run {
 uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
 		       void *data, size_t len, struct isp_cpl *cpl, int ivf);
 
-/* reis_scan.c: sense entries [@lo, @hi) of a page (codes + OOB) into @buf. */
-int re_read_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
-		 uint32_t lo, uint32_t hi, uint32_t unit, uint32_t oob_unit,
-		 uint8_t *buf, uint64_t *ppa);
+/* reis_scan.c: the host kernels' run-time choice (re_hamming_get, re_int8_get). */
+struct re_variant {
+	const char *name;
+	int ok;			/* this CPU runs it */
+};
+int re_variant_pick(const struct re_variant *v, unsigned n, const char *name,
+		    const char **chosen);
+
+/* reis_scan.c: sense a page (codes + OOB) in place into *@pg, @buf if it
+ * must be copied; fs_page_unmap() after. */
+int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
+		const uint8_t **pg, uint64_t *ppa);
 int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
 	    uint32_t thr, uint64_t *tend);
 
 /* reis_filter.c: the threshold in *@thr; whether the die filters by it. */
 int re_filter_threshold(const struct re_run *r, const struct re_db *db, uint32_t *thr);
-/* The sensed page's entries in @segs through the filters into TTL-E;
- * returns how many passed, counts the compared ones in *@ncmp. */
+/* The sensed page's entries in @segs (their OOB at @oob) through the
+ * filters into TTL-E; returns how many passed, counts the compared ones in
+ * *@ncmp. */
 uint32_t re_filter_page(struct re_run *r, const struct re_layout *L, uint64_t pg,
-			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
+			const uint8_t *oob, const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
 			uint32_t *ncmp);
 
 /* reis_ivf.c: nprobe of @db (explicit, or from its calibration table). */

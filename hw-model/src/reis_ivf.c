@@ -16,10 +16,15 @@ static int re_visits_grow(struct re_visits *vs)
 	if (vs->nv == vs->cap_v) {
 		uint64_t n = vs->cap_v ? vs->cap_v * 2 : 256;
 		struct re_visit *v = realloc(vs->v, n * sizeof(*v));
+		uint64_t *o;
 
 		if (!v)
 			return -ENOMEM;
 		vs->v = v;
+		o = realloc(vs->ord, n * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		vs->ord = o;
 		vs->cap_v = n;
 	}
 	if (vs->ns == vs->cap_s) {
@@ -34,8 +39,15 @@ static int re_visits_grow(struct re_visits *vs)
 	return 0;
 }
 
+static int re_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
-		    uint32_t np, uint32_t epb)
+		    const uint32_t *cdist, uint32_t np, uint32_t epb)
 {
 	uint32_t i;
 
@@ -66,13 +78,24 @@ int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t
 				v->seg0 = vs->ns;
 				v->nseg = 1;
 				v->nent = 0;
+				v->near = UINT32_MAX;
 				vs->s[vs->ns].lo = lo;
 				vs->s[vs->ns++].hi = hi;
 			}
 			v->nent += hi - lo;
+			if (cdist && cdist[i] < v->near)
+				v->near = cdist[i];
 			e = base + hi;
 		}
 	}
+	/*
+	 * The host scans the pages nearest-centroid first so TTL-E's bound
+	 * tightens early; re_fine() still charges them in this page order.
+	 */
+	for (i = 0; i < vs->nv; i++)
+		vs->ord[i] = (uint64_t)(cdist ? vs->v[i].near : 0) << 32 | i;
+	if (cdist)
+		qsort(vs->ord, vs->nv, sizeof(*vs->ord), re_u64_cmp);
 	return 0;
 }
 
@@ -80,12 +103,15 @@ void re_visits_free(struct re_visits *vs)
 {
 	free(vs->v);
 	free(vs->s);
+	free(vs->ord);
 	memset(vs, 0, sizeof(*vs));
 }
 
-static int re_u32_cmp(const void *a, const void *b)
+/* By cluster: the low 32 bits of the key (clusters are unique). */
+static int re_cand_cluster_cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t x = (uint32_t)((const struct re_cand *)a)->key;
+	uint32_t y = (uint32_t)((const struct re_cand *)b)->key;
 
 	return x < y ? -1 : x > y;
 }
@@ -115,6 +141,7 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 	const struct re_layout *L = &db->L;
 	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n;
 	uint64_t pg, ppa;
+	const uint8_t *p;
 
 	re_topc_reset(&r->ctop, np);
 	re_cost_phase(&r->c, t, np, L->ttl_c, 0);
@@ -122,18 +149,20 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 		uint64_t left = db->c.nlist - pg * L->cpb;
 		uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb);
 
-		if (re_read_page(e, &db->slc, L->c_first + pg, 0, cnt, L->cb, RE_CTAG_BYTES,
-				 r->page, &ppa))
+		if (re_map_page(e, &db->slc, L->c_first + pg, r->page, &p, &ppa))
 			return -EIO;
-		e->ham(r->qw, r->page, L->cb, words, cnt, r->dist);
+		e->ham(r->qw, p, L->cb, words, cnt, r->dist);
 		for (j = 0; j < cnt; j++)	/* TTL-C: DIST, EMB, EADR, TAG */
 			re_topc_add(&r->ctop, re_key(r->dist[j], pg * L->cpb + j),
-				    r->page[e->p->page_bytes + j], 0);
+				    p[e->p->page_bytes + j], 0);
+		fs_page_unmap(e->fs);
 		re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), cnt, cnt);
 	}
 	t = re_cost_phase_end(&r->c);
 	t = ft_dram(e->ft, r->c.cmd, (uint64_t)np * RE_RIVF_BYTES, t);	/* R-IVF */
-	n = re_topc_finish(&r->ctop);
+	n = re_topc_finish(&r->ctop, 0);
+	/* Cluster order (probe[] ascending), each with its distance. */
+	qsort(r->ctop.v, n, sizeof(*r->ctop.v), re_cand_cluster_cmp);
 	for (i = 0; i < n; i++) {
 		uint32_t cl = (uint32_t)r->ctop.v[i].key;
 
@@ -141,9 +170,9 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 		if (cl >= db->c.nlist || r->ctop.v[i].radr != (cl & 0xffu))
 			return -EIO;
 		r->probe[i] = cl;
+		r->cdist[i] = (uint32_t)(r->ctop.v[i].key >> 32);
 	}
-	qsort(r->probe, n, sizeof(*r->probe), re_u32_cmp);
-	if (re_visits_build(&r->vs, db->cfirst, r->probe, n, L->epb))
+	if (re_visits_build(&r->vs, db->cfirst, r->probe, r->cdist, n, L->epb))
 		return -ENOMEM;
 	*np_out = n;
 	*tend = t;

@@ -88,7 +88,8 @@ static int re_query_db(struct re_run *r, struct re_db *db, const uint8_t *qbin,
 	ret = re_fine(r, db, t, cand, df, thr, &t);
 	if (ret)
 		return ret;
-	m = re_topc_finish(&r->top);
+	/* The rerank orders its own best k; without it TTL-E's order is the answer's. */
+	m = re_topc_finish(&r->top, r->rerank ? 0 : r->k);
 	ret = re_rank(r, db, q8, m, &t);
 	if (ret)
 		return ret;
@@ -126,6 +127,7 @@ static void re_run_free(struct re_run *r)
 	free(r->qw);
 	free(r->code);
 	free(r->probe);
+	free(r->cdist);
 	free(r->pc);
 	free(r->rk);
 	re_topc_free(&r->top);
@@ -152,9 +154,10 @@ static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
 	r->qw = malloc(ISP_REIS_MAX_DIM / 8);
 	r->code = malloc(ISP_REIS_MAX_DIM);
 	r->probe = malloc(np * sizeof(*r->probe));
+	r->cdist = malloc(np * sizeof(*r->cdist));
 	r->pc = malloc(need * sizeof(*r->pc));
 	r->rk = malloc(need * sizeof(*r->rk));
-	if (!r->page || !r->dist || !r->qw || !r->code || !r->probe || !r->pc || !r->rk ||
+	if (!r->page || !r->dist || !r->qw || !r->code || !r->probe || !r->cdist || !r->pc || !r->rk ||
 	    re_topc_init(&r->top, (uint32_t)cand) || re_topc_init(&r->ctop, (uint32_t)np))
 		return -ENOMEM;
 	return 0;

@@ -2,7 +2,7 @@
 /*
  * reis_rerank.c - the final ranking of one query's candidates (REIS
  * §4.3.2, §4.2): the INT8 rerank reads each candidate's INT8 code through
- * its RADR, rescores it against the INT8 query and quicksorts; without
+ * its RADR, rescores it against the INT8 query and orders the best k; without
  * rerank the candidates keep their Hamming order.
  */
 #include <errno.h>
@@ -23,7 +23,36 @@ static int re_rk_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int64_t re_score(uint32_t metric, const int8_t *q, const int8_t *x, uint32_t dim)
+/*
+ * The best @k of rk[0..m) sorted into rk[0..k): an insertion into a
+ * sorted prefix, O(m k) for the small k of a search; qsort beyond.
+ */
+static void re_rk_top(struct re_rk *rk, uint32_t m, uint32_t k)
+{
+	uint32_t i, n = 0;
+
+	if (k > 64 || k >= m) {
+		qsort(rk, m, sizeof(*rk), re_rk_cmp);
+		return;
+	}
+	for (i = 0; i < m; i++) {
+		struct re_rk x = rk[i];
+		uint32_t j;
+
+		if (n == k && re_rk_cmp(&x, &rk[k - 1]) >= 0)
+			continue;
+		j = n < k ? n++ : k - 1;
+		for (; j > 0 && re_rk_cmp(&x, &rk[j - 1]) < 0; j--)
+			rk[j] = rk[j - 1];
+		rk[j] = x;
+	}
+}
+
+/* Exact in 32 bits: at most RE_SCORE_BLOCK * 2 * 255^2 per block. */
+#define RE_SCORE_BLOCK 4096u
+
+static int64_t re_score_portable(uint32_t metric, const int8_t *q, const int8_t *x,
+				 uint32_t dim)
 {
 	int64_t s = 0;
 	uint32_t d;
@@ -41,7 +70,97 @@ static int64_t re_score(uint32_t metric, const int8_t *q, const int8_t *x, uint3
 	return s;
 }
 
-/* INT8 rerank of r->top.v[0..m): RADR reads, rescoring, quicksort. */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define RE_X86 1
+
+/* Sign-extend to 16 bits, VPMADDWD pairs into 32-bit lanes. */
+__attribute__((target("avx2")))
+static int64_t re_score_avx2(uint32_t metric, const int8_t *q, const int8_t *x, uint32_t dim)
+{
+	int64_t s = 0;
+	uint32_t d = 0;
+
+	while (dim - d >= 16) {
+		uint32_t end = d + (dim - d < RE_SCORE_BLOCK ? (dim - d) & ~15u : RE_SCORE_BLOCK);
+		__m256i acc = _mm256_setzero_si256();
+		__m128i h;
+
+		for (; d < end; d += 16) {
+			__m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128((const void *)(q + d)));
+			__m256i b = _mm256_cvtepi8_epi16(_mm_loadu_si128((const void *)(x + d)));
+
+			if (metric != ISP_REIS_IP) {
+				a = _mm256_sub_epi16(a, b);
+				b = a;
+			}
+			acc = _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+		}
+		h = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+		h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+		h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1));
+		s += _mm_cvtsi128_si32(h);
+	}
+	return s + re_score_portable(metric, q + d, x + d, dim - d);
+}
+
+__attribute__((target("avx512f,avx512bw")))
+static int64_t re_score_avx512(uint32_t metric, const int8_t *q, const int8_t *x,
+			       uint32_t dim)
+{
+	int64_t s = 0;
+	uint32_t d = 0;
+
+	while (dim - d >= 32) {
+		uint32_t end = d + (dim - d < RE_SCORE_BLOCK ? (dim - d) & ~31u : RE_SCORE_BLOCK);
+		__m512i acc = _mm512_setzero_si512();
+
+		for (; d < end; d += 32) {
+			__m512i a = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const void *)(q + d)));
+			__m512i b = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const void *)(x + d)));
+
+			if (metric != ISP_REIS_IP) {
+				a = _mm512_sub_epi16(a, b);
+				b = a;
+			}
+			acc = _mm512_add_epi32(acc, _mm512_madd_epi16(a, b));
+		}
+		s += _mm512_reduce_add_epi32(acc);
+	}
+	return s + re_score_portable(metric, q + d, x + d, dim - d);
+}
+#endif
+
+int re_int8_get(const char *name, re_int8_fn *fn, const char **chosen)
+{
+	struct re_variant v[] = { { "portable", 1 }, { "avx2", 0 }, { "avx512", 0 } };
+	const re_int8_fn f[] = {
+		re_score_portable,
+#ifdef RE_X86
+		re_score_avx2, re_score_avx512,
+#else
+		NULL, NULL,
+#endif
+	};
+	int i;
+
+	if (!fn)
+		return -EINVAL;
+#ifdef RE_X86
+	__builtin_cpu_init();
+	v[1].ok = __builtin_cpu_supports("avx2") != 0;
+	v[2].ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#endif
+	i = re_variant_pick(v, 3, name, chosen);
+	if (i >= 0)
+		*fn = f[i];
+	return i < 0 ? i : 0;
+}
+
+/*
+ * INT8 rerank of r->top.v[0..m): RADR reads (each code in place in the
+ * store), rescoring, the best k ordered.
+ */
 static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint32_t m,
 		     uint64_t *t)
 {
@@ -53,6 +172,7 @@ static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint3
 
 	for (i = 0; i < m; i++) {
 		uint32_t radr = r->top.v[i].radr, slot, rel;
+		const uint8_t *x;
 		uint64_t ppa, lp;
 
 		rel = radr >> L->rbits;
@@ -61,9 +181,10 @@ static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint3
 			return -EIO;
 		lp = L->i_first + rel;
 		if (fs_region_ppa(e->fs, &db->tlc, lp, &ppa) ||
-		    fs_read(e->fs, ppa, slot * L->dim, r->code, L->dim))
+		    fs_page_map(e->fs, ppa, slot * L->dim, L->dim, r->code, &x))
 			return -EIO;
-		r->rk[i].score = re_score(db->c.metric, q8, r->code, L->dim);
+		r->rk[i].score = e->score(db->c.metric, q8, (const int8_t *)x, L->dim);
+		fs_page_unmap(e->fs);
 		r->rk[i].key = r->top.v[i].key;
 		r->rk[i].metric = db->c.metric;
 		r->rk[i].i = i;
@@ -75,7 +196,7 @@ static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint3
 	*t = re_cost_entry_reads(&r->c, r->pc, npc, e->g->native_mode, L->dim, *t);
 	*t = ft_core(e->ft, cmd, FT_CORE_ISP, ft_cycles_rerank(e->p, m, L->dim), "rerank", *t);
 	*t = ft_core(e->ft, cmd, FT_CORE_ISP, ft_cycles_sort(e->p, m), "sort", *t);
-	qsort(r->rk, m, sizeof(*r->rk), re_rk_cmp);
+	re_rk_top(r->rk, m, r->k);
 	r->reranked += m;
 	return 0;
 }

@@ -6,8 +6,8 @@
  */
 
 /*
- * Here XOR + popcount, runtime-dispatched to AVX2 or POPCNT with a
- * portable fallback. The kernels cost host CPU time only; the modeled time
+ * Here XOR + popcount, runtime-dispatched to AVX-512 VPOPCNTDQ, AVX2 or
+ * POPCNT with a portable fallback, over the page in place in the store. The kernels cost host CPU time only; the modeled time
  * is charged per page in reis_cost.c.
  */
 #include <errno.h>
@@ -20,6 +20,10 @@
 #define RE_X86 1
 #include <immintrin.h>
 #endif
+
+/* Bytes the scan prefetches ahead of the codes it reads (measured best
+ * of 2, 4 and 8 KiB with bench_search at 1 M entries). */
+#define RE_PF_AHEAD 4096u
 
 static inline uint64_t re_load64(const uint8_t *p)
 {
@@ -104,91 +108,196 @@ static void re_ham_avx2(const uint64_t *q, const uint8_t *codes, uint32_t stride
 		out[i] = (uint16_t)d;
 	}
 }
+
+/*
+ * AVX-512: four codes per step, each query chunk of 512 bits loaded once
+ * for the four, VPOPCNTQ per word, the last chunk a masked load so no
+ * byte past a code is touched. Four codes, not eight: on this project's
+ * Zen 4 hosts (AVX-512 on 256-bit units) eight accumulators and their
+ * transpose cost more than they save (docs/benchmarks.md).
+ */
+/* Popcount of @q ^ the first words of @x selected by @m (unselected read 0). */
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static inline __m512i re_pop512(__m512i q, const uint8_t *x, __mmask8 m)
+{
+	return _mm512_popcnt_epi64(_mm512_xor_si512(q, _mm512_maskz_loadu_epi64(m, x)));
+}
+
+/* Four codes @stride apart at @x: the chunk of words [@w, @w + 8) in @m. */
+#define RE_STEP4(m)                                                                    \
+	do {                                                                           \
+		__m512i qv = _mm512_maskz_loadu_epi64(m, q + w);                       \
+                                                                                       \
+		a0 = _mm512_add_epi64(a0, re_pop512(qv, x + 8 * w, m));                \
+		a1 = _mm512_add_epi64(a1, re_pop512(qv, x + s1 + 8 * w, m));           \
+		a2 = _mm512_add_epi64(a2, re_pop512(qv, x + 2 * s1 + 8 * w, m));       \
+		a3 = _mm512_add_epi64(a3, re_pop512(qv, x + 3 * s1 + 8 * w, m));       \
+	} while (0)
+
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static void re_ham_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stride,
+			  uint32_t words, uint32_t n, uint16_t *out)
+{
+	__mmask8 tail = (__mmask8)((1u << (words % 8)) - 1);
+	size_t s1 = stride, c;
+	uint32_t i = 0, w;
+
+	for (; i + 4 <= n; i += 4) {
+		const uint8_t *x = codes + i * s1;
+		__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+
+		for (c = 0; c < 4 * s1; c += 64)
+			_mm_prefetch((const char *)x + RE_PF_AHEAD + c, _MM_HINT_T0);
+		for (w = 0; w + 8 <= words; w += 8)
+			RE_STEP4(0xff);
+		if (tail)
+			RE_STEP4(tail);
+		out[i] = (uint16_t)_mm512_reduce_add_epi64(a0);
+		out[i + 1] = (uint16_t)_mm512_reduce_add_epi64(a1);
+		out[i + 2] = (uint16_t)_mm512_reduce_add_epi64(a2);
+		out[i + 3] = (uint16_t)_mm512_reduce_add_epi64(a3);
+	}
+	for (; i < n; i++) {
+		const uint8_t *x = codes + i * s1;
+		__m512i a = _mm512_setzero_si512();
+
+		for (w = 0; w < words; w += 8) {
+			__mmask8 m = words - w >= 8 ? 0xff : tail;
+
+			a = _mm512_add_epi64(a, re_pop512(_mm512_maskz_loadu_epi64(m, q + w),
+							  x + 8 * w, m));
+		}
+		out[i] = (uint16_t)_mm512_reduce_add_epi64(a);
+	}
+}
+#undef RE_STEP4
 #endif
+
+/*
+ * The variant named @name of @v[0..n) (ordered narrowest first), or the
+ * widest one this CPU runs for NULL: its index (its name in *@chosen),
+ * -ENOTSUP, -ENOENT.
+ */
+int re_variant_pick(const struct re_variant *v, unsigned n, const char *name,
+		    const char **chosen)
+{
+	unsigned i;
+
+	for (i = n; i-- > 0;) {
+		if (name ? strcmp(name, v[i].name) != 0 : !v[i].ok)
+			continue;
+		if (!v[i].ok)
+			return -ENOTSUP;
+		if (chosen)
+			*chosen = v[i].name;
+		return (int)i;
+	}
+	return -ENOENT;
+}
 
 int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
 {
-	int avx2 = 0, popcnt = 0;
-	const char *nm;
-	re_hamming_fn f;
+	struct re_variant v[] = { { "portable", 1 }, { "popcnt", 0 }, { "avx2", 0 },
+				  { "avx512", 0 } };
+	const re_hamming_fn f[] = {
+		re_ham_portable,
+#ifdef RE_X86
+		re_ham_popcnt, re_ham_avx2, re_ham_avx512,
+#else
+		NULL, NULL, NULL,
+#endif
+	};
+	int i;
 
 	if (!fn)
 		return -EINVAL;
 #ifdef RE_X86
 	__builtin_cpu_init();
-	popcnt = __builtin_cpu_supports("popcnt") != 0;
-	avx2 = popcnt && __builtin_cpu_supports("avx2") != 0;
+	v[1].ok = __builtin_cpu_supports("popcnt") != 0;
+	v[2].ok = v[1].ok && __builtin_cpu_supports("avx2") != 0;
+	v[3].ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
 #endif
-	if (!name) {
-		name = avx2 ? "avx2" : popcnt ? "popcnt" : "portable";
-	}
-	if (strcmp(name, "portable") == 0) {
-		f = re_ham_portable;
-		nm = "portable";
-#ifdef RE_X86
-	} else if (strcmp(name, "popcnt") == 0) {
-		if (!popcnt)
-			return -ENOTSUP;
-		f = re_ham_popcnt;
-		nm = "popcnt";
-	} else if (strcmp(name, "avx2") == 0) {
-		if (!avx2)
-			return -ENOTSUP;
-		f = re_ham_avx2;
-		nm = "avx2";
-#else
-	} else if (strcmp(name, "popcnt") == 0 || strcmp(name, "avx2") == 0) {
-		return -ENOTSUP;
-#endif
-	} else {
-		return -ENOENT;
-	}
-	*fn = f;
-	if (chosen)
-		*chosen = nm;
+	i = re_variant_pick(v, 4, name, chosen);
+	if (i >= 0)
+		*fn = f[i];
+	return i < 0 ? i : 0;
+}
+
+/*
+ * Sense a page (REIS §4.3.2 steps 2-3): the page buffer is the store's page
+ * itself, in place (@buf only when the store must copy); *@pg holds codes
+ * then OOB until fs_page_unmap().
+ */
+int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
+		const uint8_t **pg, uint64_t *ppa)
+{
+	if (fs_region_ppa(e->fs, reg, lpage, ppa) ||
+	    fs_page_map(e->fs, *ppa, 0, fs_slot_bytes(e->fs), buf, pg))
+		return -EIO;
 	return 0;
 }
 
 /*
- * Sense a page (REIS §4.3.2 steps 2-3): entries [@lo, @hi) of a page of
- * @unit-byte codes with @oob_unit OOB bytes each into @buf at their page
- * offsets (the page buffer holds exactly what the dies sensed for them;
- * the rest is not copied).
+ * Start loading the first RE_PF_AHEAD bytes of the page the scan reads
+ * next: the kernel prefetches that far ahead within a page, and pages
+ * of one database lie in many blocks (one stream per plane), more
+ * streams than the hardware prefetcher follows.
  */
-int re_read_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
-		 uint32_t lo, uint32_t hi, uint32_t unit, uint32_t oob_unit,
-		 uint8_t *buf, uint64_t *ppa)
+static void re_prefetch_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
+			     uint32_t off, uint32_t len)
 {
-	uint32_t pb = e->p->page_bytes;
+	const uint8_t *p;
+	uint64_t ppa;
+	uint32_t c;
 
-	if (fs_region_ppa(e->fs, reg, lpage, ppa))
-		return -EIO;
-	if (fs_read(e->fs, *ppa, lo * unit, buf + (size_t)lo * unit, (hi - lo) * unit))
-		return -EIO;
-	if (oob_unit && fs_read(e->fs, *ppa, pb + lo * oob_unit, buf + pb + (size_t)lo * oob_unit,
-				(hi - lo) * oob_unit))
-		return -EIO;
-	return 0;
+	if (fs_region_ppa(e->fs, reg, lpage, &ppa) ||
+	    fs_page_map(e->fs, ppa, off, len, NULL, &p))
+		return;
+	for (c = 0; c < len && c < RE_PF_AHEAD; c += 64)
+		__builtin_prefetch(p + c);
+	fs_page_unmap(e->fs);
 }
 
-/* Fine search of one binary page: entries in @segs[0..nseg). */
-static int re_fine_page(struct re_run *r, struct re_db *db, uint64_t pg,
-			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr)
+/*
+ * Fine search of one binary page: entries in @segs[0..nseg) through the
+ * filters into TTL-E; the plane and counts its cost needs into @v.
+ */
+static int re_fine_scan(struct re_run *r, struct re_db *db, uint64_t pg,
+			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
+			struct re_visit *v)
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi, ncmp = 0, npass;
+	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi;
+	const uint8_t *p;
 	uint64_t ppa;
 
-	if (re_read_page(e, &db->slc, L->b_first + pg, lo, hi, L->cb, L->oob_entry, r->page,
-			 &ppa))
+	if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
 		return -EIO;
-	e->ham(r->qw, r->page + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
-	npass = re_filter_page(r, L, pg, segs, nseg, df, thr, &ncmp);
-	re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), ncmp, npass);
-	r->fine_cmp += ncmp;
-	r->fine_pass += npass;
+	e->ham(r->qw, p + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
+	v->ncmp = 0;
+	v->npass = re_filter_page(r, L, pg, p + e->p->page_bytes, segs, nseg, df, thr, &v->ncmp);
+	fs_page_unmap(e->fs);
+	v->plane = fg_ppa_plane(e->g, ppa);
 	return 0;
+}
+
+/* The page's cost (REIS §4.3.2), in the drive's page order. */
+static void re_fine_cost(struct re_run *r, const struct re_visit *v)
+{
+	re_cost_page(&r->c, v->plane, v->ncmp, v->npass);
+	r->fine_cmp += v->ncmp;
+	r->fine_pass += v->npass;
+}
+
+/* The next page of the scan, prefetched. */
+static void re_fine_next(struct re_run *r, struct re_db *db, const struct re_visit *nx)
+{
+	const struct re_layout *L = &db->L;
+	const struct re_seg *sg = r->vs.s + nx->seg0;
+
+	re_prefetch_page(r->e, &db->slc, L->b_first + nx->page, sg[0].lo * L->cb,
+			 (sg[nx->nseg - 1].hi - sg[0].lo) * L->cb);
 }
 
 /*
@@ -208,22 +317,32 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
 	re_topc_reset(&r->top, (uint32_t)cand);
 	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
 	if (r->ivf) {
+		/* The host scans in r->vs.ord; the drive's order charges. */
 		for (i = 0; i < r->vs.nv; i++) {
-			const struct re_visit *v = &r->vs.v[i];
+			struct re_visit *v = &r->vs.v[(uint32_t)r->vs.ord[i]];
 
-			ret = re_fine_page(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr);
+			if (i + 1 < r->vs.nv)
+				re_fine_next(r, db, &r->vs.v[(uint32_t)r->vs.ord[i + 1]]);
+			ret = re_fine_scan(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr, v);
 			if (ret)
 				return ret;
 		}
+		for (i = 0; i < r->vs.nv; i++)
+			re_fine_cost(r, &r->vs.v[i]);
 	} else {
 		for (pg = 0; pg < L->bpages; pg++) {
 			uint64_t left = db->c.n - pg * L->epb;
+			struct re_visit v;
 
 			whole.lo = 0;
 			whole.hi = (uint32_t)(left < L->epb ? left : L->epb);
-			ret = re_fine_page(r, db, pg, &whole, 1, df, thr);
+			if (pg + 1 < L->bpages)
+				re_prefetch_page(r->e, &db->slc, L->b_first + pg + 1, 0,
+						 RE_PF_AHEAD);
+			ret = re_fine_scan(r, db, pg, &whole, 1, df, thr, &v);
 			if (ret)
 				return ret;
+			re_fine_cost(r, &v);
 		}
 	}
 	*tend = re_cost_phase_end(&r->c);

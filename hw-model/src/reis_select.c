@@ -3,6 +3,8 @@
  * reis_select.c - the candidate stage (REIS §4.3.2, §4.2.1): the entries
  * that pass the filters land in TTL-C / TTL-E in controller DRAM, and a
  * quickselect on the ISP core keeps the best C of them after every round.
+ * The host runs its quickselect only when its buffer fills, not per round
+ * (same set kept); the drive's per-round cost is charged in reis_cost.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@ int re_topc_init(struct re_topc *t, uint32_t keep)
 	memset(t, 0, sizeof(*t));
 	if (!keep)
 		keep = 1;
-	t->cap = keep > UINT32_MAX / 2 ? UINT32_MAX : 2 * keep;
+	t->cap = keep > UINT32_MAX / RE_TOPC_SLACK ? UINT32_MAX : RE_TOPC_SLACK * keep;
 	t->v = malloc((size_t)t->cap * sizeof(*t->v));
 	if (!t->v)
 		return -ENOMEM;
@@ -51,6 +53,24 @@ static int re_cand_cmp(const void *a, const void *b)
 	uint64_t x = ((const struct re_cand *)a)->key, y = ((const struct re_cand *)b)->key;
 
 	return x < y ? -1 : x > y;
+}
+
+/* Ascending keys: insertion for the few a search orders, qsort beyond. */
+static void re_cand_sort(struct re_cand *v, uint32_t n)
+{
+	uint32_t i, j;
+
+	if (n > 32) {
+		qsort(v, n, sizeof(*v), re_cand_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct re_cand x = v[i];
+
+		for (j = i; j > 0 && v[j - 1].key > x.key; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /*
@@ -91,31 +111,39 @@ static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
 		else
 			hi = i;
 	}
-	qsort(v + lo, hi - lo, sizeof(*v), re_cand_cmp);
+	re_cand_sort(v + lo, hi - lo);
 }
 
-void re_topc_shrink(struct re_topc *t)
+/* Append below the bound; a full buffer is cut to the best keep first. */
+void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 {
 	uint32_t i;
 	uint64_t mx = 0;
 
-	if (t->n <= t->keep)
-		return;
-	re_select(t->v, t->n, t->keep);
-	t->n = t->keep;
-	for (i = 0; i < t->n; i++)
-		if (t->v[i].key > mx)
-			mx = t->v[i].key;
-	t->bound = mx;
+	if (t->n == t->cap) {
+		re_select(t->v, t->n, t->keep);
+		t->n = t->keep;
+		for (i = 0; i < t->n; i++)
+			mx = t->v[i].key > mx ? t->v[i].key : mx;
+		t->bound = mx;
+		if (key >= mx)
+			return;
+	}
+	t->v[t->n].key = key;
+	t->v[t->n].radr = radr;
+	t->v[t->n].dadr = dadr;
+	t->n++;
 }
 
-uint32_t re_topc_finish(struct re_topc *t)
+uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort)
 {
 	if (t->n > t->keep) {
 		re_select(t->v, t->n, t->keep);
 		t->n = t->keep;
 	}
-	qsort(t->v, t->n, sizeof(*t->v), re_cand_cmp);
+	if (nsort < t->n)
+		re_select(t->v, t->n, nsort);
+	re_cand_sort(t->v, nsort < t->n ? nsort : t->n);
 	return t->n;
 }
 
