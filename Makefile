@@ -1,6 +1,9 @@
 # Top-level Makefile: only delegates (see README.md).
 #   make        set up, build everything, run the main demo in a VM
-#   make test   every test: unit, library, VM, QEMU's nvme qtests
+#               (QEMU 10.0 + Linux 6.12)
+#   make test   every test: unit, library, and VM + QEMU's qtests on both
+#               stacks (QEMU 10.0 + Linux 6.12, QEMU 7.2 + Linux 6.1)
+#   STACK=10.0|7.2  one stack only, for qemu, guest, demo, vmtest, qtest, test
 #   make check  the fast subset: no root, no QEMU, no VM
 #   make check-layers  libreis' layers: no upward call, no cycle
 BUILD ?= $(CURDIR)/build
@@ -11,6 +14,26 @@ export BUILD ISP_CACHE WERROR
 # Compile jobs for the C parts (the folders' Makefiles declare every
 # dependency); JOBS=1 for a serial build.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
+# A stack: a QEMU version (qemu-patches/<version>/) and the guest kernel
+# flavour it is tested with (scripts/vm-lib.sh pairs them the same way).
+STACK_KERNELS := 10.0:bookworm-backports 7.2:bookworm
+STACKS := $(foreach p,$(STACK_KERNELS),$(firstword $(subst :, ,$(p))))
+ifneq ($(STACK),)
+ifeq ($(filter $(STACK),$(STACKS)),)
+$(error STACK=$(STACK): use one of $(STACKS))
+endif
+TEST_STACKS := $(STACK)
+DEMO_STACK := $(STACK)
+else
+TEST_STACKS := $(STACKS)
+DEMO_STACK := 10.0
+endif
+# A shell loop over the chosen stacks with $$s (version) and $$k (kernel
+# flavour) set: every stack runs, the recipe fails if one did.
+for_stacks = rc=0; for sk in $(filter $(addsuffix :%,$(TEST_STACKS)),$(STACK_KERNELS)); do \
+	s=$${sk%%:*}; k=$${sk\#*:};
+end_stacks = || rc=1; done; exit $$rc
 
 .PHONY: all deps tools hwmodel hostlib examples qemu guest demo check test \
 	vmtest qtest corpus corpus-full bench bench-search sanitize clean check-layers
@@ -35,14 +58,16 @@ examples: hostlib
 	$(MAKE) -j$(JOBS) -C examples
 
 qemu: deps hwmodel
-	scripts/qemu-build.sh
+	@$(for_stacks) QEMU_VERSION=$$s scripts/qemu-build.sh $(end_stacks)
 
 guest: deps hostlib examples
 	$(MAKE) -j$(JOBS) -C tests guest-bins
-	scripts/guest-image.sh
+	@$(for_stacks) GUEST_KERNEL=$$k scripts/guest-image.sh $(end_stacks)
 
-demo: qemu guest corpus
-	scripts/demo.sh
+# The demo needs one stack only: the newer unless STACK says otherwise.
+demo: corpus
+	@$(MAKE) --no-print-directory qemu guest STACK=$(DEMO_STACK)
+	STACK=$(DEMO_STACK) scripts/demo.sh
 
 check: hostlib examples
 	$(MAKE) --no-print-directory -C host-lib check-layers
@@ -62,18 +87,20 @@ corpus-full: deps
 	scripts/corpus.sh --full
 
 vmtest: qemu guest
-	$(MAKE) -C tests vmtest
+	@$(for_stacks) echo "== vmtest: stack $$s (QEMU $$s, kernel $$k)" && \
+		$(MAKE) --no-print-directory -C tests vmtest STACK=$$s $(end_stacks)
 
 qtest: qemu
-	$(MAKE) -C tests qtest
+	@$(for_stacks) echo "== qtest: stack $$s (QEMU $$s)" && \
+		$(MAKE) --no-print-directory -C tests qtest STACK=$$s $(end_stacks)
 
 # Runs every suite even when one fails; the summary decides the exit code.
 test: deps corpus
-	@rm -f $(BUILD)/results/*.counts
+	@rm -f $(BUILD)/results/*.counts $(BUILD)/results/*/*.counts
 	-@$(MAKE) --no-print-directory check
 	-@$(MAKE) --no-print-directory vmtest
 	-@$(MAKE) --no-print-directory qtest
-	@tests/summary.sh $(BUILD)/results
+	@tests/summary.sh $(BUILD)/results $(TEST_STACKS)
 
 bench: hostlib examples corpus
 	$(MAKE) -C examples bench

@@ -7,14 +7,27 @@
 #   ISP_ACCEL=tcg|kvm   skip the KVM probe
 #   ISP_VM_MEM=MiB      guest memory (default 512)
 #   ISP_VM_SMP=N        guest CPUs (default 2)
-#   GUEST_KERNEL=SUITE  boot that kernel flavour's image, e.g.
+#   STACK=10.0|7.2      the emulator and guest kernel pair (default 10.0):
+#                       10.0 is QEMU 10.0 (scripts/qemu-build.sh,
+#                       QEMU_VERSION=10.0) with bookworm-backports' kernel
+#                       (6.12), 7.2 is QEMU 7.2 with bookworm's (6.1)
+#   GUEST_KERNEL=SUITE  boot that kernel flavour's image instead, e.g.
 #                       bookworm-backports (scripts/guest-image.sh builds
-#                       it the same way); default: the default flavour
+#                       it the same way)
 
 BUILD=${BUILD:-$ROOT/build}
 ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
-VM_QEMU=$BUILD/qemu-system-x86_64
-VM_GUEST=$BUILD/guest${GUEST_KERNEL:+/$GUEST_KERNEL}
+STACK=${STACK:-10.0}
+case $STACK in
+10.0) GUEST_KERNEL=${GUEST_KERNEL:-bookworm-backports} ;;
+7.2) GUEST_KERNEL=${GUEST_KERNEL:-bookworm} ;;
+*)
+    echo "STACK=$STACK: use 10.0 (QEMU 10.0 + Linux 6.12) or 7.2 (QEMU 7.2 + Linux 6.1)" >&2
+    exit 1
+    ;;
+esac
+VM_QEMU=$BUILD/qemu-$STACK/qemu-system-x86_64
+VM_GUEST=$BUILD/guest/$GUEST_KERNEL
 VM_KERNEL=$VM_GUEST/vmlinuz
 VM_INITRD=$VM_GUEST/initramfs.cpio.gz
 VM_APPEND_BASE="console=ttyS0 panic=-1 quiet loglevel=3"
@@ -22,11 +35,11 @@ VM_APPEND_BASE="console=ttyS0 panic=-1 quiet loglevel=3"
 # vm_check: 0 when the patched QEMU and the guest image exist, else a reason.
 vm_check() {
     if [ ! -x "$VM_QEMU" ]; then
-        echo "$VM_QEMU missing (make qemu)"
+        echo "$VM_QEMU missing (make qemu STACK=$STACK)"
         return 1
     fi
     if [ ! -f "$VM_KERNEL" ] || [ ! -f "$VM_INITRD" ]; then
-        echo "guest image missing in $VM_GUEST (${GUEST_KERNEL:+GUEST_KERNEL=$GUEST_KERNEL }make guest)"
+        echo "guest image missing in $VM_GUEST (make guest STACK=$STACK)"
         return 1
     fi
     return 0

@@ -3,11 +3,13 @@
 # included) on the patched build, plus a few checks of the ISP device
 # properties. Called by `make qtest`, after `make qemu`.
 #
-# qos-test is built in the cached QEMU tree ($BUILD/qemu-build) and pointed
-# at $BUILD/qemu-system-x86_64, the wrapper that adds Debian's firmware
-# directories (qtest reads the target from the binary's file name, so the
-# extra arguments cannot live in QTEST_QEMU_BINARY). QOS_FILTER=nvme runs
-# only the nvme tests. Writes RESULTS_DIR/qtest.counts.
+# STACK=10.0|7.2 (default 10.0) picks the QEMU version (its guest kernel
+# plays no part here). qos-test is built in that version's cached QEMU tree
+# ($BUILD/qemu-$STACK/build) and pointed at $BUILD/qemu-$STACK/
+# qemu-system-x86_64, the wrapper that adds Debian's firmware directories
+# (qtest reads the target from the binary's file name, so the extra
+# arguments cannot live in QTEST_QEMU_BINARY). QOS_FILTER=nvme runs only the
+# nvme tests. Writes RESULTS_DIR/qtest.counts.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -15,8 +17,9 @@ ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
 results=${1:?usage: run-qtest.sh RESULTS_DIR}
 mkdir -p "$results"
 rm -f "$results"/qtest.*
-qemu=$BUILD/qemu-system-x86_64
-bld=$BUILD/qemu-build
+STACK=${STACK:-10.0}
+qemu=$BUILD/qemu-$STACK/qemu-system-x86_64
+bld=$BUILD/qemu-$STACK/build
 pass=0 fail=0 skip=0
 
 finish() {
@@ -26,13 +29,19 @@ finish() {
 }
 
 if [ ! -x "$qemu" ] || [ ! -d "$bld" ]; then
-    echo "FAIL qtest: no patched QEMU build (make qemu)"
+    echo "FAIL qtest: no patched QEMU $STACK build (make qemu STACK=$STACK)"
     fail=1
     finish
     exit 1
 fi
 
 # --- qos-test ---------------------------------------------------------------
+# ninja may re-run meson: with the tools the build used (10.0: meson 1.7).
+if [ -f "$BUILD/qemu-$STACK/env" ]; then
+    # shellcheck disable=SC1090
+    . "$BUILD/qemu-$STACK/env"
+    export PYTHONPATH
+fi
 # The tree is shared with scripts/qemu-build.sh: take its lock.
 exec 9>"$ISP_CACHE/qemu.lock"
 flock 9
@@ -140,5 +149,11 @@ unwind() {
 }
 unwind realize-unwind ""
 unwind realize-unwind-msix-bar ",msix-exclusive-bar=on"
+
+# 10.0's OCP Extended SMART log is page C0h, ISP's statistics page too.
+if [ "$STACK" = 10.0 ]; then
+    check ocp-clash "isp=on and ocp=on both claim log page C0h" "isp=on,ocp=on"
+    check ocp-alone ok "ocp=on"
+fi
 
 finish

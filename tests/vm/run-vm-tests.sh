@@ -21,6 +21,7 @@
 #            random 0.3-2.5 s later (a power cut for the process);
 #   after-kill  the same program again on that backing file: it checks
 #            what survived.
+# STACK=10.0|7.2 picks the QEMU and guest kernel pair (scripts/vm-lib.sh).
 # VM_TESTS="test_a test_b" limits the run to those programs.
 # Each program prints between console markers (tests/vm/guest-init.sh) and
 # gets TEST_TIMEOUT seconds (default 120); a boot gets the sum plus
@@ -77,7 +78,7 @@ for t in $all; do
 done
 
 accel=$(vm_accel)
-echo "vm: accelerator $accel"
+echo "vm: accelerator $accel, stack $STACK: $VM_QEMU, kernel $GUEST_KERNEL"
 
 # boot NAME DEVICE_OPTS TESTS...: one VM run, then one line per test.
 boot() {

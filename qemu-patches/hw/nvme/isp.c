@@ -24,13 +24,10 @@
 #include "qapi/error.h"
 #include "qapi/util.h"
 #include "qapi/visitor.h"
-#include "block/aio.h"
-#include "block/thread-pool.h"
-#include "sysemu/block-backend.h"
-#include "sysemu/sysemu.h"
 
 #include "nvme.h"
 #include "isp.h"
+#include "isp-compat.h"
 #include "trace.h"
 
 #include "isp_dev.h"
@@ -114,11 +111,6 @@ static uint16_t nvme_isp_guest_err(NvmeRequest *req, uint16_t status,
     return status;
 }
 
-static AioContext *nvme_isp_get_aio_context(BlockAIOCB *acb)
-{
-    return qemu_get_aio_context();
-}
-
 /* Post the completion; the caller decides whether to kick waiters. */
 static void nvme_isp_complete(NvmeIspAIOCB *iocb, uint16_t status)
 {
@@ -154,7 +146,8 @@ static void nvme_isp_finish(NvmeIspAIOCB *iocb)
     const char *why = iocb->cpl.err ? iocb->cpl.err : "failed";
 
     if (iocb->cancelled) {
-        status = NVME_CMD_ABORT_REQ;
+        /* the controller may have named why (SQ deletion, Abort) */
+        status = req->status ? req->status : NVME_ISP_CANCEL_STATUS;
         trace_pci_nvme_err_isp_aborted(nvme_cid(req), req->cmd.opcode, status);
     } else if (status) {
         trace_pci_nvme_err_isp_exec(nvme_cid(req), req->cmd.opcode, status,
@@ -213,7 +206,7 @@ static void nvme_isp_cancel(BlockAIOCB *acb)
 static const AIOCBInfo nvme_isp_aiocb_info = {
     .aiocb_size = sizeof(NvmeIspAIOCB),
     .cancel_async = nvme_isp_cancel,
-    .get_aio_context = nvme_isp_get_aio_context,
+    NVME_ISP_AIOCB_INFO_CONTEXT
 };
 
 static void nvme_isp_kick(NvmeIsp *isp);
@@ -297,9 +290,8 @@ static void nvme_isp_start(NvmeIspAIOCB *iocb)
 
     trace_pci_nvme_isp_exec(nvme_cid(req), iocb->len, isp->bounce_bytes);
     iocb->state = NVME_ISP_RUNNING;
-    iocb->aiocb = thread_pool_submit_aio(
-        aio_get_thread_pool(qemu_get_aio_context()), nvme_isp_work, iocb,
-        nvme_isp_work_cb, iocb);
+    iocb->aiocb = nvme_isp_submit_work(nvme_isp_work, iocb, nvme_isp_work_cb,
+                                       iocb);
 }
 
 static void nvme_isp_kick(NvmeIsp *isp)
@@ -607,8 +599,8 @@ static void nvme_isp_add_effects(NvmeCtrl *n)
 
     for (opc = NVME_ISP_OPC_MIN; opc <= 0xff; opc++) {
         if (isp_dev_opcode_supported(opc, &effects)) {
-            n->cse_iocs_nvm[opc] = effects;
-            n->cse_iocs_zoned[opc] = effects;
+            NVME_ISP_IOCS_NVM(n)[opc] = effects;
+            NVME_ISP_IOCS_ZONED(n)[opc] = effects;
         }
     }
 }
@@ -624,7 +616,7 @@ static const QEnumLookup nvme_isp_timing_lookup = {
 static void nvme_isp_get_timing(Object *obj, Visitor *v, const char *name,
                                 void *opaque, Error **errp)
 {
-    Property *prop = opaque;
+    NvmeIspProperty *prop = opaque;
     int *ptr = object_field_prop_ptr(obj, prop);
 
     visit_type_enum(v, name, ptr, prop->info->enum_table, errp);
@@ -640,7 +632,7 @@ static void nvme_isp_set_timing(Object *obj, Visitor *v, const char *name,
                                 void *opaque, Error **errp)
 {
     NvmeCtrl *n = NVME(obj);
-    Property *prop = opaque;
+    NvmeIspProperty *prop = opaque;
     int *ptr = object_field_prop_ptr(obj, prop);
     g_autofree char *str = NULL;
     int value;
@@ -661,7 +653,7 @@ static void nvme_isp_set_timing(Object *obj, Visitor *v, const char *name,
 }
 
 const PropertyInfo nvme_isp_prop_timing = {
-    .name = "NvmeIspTiming",
+    .NVME_ISP_PROPINFO_TYPE = "NvmeIspTiming",
     .description = "annotate/delay",
     .enum_table = &nvme_isp_timing_lookup,
     .get = nvme_isp_get_timing,
@@ -686,6 +678,13 @@ bool nvme_isp_check_params(NvmeCtrl *n, Error **errp)
 
     if (pci_is_vf(&n->parent_obj)) {
         error_setg(errp, "isp is not supported on SR-IOV virtual functions");
+        return false;
+    }
+
+    /* both would serve Get Log Page C0h (isp_dev.h: ISP statistics) */
+    if (nvme_isp_ocp_enabled(n)) {
+        error_setg(errp, "isp=on and ocp=on both claim log page C0h; "
+                   "turn one of them off");
         return false;
     }
 
