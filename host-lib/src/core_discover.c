@@ -181,13 +181,8 @@ static void reis_disc_ns(struct reis_disc_scan *s, nvme_ctrl_t c, const char *na
 		reis_probe(e, s->open_flags);
 }
 
-/*
- * libnvme drops a namespace it cannot open to identify (no permission):
- * the controller's sysfs directory still names it.
- */
-static void reis_disc_sysfs_ns(struct reis_disc_scan *s, nvme_ctrl_t c)
+static void reis_disc_sysfs_dir(struct reis_disc_scan *s, nvme_ctrl_t c, const char *dir)
 {
-	const char *dir = nvme_ctrl_get_sysfs_dir(c);
 	struct dirent *de;
 	DIR *d;
 
@@ -198,6 +193,18 @@ static void reis_disc_sysfs_ns(struct reis_disc_scan *s, nvme_ctrl_t c)
 		if (!strncmp(de->d_name, "nvme", 4))
 			reis_disc_ns(s, c, de->d_name, 0);
 	closedir(d);
+}
+
+/*
+ * libnvme drops a namespace it cannot open to identify (no permission):
+ * sysfs still names it, in the controller's directory, or with native
+ * multipath (QEMU 10's implicit subsystem) as the head "nvmeXnY" in the
+ * subsystem's directory while the controller holds only the path "nvmeXcYnZ".
+ */
+static void reis_disc_sysfs_ns(struct reis_disc_scan *s, nvme_subsystem_t sub, nvme_ctrl_t c)
+{
+	reis_disc_sysfs_dir(s, c, nvme_ctrl_get_sysfs_dir(c));
+	reis_disc_sysfs_dir(s, c, nvme_subsystem_get_sysfs_dir(sub));
 }
 
 static void reis_disc_ctrl(struct reis_disc_scan *s, nvme_subsystem_t sub, nvme_ctrl_t c)
@@ -212,7 +219,7 @@ static void reis_disc_ctrl(struct reis_disc_scan *s, nvme_subsystem_t sub, nvme_
 	nvme_subsystem_for_each_ns(sub, ns)
 		reis_disc_ns(s, c, nvme_ns_get_name(ns), (uint32_t)nvme_ns_get_nsid(ns));
 	if (s->n == before)
-		reis_disc_sysfs_ns(s, c);
+		reis_disc_sysfs_ns(s, sub, c);
 	if (s->n != before)
 		return;
 	e = reis_disc_add(s, c);
