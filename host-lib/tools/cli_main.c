@@ -634,7 +634,7 @@ static void usage(FILE *f)
 static int wants_json(int argc, char **argv)
 {
 	static const char *const with_value[] = {
-		"-d", "--dev", "--preset", "--backing", "--params", "--max-xfer",
+		"--dev", "--preset", "--backing", "--params", "--max-xfer",
 	};
 	int i;
 	unsigned k;
@@ -644,12 +644,17 @@ static int wants_json(int argc, char **argv)
 
 		if (!strcmp(argv[i], "--json"))
 			return 1;
-		/* short flags, clustered as getopt allows: -ij, -jd PATH */
-		for (f = argv[i] + 1; argv[i][1] != '-' && *f; f++) {
-			if (*f == 'j')
-				return 1;
-			if (*f == 'd')
-				break;
+		if (argv[i][1] != '-') {
+			/* short flags, clustered as getopt allows: -ij, -jd PATH, -id PATH */
+			for (f = argv[i] + 1; *f; f++) {
+				if (*f == 'j')
+					return 1;
+				if (*f == 'd') {
+					i += !f[1];	/* the value is the next word */
+					break;
+				}
+			}
+			continue;
 		}
 		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
 			if (!strcmp(argv[i], with_value[k]))

@@ -152,6 +152,8 @@ int main(void)
 	check_error_doc("--json", 2, "no command");
 	check_error_doc("--preset reis-ssd1 --json --dev /dev/null info", 2, "exclude");
 	check_error_doc("-ij db info 123456", 1, "db info");
+	/* -d's value is the next word: a --json after it still counts */
+	check_error_doc("-d /nonexistent/ng9n1 --json info", 2, "exclude");
 
 	/* a bad drive name says what to use instead */
 	{
