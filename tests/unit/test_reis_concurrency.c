@@ -6,6 +6,7 @@
  * answers ISP Busy, deploys of other databases are not disturbed.
  */
 #include <pthread.h>
+#include <sched.h>
 
 #include "reis_int.h"
 #include "reis_t.h"
@@ -19,6 +20,7 @@ struct shared {
 	struct t_query q;
 	struct t_res expect[2];	/* BF with documents, IVF */
 	int stop;
+	int started;	/* the deployer is in its first deploy */
 	int failures;
 	pthread_mutex_t lock;
 	uint32_t deploys;
@@ -39,6 +41,10 @@ static void *searcher(void *arg)
 	static uint32_t next = 1;
 	uint32_t id = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED), i;
 
+	/* On a loaded host the searchers could finish before the deployer
+	 * ever runs; wait for it so at least one deploy overlaps them. */
+	while (!__atomic_load_n(&sh->started, __ATOMIC_ACQUIRE))
+		sched_yield();
 	for (i = 0; i < ROUNDS; i++) {
 		int ivf = (int)((i + id) % 2);
 		struct t_sopts o;
@@ -65,10 +71,11 @@ static void *deployer(void *arg)
 	struct shared *sh = arg;
 	uint32_t i;
 
-	for (i = 0; !__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE) && i < 50; i++) {
+	for (i = 0; (i == 0 || !__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) && i < 50; i++) {
 		struct t_db d;
 		uint16_t st;
 
+		__atomic_store_n(&sh->started, 1, __ATOMIC_RELEASE);
 		t_db_make(&d, 100 + i % 3, ISP_REIS_BF, 256, 300, 0, ISP_REIS_DBF_INT8,
 			  ISP_REIS_DOC_SUBPAGE, 4096, 77 + i);
 		st = t_deploy(sh->dev, &d, 8192);
