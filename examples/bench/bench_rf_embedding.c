@@ -15,7 +15,7 @@
  *   2. per K and table, a seeded locality-K trace (drawn once, the same for
  *      every mode; --trace recssd, the default, is RecSSD's generator the
  *      paper's Fig. 10 uses, --trace drift a stress workload whose new
- *      references no profile covers): a --profile-batches prefix (100; the
+ *      references no profile covers): a --profile-batches prefix (400; the
  *      "sampled training set"),
  *      one warm-up batch, then --batches measured batches of --batch
  *      samples x `lookups` indices. RecFlash-mode tables run three ways,
@@ -91,6 +91,7 @@ struct opts {
 	const char *params;	/* extra device overrides */
 	uint32_t sample;	/* RecFl from this % of the measured bags; 0: prefix */
 	uint32_t trace;		/* REIS_RF_TRACE_RECSSD or _DRIFT */
+	uint32_t tables;	/* at most this many of the model's tables; 0: all */
 	int csv, online;
 };
 
@@ -405,6 +406,20 @@ static double mj(const struct cell *c, double nb)
 	return (double)c->flash_pj / 1e9 / nb;
 }
 
+/* Multiply-accumulates of one sample's bottom and top MLPs (Table II). */
+static uint64_t mlp_macs(const struct reis_dlrm_cfg *c)
+{
+	uint64_t m = 0;
+	unsigned i;
+
+	for (i = 0; i + 1 < c->nbot; i++)
+		m += (uint64_t)c->bot[i] * c->bot[i + 1];
+	m += (uint64_t)reis_dlrm_interaction_dim(c) * c->top[0];
+	for (i = 0; i + 1 < c->ntop; i++)
+		m += (uint64_t)c->top[i] * c->top[i + 1];
+	return m;
+}
+
 static int bench(const struct opts *o, const char *media, unsigned model)
 {
 	static const char *const models[3] = { "rmc1", "rmc2", "rmc3" };
@@ -414,11 +429,21 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	struct reis_dev *dev;
 	struct traces tr;
 	char preset[32], err[256] = "";
-	unsigned k, i;
+	uint64_t macs;
+	unsigned k, i, full_tables;
 	int ret;
 
 	reis_dlrm_preset(models[model], &c);
 	c.rows = o->rows;
+	macs = mlp_macs(&c);
+	full_tables = c.ntables;
+	/*
+	 * Tables run one after another with traces of their own seed, so the
+	 * stage's reductions are averages over tables: a subset estimates them
+	 * at a fraction of the memory (RMC2 at 1 M rows is 8 GiB per mode).
+	 */
+	if (o->tables && o->tables < c.ntables)
+		c.ntables = o->tables;
 	ret = make_traces(o, &c, &tr);
 	if (ret) {
 		free_traces(&tr);
@@ -485,7 +510,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		if (o->csv) {
 			printf("%s,%s,%s,%u,%u,%.1f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,"
 			       "%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,"
-			       "%.4f,%.6f,%.3f\n", o->trace == REIS_RF_TRACE_RECSSD ? "recssd" : "drift",
+			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 "\n", o->trace == REIS_RF_TRACE_RECSSD ? "recssd" : "drift",
 			       media, c.name, c.rows, o->profile_batches, ks[k], uq, ms(a, nb),
 			       ms(r, nb), ms(f, nb), ms(n, nb), ms(x, nb),
 			       red(r->flash_ns, f->flash_ns), red(r->flash_ns, n->flash_ns),
@@ -493,7 +518,8 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 			       mj(x, nb), red(r->flash_pj, f->flash_pj),
 			       red(r->flash_pj, n->flash_pj), red(r->flash_pj, x->flash_pj),
 			       hit(f), hit(n), hit(x), util(r), util(f), util(x),
-			       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb);
+			       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb,
+			       c.ntables, full_tables, o->batch, macs);
 			continue;
 		}
 		printf("%-3.1f %5.1f | %7.2f %7.3f %7.3f %7.3f %7.3f | %5.1f %5.1f %5.1f %-10s | "
@@ -534,7 +560,7 @@ static void usage(FILE *f)
 		"usage: bench_rf_embedding [--full] [--rows N] [--batch N] [--batches N]\n"
 		"       [--profile-batches N] [--sd-mean N] [--media tlc,slc,qlc]\n"
 		"       [--models rmc1,rmc2,rmc3] [--no-online] [--sample PCT]\n"
-		"       [--params K=V;...] [--trace recssd|drift] [--csv]\n"
+		"       [--params K=V;...] [--trace recssd|drift] [--tables N] [--csv]\n"
 		"  default    recflash-tlc, RMC1-3, K sweep, 131072 rows (about 1-2 min)\n"
 		"  --full     all three presets at 262144 rows (about 10 min)\n"
 		"  --rows 1000000   the paper's table size (RMC2: 8 GiB per mode)\n"
@@ -543,7 +569,9 @@ static void usage(FILE *f)
 		"  --params   device overrides, e.g. cache_bytes=1m or cache_admit=0\n"
 		"  --trace    recssd (default): RecSSD's LRU-line generator, the paper's\n"
 		"             Fig. 10 workload; drift: new references are never-seen rows\n"
-		"             (a stress workload no profile can cover)\n");
+		"             (a stress workload no profile can cover)\n"
+		"  --tables   run only the first N tables of each model (reductions are\n"
+		"             averages over tables; saves memory at 1 M rows)\n");
 }
 
 int main(int argc, char **argv)
@@ -561,6 +589,7 @@ int main(int argc, char **argv)
 		{ "params", required_argument, NULL, 'P' },
 		{ "sample", required_argument, NULL, 'S' },
 		{ "trace", required_argument, NULL, 'T' },
+		{ "tables", required_argument, NULL, 't' },
 		{ "full", no_argument, NULL, 'f' },
 		{ "no-online", no_argument, NULL, 'o' },
 		{ "csv", no_argument, NULL, 'c' },
@@ -579,10 +608,14 @@ int main(int argc, char **argv)
 	o.batches = 3;
 	/*
 	 * The "sampled training set" RecFlash profiles before it places
-	 * (III-A, III-D) is a long stretch of the same traffic: 100 batches of
-	 * the stream just before the measured ones.
+	 * (III-A, III-D) is a long stretch of the same traffic: 400 batches of
+	 * the stream just before the measured ones. A training set is far
+	 * larger than the inference it serves; on the RecSSD trace the profile
+	 * must see the LRU list cycle (rows / 128 lines at the new-reference
+	 * rate), which RMC3's 20 lookups per sample take about 400 batches of
+	 * 16 to do at K = 0 (1 M rows).
 	 */
-	o.profile_batches = 100;
+	o.profile_batches = 400;
 	o.trace = REIS_RF_TRACE_RECSSD;
 	o.media[0] = "tlc";
 	o.nmedia = 1;
@@ -602,6 +635,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.sd_mean = (uint32_t)v;
+			break;
+		case 't':
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || end == optarg || !v || v > 1024) {
+				fprintf(stderr, "bench: --tables must be 1..1024\n");
+				return 2;
+			}
+			o.tables = (uint32_t)v;
 			break;
 		case 'r': case 'b': case 'n': case 'p':
 			errno = 0;
@@ -677,7 +719,7 @@ int main(int argc, char **argv)
 		       "oracle_ms,red,red_online,red_oracle,rmssd_mj,recflash_mj,online_mj,"
 		       "oracle_mj,energy_red,energy_red_online,energy_red_oracle,hit,hit_online,"
 		       "hit_oracle,util_rmssd,util_recflash,util_oracle,online_remap_ms,"
-		       "cpu_ms_per_batch\n");
+		       "cpu_ms_per_batch,tables,model_tables,batch,mlp_macs_per_sample\n");
 	t0 = (uint64_t)time(NULL);
 	for (i = 0; i < o.nmedia; i++)
 		for (j = 0; j < o.nmodels; j++) {

@@ -1,0 +1,174 @@
+#!/bin/sh
+# scripts/fidelity-doc.sh - writes docs/fidelity.md (stdout) from the runs of
+# scripts/fidelity.sh: fidelity-doc.sh CSV DRIFT_CSV RF_CSV SECONDS ROWS
+# TABLES MLP_GMACS. The causes of the rows outside 25 % are kept here, one
+# per figure group, next to the code that prints them.
+set -eu
+csv=$1 drift=$2 rfcsv=$3 secs=$4 rows=$5 tables=$6 gmacs=$7
+
+total=$(awk 'END { print NR - 1 }' "$csv")
+within=$(awk -F'"' 'NR > 1 { split($5, v, ","); if (v[5] == "yes") y++ } END { print y + 0 }' "$csv")
+
+cat <<EOF
+# Fidelity: the model against the papers
+
+\`make fidelity\` regenerates this page, [fidelity.csv](fidelity.csv) (one row
+per number: figure, series, paper, model, ratio = model / paper,
+within_25pct, settings) and the plots below. It is a benchmark, not a test.
+
+**$within of $total rows are within 25 % of the paper.** RecFlash Eq. 1-2 are
+exact. Last run: $(date -u +%Y-%m-%d), \`make fidelity\` wall time $secs s on
+2 cores shared with other jobs (numbers are modeled time, so the load only
+changes the wall time).
+
+Plots: [REIS](fidelity-reis.svg) (Fig. 7, Fig. 9, 6.3.1, Table 4; log
+scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
+[RecFlash Fig. 12](fidelity-f12.svg).
+
+![REIS](fidelity-reis.svg)
+![RecFlash Fig. 10/11](fidelity-rf.svg)
+![RecFlash Fig. 12](fidelity-f12.svg)
+
+## How the numbers are made
+
+- **One parameter set per preset** (\`hw-model/src/flash_preset.c\`, every
+  value with its source in [timing-model.md](timing-model.md) §5-6); no
+  figure has a knob of its own. The comparison points (REIS-ASIC, CPU-Real,
+  No-I/O, the MLPs of Fig. 12) are the models of timing-model.md
+  "Comparison models".
+- **REIS** (\`examples/bench/bench_fidelity.c\`): analytic mode (timing-model.md
+  §4) at the paper's scale, which exceeds this machine: IVF over 1024-bit
+  codes with INT8 rerank, DF keeping 1 % of the entries, one query per
+  command, nprobe 16, 32, 64, 128, 256 standing for the paper's Recall@10
+  sweep 0.90-0.98, datasets NQ (2.68 M passages, 8192 clusters), HotpotQA
+  (5.23 M, 8192) and wiki_full (41.5 M, 16,384). Fig. 9 is wiki_full;
+  averages and maxima are over the sweep (and datasets where the paper
+  says "across datasets").
+- **RecFlash** (\`examples/bench/bench_rf_embedding.c\`): the emulated drive
+  in-process, delay-mode timing on a virtual clock, $rows rows per table
+  (IV-A), the first $tables tables of each Table II model (tables run one
+  after another on traces of their own seed, so the reductions are averages
+  over tables; all 32 RMC2 tables at 1 M rows need 8 GiB per mode), batch
+  16, 3 measured batches after one warm-up batch, RecFlash placed by the
+  profile of the 100 batches before them (the "sampled training set" of
+  III-A: a long stretch of the same traffic). The workload is the
+  RecSSD-style trace (\`REIS_RF_TRACE_RECSSD\`, [recflash.md](recflash.md)
+  "The locality-K trace"): RecSSD's generator, which the paper follows.
+- **Fig. 12**: end-to-end = the embedding stage of all the model's tables
+  (the measured tables scaled up) + the bottom and top MLPs of the batch at
+  $gmacs GMAC/s (M1), the same for every system.
+
+## All rows
+
+| figure | series | paper | model | ratio | within 25 % | settings |
+|---|---|---:|---:|---:|:-:|---|
+EOF
+awk -F'"' 'NR > 1 {
+	split($5, v, ",")
+	printf "| %s | %s | %s | %s | %s | %s | %s |\n", $2, $4, v[2], v[3], v[4], v[5], $6
+}' "$csv"
+
+cat <<'EOF'
+
+## RecFlash per K (TLC), both traces
+
+Latency cut of RecFlash against RM-SSD (%) per locality K; the paper's
+Fig. 10 runs from the K = 0 value down to the K = 2 value. *recssd* is the
+Fig. 10 workload; *drift* is the stress workload whose new references are
+rows never seen before (a profile of past traffic cannot cover them).
+"unique" is distinct rows / accesses over 1 M accesses of the bench's
+table (the RecSSD trace touches at most rows / 128 rows; the paper quotes
+8 %-66 % for K = 0-2, a rate RecSSD's generator reaches only over short
+windows).
+
+| trace | model | K | unique % | RM-SSD ms/batch | RecFlash ms/batch | cut % | energy cut % | page-cache hit % |
+|---|---|---:|---:|---:|---:|---:|---:|---:|
+EOF
+for f in "$rfcsv" "$drift"; do
+	awk -F, 'NR > 1 && $2 == "tlc" {
+		printf "| %s | %s | %s | %.1f | %.3f | %.3f | %.1f | %.1f | %.1f |\n",
+			$1, toupper($3), $6, 100 * $7, $9, $10, $13, $20, 100 * $23
+	}' "$f"
+done
+
+cat <<'EOF'
+
+## Rows outside 25 % and their causes
+
+- **REIS Fig. 9, DF over No-OPT.** The model's DF gain grows with nprobe
+  (the fine phase, which DF shrinks, grows with it while the coarse phase
+  and IBC, which DF does not touch, stay), so over the sweep its average
+  sits near the paper's and its maximum above: the paper's 4.7x / 5.7x
+  average with 5.1x / 6.5x maxima is a flatter curve than ours (wiki_full,
+  SSD1: 1.8x at nprobe 16 to 6x at 256).
+- **REIS Fig. 9, MPIBC.** IBC sends a page of query copies to every plane
+  (REIS 4.3.2: "writes multiple copies of the data, filling the whole Cache
+  Latch"); MPIBC latches one transfer in all planes of a die, saving about
+  the same channel time per query on both SSDs (SSD1 218 us, SSD2 197 us).
+  In a 16-query command that saving matters where the channels are the
+  busiest resource: SSD1's (6 of 9.5 ms busy at NQ, nprobe 64) but not
+  SSD2's (1.9 of 7.7 ms), so the model's gain is 2x the paper's on SSD1 and
+  a seventh of it on SSD2. Sending one 128-byte copy per plane (the other
+  reading of 4.3.2) was tried: MPIBC's gain then falls below 1 % on both.
+- **REIS Fig. 7, SSD2 over SSD1.** The model's queries are bound by their
+  critical path, most of which is the same on both SSDs: the sensing rounds
+  (22.5 us ESP-SLC tR), the TLC reads of the rerank candidates, one core's
+  quickselect and rerank (about 116 us per query), the command and DMA
+  path; a cache latch holds one query, so the queries of a command follow
+  one another through the planes. Only the channel part (IBC, TTL
+  read-out) shrinks with SSD2's 2x channels and 1.7x rate, so SSD2 gains
+  1.3-1.4x where the paper, whose simulator it does not describe at this
+  level, reports 2.6x (near the 3.3x channel-bandwidth ratio, i.e. a
+  channel-bound search). The controller DRAM (one 8 GB/s calendar, A8, on
+  both presets) is busy 2.4-5 ms of a 7.7-15 ms command, not the bound;
+  Table 3 gives no DRAM figure for either SoC, so it stays one assumption.
+- **REIS 6.3.1, REIS-ASIC.** The ASIC streams every page read (data +
+  spare) and computes for free. On small datasets (NQ, HotpotQA at low
+  nprobe) a query reads a few hundred pages, which 8-16 channels stream in
+  well under REIS's per-query critical path (above), so the ASIC comes out
+  *faster* than REIS (0.2-0.5x); at wiki_full, nprobe 256 it is 2.9x / 6.8x
+  slower. The paper's 3.9x-6.5x at every recall and dataset needs REIS's
+  per-query fixed costs to be far smaller than the model's.
+- **REIS Fig. 7, CPU-Real and No-I/O; Table 4.** The host model (C1-C4)
+  reads the index (codes + INT8 vectors + centroids) from its SSD once per
+  BEIR query set and scans it at DDR4 bandwidth, so a query costs
+  0.16-0.2 ms (wiki_full: 7 ms, its 48 GB load over 1000 queries); No-I/O
+  costs 37-240 us, far below REIS's 0.5-1.8 ms, so "REIS over No-I/O" is
+  0.1-0.2x against the paper's 1.8x. The paper's Table 4 charges 4.8 s /
+  41.5 s of dataset loading to each RAG query, and its Fig. 7 gains imply a
+  CPU-Real far slower than DDR4 bandwidth allows; the paper does not state
+  the batch, the bytes loaded or FAISS's parameters, so CPU-Real cannot be
+  rebuilt from it. Our REIS retrieval per query (0.5-1 ms) is also 5-30x
+  below the 3.8 ms / 28.5 ms that Table 4 implies, so the retrieval share is
+  smaller than the paper's; the end-to-end gains keep the paper's LLM
+  stages and land near 1.0x.
+- **RecFlash Fig. 10/11, SLC/QLC: the cuts are too large and do not fall
+  with K.** RecSSD's generator references only the first row of each
+  128-row line, so a 1 M-row table has 7813 rows in use; the 400-batch
+  profile sees nearly all of them, and RecFlash packs them into 61 pages
+  per table (122 for RMC2's 64 dims) that the planes read in parallel, while RM-SSD
+  reads a page per distinct row. K only changes which of those 7813 rows
+  recur, not how many there are, so the cut is 90-97 % at every K (the
+  "per K" table above). The drifting trace shows the other extreme: new
+  references never seen before, and the cut collapses to 2-9 % for K >= 0.3.
+  The paper's curves lie between the two; it does not say how its trace
+  fills 1 M rows. Not the cause: the channel (with Table I's 50 MB/s on TLC
+  the RMC1 cut is still 82-83 % at every K) or the profile length (100
+  batches gave the same within 2 points except RMC3 at K = 0, which needs
+  the LRU list to cycle inside the profile: 35 % at 100 batches). The
+  paper's RM-SSD pays C/A + tR + t_DO per vector (Fig. 4a) where ours reads
+  each distinct page once per command; per-vector reads would make the
+  baseline slower and the cuts larger still.
+- **RecFlash Fig. 12.** With one MLP rate for all models (M1), RMC1's and
+  RMC2's MLPs are a small share of their stages, so the end-to-end cut
+  follows the (too large) stage cut; RMC3's 3 M MACs per sample make its
+  MLPs about 40 % of RM-SSD's end-to-end time, the mechanism behind the
+  paper's smaller RMC3 gain.
+
+## Commands
+
+    make fidelity                      # this page, the CSV and the plots
+    build/examples/bench_fidelity      # the REIS and Eq. 1-2 rows alone
+    build/examples/bench_rf_embedding --rows 1000000 --tables 4 --media tlc
+    build/examples/bench_rf_embedding --rows 1000000 --trace drift
+EOF
