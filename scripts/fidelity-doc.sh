@@ -158,7 +158,12 @@ cat <<'EOF'
   the LRU list to cycle inside the profile: 35 % at 100 batches). The
   paper's RM-SSD pays C/A + tR + t_DO per vector (Fig. 4a) where ours reads
   each distinct page once per command; per-vector reads would make the
-  baseline slower and the cuts larger still.
+  baseline slower and the cuts larger still. Nor the page-cache policy: the
+  paper's page cache taken literally (\`--params "cache_admit=0;cache_fill=1"\`:
+  every missed page admitted and read out whole, affordable on the 1 GB/s
+  channel) thrashes its 8 frames of 16 KiB (128 KiB SRAM, III-C2): hits fall
+  to 0.01-3 % and the cut to 72-95 %, so the default admits only the hottest
+  pages and keeps the rows read (A22).
 - **RecFlash Fig. 12.** With one MLP rate for all models (M1), RMC1's and
   RMC2's MLPs are a small share of their stages, so the end-to-end cut
   follows the (too large) stage cut; RMC3's 3 M MACs per sample make its
