@@ -38,6 +38,7 @@ if [ "${1:-}" = "--from" ] && [ -n "${2:-}" ]; then
 		cp "$2/$f.csv" "$tmp/$f.csv"
 	done
 	secs=$(cat "$tmp/wall.csv")
+	day=$(cat "$2/date.csv" 2>/dev/null || date -u +%Y-%m-%d)
 else
 	rf="$BUILD/examples/bench_rf_embedding --csv --rows $ROWS --tables $TABLES --no-online"
 	echo "fidelity: REIS analytic and Eq. 1-2"
@@ -48,8 +49,10 @@ else
 	$rf --media tlc --trace drift > "$tmp/drift.csv"
 	secs=$(($(date +%s) - t0))
 	echo "$secs" > "$tmp/wall.csv"
+	day=$(date -u +%Y-%m-%d)
+	echo "$day" > "$tmp/date.csv"
 	mkdir -p "$raw"
-	cp "$tmp/reis.csv" "$tmp/rf.csv" "$tmp/drift.csv" "$tmp/wall.csv" "$raw/"
+	cp "$tmp/reis.csv" "$tmp/rf.csv" "$tmp/drift.csv" "$tmp/wall.csv" "$tmp/date.csv" "$raw/"
 fi
 
 # RecFlash rows. Paper numbers: RecFlash IV-B (Fig. 10: TLC cut vs RM-SSD
@@ -152,7 +155,7 @@ else
 fi
 
 "$top/scripts/fidelity-doc.sh" "$OUT/fidelity.csv" "$tmp/drift.csv" "$tmp/rf.csv" \
-	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" > "$OUT/fidelity.md"
+	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" "$day" > "$OUT/fidelity.md"
 awk -F'"' -v secs="$secs" -v out="$OUT/fidelity.md" 'NR > 1 { n++; split($5, v, ","); if (v[5] == "yes") y++ }
 	END { printf "fidelity: %d of %d rows within 25 %% (benchmarks %d s); %s\n", y, n, secs, out }' \
 	"$OUT/fidelity.csv"
