@@ -49,7 +49,8 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
   sweep 0.90-0.98, datasets NQ (2.68 M passages, 8192 clusters), HotpotQA
   (5.23 M, 8192) and wiki_full (41.5 M, 16,384). Fig. 9 is wiki_full;
   averages and maxima are over the sweep (and datasets where the paper
-  says "across datasets").
+  says "across datasets"). A query's time is its share of the busiest
+  resource of a 16-query command (a stream's QPS; see the causes below).
 - **RecFlash** (\`examples/bench/bench_rf_embedding.c\`): the emulated drive
   in-process, delay-mode timing on a virtual clock, $rows rows per table
   (IV-A), the first $tables tables of each Table II model (tables run one
@@ -101,53 +102,56 @@ cat <<'EOF'
 
 ## Rows outside 25 % and their causes
 
-- **REIS Fig. 9, DF over No-OPT.** The model's DF gain grows with nprobe
-  (the fine phase, which DF shrinks, grows with it while the coarse phase
-  and IBC, which DF does not touch, stay), so over the sweep its average
-  sits near the paper's and its maximum above: the paper's 4.7x / 5.7x
-  average with 5.1x / 6.5x maxima is a flatter curve than ours (wiki_full,
-  SSD1: 1.8x at nprobe 16 to 6x at 256).
+- **How REIS rows are timed.** Fig. 7 and 9 are QPS of a query stream,
+  and REIS overlaps the dies' work with the cores' kernels (4.3.4), so a
+  query's time is its share of the busiest resource of a 16-query command
+  (per channel, plane, die, the ISP core, DRAM, link). Taken instead as
+  the command's latency over 16 (no overlap between queries; \`bench_fidelity
+  -v\` prints both), SSD2 over SSD1 is 1.2-1.4x, far from the paper's 2.6x,
+  because the per-query critical path (sensing rounds, TLC rerank reads,
+  one core's quickselect and rerank, the command path) is the same on both
+  SSDs; as a stream, SSD1 is bound by its channels and SSD2 by the
+  controller DRAM, and the ratio is 2.2x / 2.5x (within 25 %). PL only
+  shortens a query's latency, so it shows no gain in a stream; the paper
+  gives no PL number.
+- **REIS Fig. 9, DF over No-OPT.** No-OPT sends every compared entry's
+  138-byte TTL over the channel into the controller DRAM, which absorbs it
+  at one 8 GB/s (A8, both presets). On SSD2 that DRAM is No-OPT's bound
+  and DF's gain grows with nprobe to 26x (wiki_full, nprobe 256); the
+  paper's 4.7x / 5.7x averages with 5.1x / 6.5x maxima are much flatter.
+  With the DRAM at the channels' aggregate rate (9.6 / 32 GB/s: tried with
+  \`dram_mbps\`) SSD2's DF average is 4.4x and SSD2 over SSD1 3.1x / 3.2x,
+  but MPIBC's SSD2 gain becomes 98 %; Table 3 gives no DRAM figure for
+  either SoC, so A8 stays one assumption for both.
 - **REIS Fig. 9, MPIBC.** IBC sends a page of query copies to every plane
   (REIS 4.3.2: "writes multiple copies of the data, filling the whole Cache
-  Latch"); MPIBC latches one transfer in all planes of a die, saving about
-  the same channel time per query on both SSDs (SSD1 218 us, SSD2 197 us).
-  In a 16-query command that saving matters where the channels are the
-  busiest resource: SSD1's (6 of 9.5 ms busy at NQ, nprobe 64) but not
-  SSD2's (1.9 of 7.7 ms), so the model's gain is 2x the paper's on SSD1 and
-  a seventh of it on SSD2. Sending one 128-byte copy per plane (the other
-  reading of 4.3.2) was tried: MPIBC's gain then falls below 1 % on both.
-- **REIS Fig. 7, SSD2 over SSD1.** The model's queries are bound by their
-  critical path, most of which is the same on both SSDs: the sensing rounds
-  (22.5 us ESP-SLC tR), the TLC reads of the rerank candidates, one core's
-  quickselect and rerank (about 116 us per query), the command and DMA
-  path; a cache latch holds one query, so the queries of a command follow
-  one another through the planes. Only the channel part (IBC, TTL
-  read-out) shrinks with SSD2's 2x channels and 1.7x rate, so SSD2 gains
-  1.3-1.4x where the paper, whose simulator it does not describe at this
-  level, reports 2.6x (near the 3.3x channel-bandwidth ratio, i.e. a
-  channel-bound search). The controller DRAM (one 8 GB/s calendar, A8, on
-  both presets) is busy 2.4-5 ms of a 7.7-15 ms command, not the bound;
-  Table 3 gives no DRAM figure for either SoC, so it stays one assumption.
+  Latch"): 437 us of channel time per query on SSD1 without MPIBC, 218 us
+  with it, against 370-690 us per query in all, so MPIBC's gain on
+  channel-bound SSD1 is 39 % against the paper's 6 %; SSD2 is DRAM-bound, its IBC saving shows only
+  partly (20 %, within 25 % of 26 %). The paper's two values imply IBC is
+  about 11 % / 27 % of a DF+PL query. Sending one 128-byte copy per plane
+  (the other reading of 4.3.2) was tried: MPIBC's gain then falls below
+  1 % on both SSDs.
 - **REIS 6.3.1, REIS-ASIC.** The ASIC streams every page read (data +
   spare) and computes for free. On small datasets (NQ, HotpotQA at low
-  nprobe) a query reads a few hundred pages, which 8-16 channels stream in
-  well under REIS's per-query critical path (above), so the ASIC comes out
-  *faster* than REIS (0.2-0.5x); at wiki_full, nprobe 256 it is 2.9x / 6.8x
-  slower. The paper's 3.9x-6.5x at every recall and dataset needs REIS's
-  per-query fixed costs to be far smaller than the model's.
+  nprobe) a query reads 100-300 pages, which 8-16 channels stream in less
+  than REIS's per-query share of IBC and centroid TTL traffic, so the ASIC
+  comes out *faster* (0.5-0.65x); at wiki_full, nprobe 256 it is 15x / 8x
+  slower. The paper's 4.1-5.0x / 3.9-6.5x across recalls and datasets is
+  flatter at both ends.
 - **REIS Fig. 7, CPU-Real and No-I/O; Table 4.** The host model (C1-C4)
   reads the index (codes + INT8 vectors + centroids) from its SSD once per
   BEIR query set and scans it at DDR4 bandwidth, so a query costs
   0.16-0.2 ms (wiki_full: 7 ms, its 48 GB load over 1000 queries); No-I/O
-  costs 37-240 us, far below REIS's 0.5-1.8 ms, so "REIS over No-I/O" is
-  0.1-0.2x against the paper's 1.8x. The paper's Table 4 charges 4.8 s /
-  41.5 s of dataset loading to each RAG query, and its Fig. 7 gains imply a
-  CPU-Real far slower than DDR4 bandwidth allows; the paper does not state
-  the batch, the bytes loaded or FAISS's parameters, so CPU-Real cannot be
-  rebuilt from it. Our REIS retrieval per query (0.5-1 ms) is also 5-30x
-  below the 3.8 ms / 28.5 ms that Table 4 implies, so the retrieval share is
-  smaller than the paper's; the end-to-end gains keep the paper's LLM
-  stages and land near 1.0x.
+  costs 37-240 us, below REIS's 140-700 us per query, so "REIS over No-I/O"
+  is 0.24x on average against the paper's 1.8x. The paper's Table 4
+  charges 4.8 s / 41.5 s of dataset loading to each RAG query, and its
+  Fig. 7 gains imply a CPU-Real far slower than DDR4 bandwidth allows; the
+  paper does not state the batch, the bytes loaded or FAISS's parameters,
+  so CPU-Real cannot be rebuilt from it. Table 4 uses one query's latency
+  (0.56-1.2 ms on SSD1), 5-30x below the 3.8 ms / 28.5 ms it implies, so
+  the retrieval share is smaller than the paper's; the end-to-end gains
+  keep the paper's LLM stages and land near 1.0x.
 - **RecFlash Fig. 10/11, SLC/QLC: the cuts are too large and do not fall
   with K.** RecSSD's generator references only the first row of each
   128-row line, so a 1 M-row table has 7813 rows in use; the 400-batch

@@ -33,8 +33,14 @@
 
 #define NPROBES 5
 #define NDATA 3
-/* Queries per command: Fig. 7 and 9 measure QPS, so a query's time is the
- * time of a 16-query command over 16 (bench_reis_model's "QPS of 16"). */
+/*
+ * Fig. 7 and 9 measure QPS of a query stream, and REIS overlaps the dies'
+ * distance computation with the cores' kernels (4.3.4): a stream's time
+ * per query is bound by its busiest resource. So a query's time here is
+ * the busiest resource class (per channel, plane, die, core, DRAM, link)
+ * of a 16-query command over 16; the command's own latency is printed by
+ * -v, and Table 4 (one RAG query) uses a one-query command's latency.
+ */
 #define NQ 16
 
 static const uint32_t nprobes[NPROBES] = { 16, 32, 64, 128, 256 };
@@ -117,11 +123,33 @@ static const uint32_t conf_flags[NCONF] = {
 };
 
 struct point {
-	uint64_t ns[NCONF];
+	uint64_t ns[NCONF];	/* per query, stream-bound (above) */
+	uint64_t lat_ns[NCONF];	/* per query, the 16-query command's latency */
+	uint64_t lat1_ns;	/* a one-query command, full configuration */
 	uint64_t chan_ns, dram_ns, core_ns;	/* busy, full configuration */
 	uint64_t pages;		/* of the full configuration */
 	uint64_t asic_ns, cpu_ns, noio_ns;	/* per query */
 };
+
+/* The busiest resource class of a command: busy time per resource. */
+static uint64_t busiest_ns(const struct fp_params *p, const struct re_est_out *o)
+{
+	const uint64_t n[ISP_RES_NCLASSES] = {
+		[ISP_RES_PLANE] = (uint64_t)p->channels * p->dies_per_channel * p->planes_per_die,
+		[ISP_RES_DIE] = (uint64_t)p->channels * p->dies_per_channel,
+		[ISP_RES_CHANNEL] = p->channels,
+		[ISP_RES_CORE] = p->isp_cores ? p->isp_cores : 1,
+		[ISP_RES_DRAM] = 1,
+		[ISP_RES_LINK] = 1,
+	};
+	uint64_t m = 0;
+	unsigned i;
+
+	for (i = 0; i < ISP_RES_NCLASSES; i++)
+		if (n[i] && o->busy_ns[i] / n[i] > m)
+			m = o->busy_ns[i] / n[i];
+	return m;
+}
 
 static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, struct point *pt)
 {
@@ -150,13 +178,18 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 		e.flags = conf_flags[i];
 		if (re_estimate(&p, &e, &o))
 			die("re_estimate");
-		pt->ns[i] = o.model_ns / NQ;
+		pt->ns[i] = busiest_ns(&p, &o) / NQ;
+		pt->lat_ns[i] = o.model_ns / NQ;
 	}
 	pt->pages = o.pages_read;
 	pt->chan_ns = o.busy_ns[ISP_RES_CHANNEL] / p.channels;
 	pt->dram_ns = o.busy_ns[ISP_RES_DRAM];
 	pt->core_ns = o.busy_ns[ISP_RES_CORE];
 	pt->asic_ns = re_asic_ns(&p, o.pages_read) / NQ;
+	e.nq = 1;
+	if (re_estimate(&p, &e, &o))
+		die("re_estimate");
+	pt->lat1_ns = o.model_ns;
 	/*
 	 * The host scans the same lists: nlist centroids plus nprobe clusters
 	 * of 128-byte codes, reranks 100 INT8 candidates; CPU-Real first reads
@@ -189,12 +222,15 @@ static void reis_rows(int verbose)
 
 				estimate(ssd[s], &dsets[d], nprobes[j], &pt[s][d][j]);
 				if (verbose)
-					fprintf(stderr, "%s %-9s nprobe %3u: No-OPT %8.1f DF %7.1f "
-						"DF+PL %7.1f all %7.1f us; pages %6" PRIu64
-						", per channel %7.1f, DRAM %7.1f, core %7.1f us; "
-						"ASIC %7.1f, CPU-Real %8.1f, No-I/O %6.1f us\n",
+					fprintf(stderr, "%s %-9s nprobe %3u: per query No-OPT "
+						"%7.1f DF %6.1f DF+PL %6.1f all %6.1f us (command "
+						"latency / 16: %6.1f, one query %6.1f); 16 queries: "
+						"pages %6" PRIu64 ", busy per channel %7.1f, DRAM "
+						"%7.1f, core %7.1f us; per query ASIC %6.1f, CPU-Real "
+						"%7.1f, No-I/O %6.1f us\n",
 						ssd[s], dsets[d].name, nprobes[j], q->ns[NOOPT] / 1e3,
 						q->ns[DF] / 1e3, q->ns[DFPL] / 1e3, q->ns[ALL] / 1e3,
+						q->lat_ns[ALL] / 1e3, q->lat1_ns / 1e3,
 						q->pages, q->chan_ns / 1e3, q->dram_ns / 1e3,
 						q->core_ns / 1e3, q->asic_ns / 1e3, q->cpu_ns / 1e3,
 						q->noio_ns / 1e3);
@@ -213,7 +249,7 @@ static void reis_rows(int verbose)
 			mp_sum += 100.0 * ((double)q->ns[DFPL] / (double)q->ns[ALL] - 1);
 		}
 		snprintf(set, sizeof(set), "%s, wiki_full 41.5 M x 1024 b, IVF 16384, "
-			 "nprobe 16-256, DF pass 1 %%, 16 queries per command, analytic", ssd[s]);
+			 "nprobe 16-256, DF pass 1 %%, stream of 16-query commands, analytic", ssd[s]);
 		snprintf(series, sizeof(series), "DF over No-OPT, average (x), %s", ssd[s]);
 		row("REIS Fig. 9", series, p_df_avg[s], df_sum / NPROBES, set);
 		snprintf(series, sizeof(series), "DF over No-OPT, max (x), %s", ssd[s]);
@@ -259,8 +295,8 @@ static void reis_rows(int verbose)
 			}
 			n++;
 		}
-	snprintf(set, sizeof(set), "NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, 16 queries per "
-		 "command, DF+PL+MPIBC, analytic");
+	snprintf(set, sizeof(set), "NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, a stream of "
+		 "16-query commands (busiest resource), DF+PL+MPIBC, analytic");
 	row("REIS Fig. 7", "SSD2 over SSD1, average (x)", 2.6, r21_sum / n, set);
 	row("REIS Fig. 7", "SSD2 over SSD1, max (x)", 3.2, r21_max, set);
 	snprintf(set, sizeof(set), "both SSDs, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256; "
@@ -290,7 +326,7 @@ static void reis_rows(int verbose)
 			const struct point *q = &pt[0][t4[i].d][2];
 			const struct ds *ds = &dsets[t4[i].d];
 			struct re_cpu c;
-			double reis_s = q->ns[ALL] / 1e9, cpu_s;
+			double reis_s = q->lat1_ns / 1e9, cpu_s;
 			char series[96];
 
 			re_cpu_real(&c);
@@ -298,8 +334,8 @@ static void reis_rows(int verbose)
 					  ds->nlist + ds->n * 64 / ds->nlist,
 					  (ds->nlist + ds->n * 64 / ds->nlist) * 128, 100,
 					  1024) / 1e9;
-			snprintf(set, sizeof(set), "%s, reis-ssd1 IVF nprobe 64, a query of a "
-				 "16-query command; LLM stages = the paper's seconds", ds->name);
+			snprintf(set, sizeof(set), "%s, reis-ssd1 IVF nprobe 64, a one-query "
+				 "command's latency; LLM stages = the paper's seconds", ds->name);
 			snprintf(series, sizeof(series), "REIS retrieval share (%%), %s", ds->name);
 			row("REIS Table 4", series, t4[i].share,
 			    100 * reis_s / (t4[i].other_reis + reis_s), set);
