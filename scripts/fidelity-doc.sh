@@ -44,8 +44,8 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
   "Comparison models".
 - **REIS** (\`examples/bench/bench_fidelity.c\`): analytic mode (timing-model.md
   §4) at the paper's scale, which exceeds this machine: IVF over 1024-bit
-  codes with INT8 rerank, DF keeping 1 % of the entries, one query per
-  command, nprobe 16, 32, 64, 128, 256 standing for the paper's Recall@10
+  codes with INT8 rerank, DF keeping 1 % of the entries, nprobe 16, 32,
+  64, 128, 256 standing for the paper's Recall@10
   sweep 0.90-0.98, datasets NQ (2.68 M passages, 8192 clusters), HotpotQA
   (5.23 M, 8192) and wiki_full (41.5 M, 16,384). Fig. 9 is wiki_full;
   averages and maxima are over the sweep (and datasets where the paper
@@ -57,7 +57,7 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
   after another on traces of their own seed, so the reductions are averages
   over tables; all 32 RMC2 tables at 1 M rows need 8 GiB per mode), batch
   16, 3 measured batches after one warm-up batch, RecFlash placed by the
-  profile of the 100 batches before them (the "sampled training set" of
+  profile of the 400 batches before them (the "sampled training set" of
   III-A: a long stretch of the same traffic). The workload is the
   RecSSD-style trace (\`REIS_RF_TRACE_RECSSD\`, [recflash.md](recflash.md)
   "The locality-K trace"): RecSSD's generator, which the paper follows.

@@ -75,7 +75,7 @@ NR == 1 { next }
 	mlp = $33 * $34 / (gmacs * 1e6)		# ms per batch
 	e2e = 100 * (1 - ($10 * scale + mlp) / ($9 * scale + mlp))
 	if (!(key in e2emax) || e2e > e2emax[key]) e2emax[key] = e2e
-	set[key] = sprintf("recflash-%s, %s, %d of %d tables x %d rows, batch %d, %d profile batches, RecSSD-style trace", $2, $3, $31, $32, $4, $34, $5)
+	set[key] = sprintf("recflash-%s, %s, %d of %d tables x %d rows, batch %d, %d profile batches, RecSSD-style trace", $2, $3, $31, $32, $4, $33, $5)
 }
 END {
 	split("rmc1 rmc2 rmc3", m, " ")
