@@ -569,7 +569,8 @@ static void usage(FILE *f)
 		"  --params   device overrides, e.g. cache_bytes=1m or cache_admit=0\n"
 		"  --trace    recssd (default): RecSSD's LRU-line generator, the paper's\n"
 		"             Fig. 10 workload; drift: new references are never-seen rows\n"
-		"             (a stress workload no profile can cover)\n"
+		"             (a stress workload no profile can cover; --sd-mean is its\n"
+		"             reuse distance)\n"
 		"  --tables   run only the first N tables of each model (reductions are\n"
 		"             averages over tables; saves memory at 1 M rows)\n");
 }
