@@ -109,6 +109,12 @@ bench: hostlib examples corpus
 bench-search: hostlib corpus
 	$(MAKE) -C examples bench-search
 
+# The model against the papers: docs/fidelity.md, .csv and plots (a
+# benchmark, about 10 minutes on 2 cores; gnuplot from scripts/setup-deps.sh).
+.PHONY: fidelity
+fidelity: hostlib
+	$(MAKE) -C examples fidelity
+
 # make check's suites built with ASan + UBSan (in $(BUILD)/asan; slower).
 sanitize: hwmodel
 	$(MAKE) -C host-lib sanitize

@@ -13,7 +13,10 @@
  *      model's tables in row order
  *      (RecFlash tables with a period trigger of one batch);
  *   2. per K and table, a seeded locality-K trace (drawn once, the same for
- *      every mode): a --profile-batches prefix (the "sampled training set"),
+ *      every mode; --trace recssd, the default, is RecSSD's generator the
+ *      paper's Fig. 10 uses, --trace drift a stress workload whose new
+ *      references no profile covers): a --profile-batches prefix (400; the
+ *      "sampled training set"),
  *      one warm-up batch, then --batches measured batches of --batch
  *      samples x `lookups` indices. RecFlash-mode tables run three ways,
  *      each after PROFILE + REMAP FULL + SWITCH:
@@ -87,6 +90,8 @@ struct opts {
 	unsigned models[3], nmodels;
 	const char *params;	/* extra device overrides */
 	uint32_t sample;	/* RecFl from this % of the measured bags; 0: prefix */
+	uint32_t trace;		/* REIS_RF_TRACE_RECSSD or _DRIFT */
+	uint32_t tables;	/* at most this many of the model's tables; 0: all */
 	int csv, online;
 };
 
@@ -219,9 +224,12 @@ static int make_traces(const struct opts *o, const struct reis_dlrm_cfg *c, stru
 
 			memset(&to, 0, sizeof(to));
 			to.rows = c->rows;
+			to.kind = o->trace;
 			to.k = ks[k];
 			to.seed = 1000 * t + k + 1;
-			to.sd_mean = o->sd_mean;
+			to.lookups = c->lookups;
+			if (o->trace == REIS_RF_TRACE_DRIFT)
+				to.sd_mean = o->sd_mean;
 			ret = reis_rf_trace_open(&to, &g);
 			if (ret)
 				return ret;
@@ -357,35 +365,35 @@ static double red(uint64_t base, uint64_t x)
 }
 
 /*
- * The generator's long-run unique-access rate for K (the paper's 8 %..66 %):
- * over 1 M accesses of a table large enough that new references never run
- * out, so it does not depend on the bench's table size. Once per K.
+ * The trace's unique-access rate for K (the paper's 8 %..66 %) over 1 M
+ * accesses. DRIFT: of a table large enough that new references never run
+ * out, so it does not depend on the bench's table size. RECSSD: of the
+ * bench's own table and pooling factor (its lines are rows / 128).
  */
-static double unique_rate(unsigned k, uint32_t sd_mean)
+static double unique_rate(const struct opts *o, unsigned k, uint32_t lookups)
 {
-	static double cache[NK];
-	static int have[NK];
 	const size_t n = 1000000;
 	struct reis_rf_trace_opts to;
 	struct reis_rf_trace *tr;
 	uint32_t *idx;
+	double u = 0;
 
-	if (have[k])
-		return cache[k];
 	idx = malloc(sizeof(uint32_t) * n);
 	memset(&to, 0, sizeof(to));
-	to.rows = 1u << 22;
+	to.kind = o->trace;
+	to.rows = o->trace == REIS_RF_TRACE_DRIFT ? 1u << 22 : o->rows;
 	to.k = ks[k];
 	to.seed = 1;
-	to.sd_mean = sd_mean;
+	to.lookups = lookups;
+	if (o->trace == REIS_RF_TRACE_DRIFT)
+		to.sd_mean = o->sd_mean;
 	if (idx && !reis_rf_trace_open(&to, &tr)) {
 		reis_rf_trace_next(tr, idx, n);
-		cache[k] = reis_rf_unique_rate(idx, n, to.rows);
-		have[k] = 1;
+		u = reis_rf_unique_rate(idx, n, to.rows);
 		reis_rf_trace_close(tr);
 	}
 	free(idx);
-	return cache[k];
+	return u;
 }
 
 static double ms(const struct cell *c, double nb)
@@ -398,6 +406,20 @@ static double mj(const struct cell *c, double nb)
 	return (double)c->flash_pj / 1e9 / nb;
 }
 
+/* Multiply-accumulates of one sample's bottom and top MLPs (Table II). */
+static uint64_t mlp_macs(const struct reis_dlrm_cfg *c)
+{
+	uint64_t m = 0;
+	unsigned i;
+
+	for (i = 0; i + 1 < c->nbot; i++)
+		m += (uint64_t)c->bot[i] * c->bot[i + 1];
+	m += (uint64_t)reis_dlrm_interaction_dim(c) * c->top[0];
+	for (i = 0; i + 1 < c->ntop; i++)
+		m += (uint64_t)c->top[i] * c->top[i + 1];
+	return m;
+}
+
 static int bench(const struct opts *o, const char *media, unsigned model)
 {
 	static const char *const models[3] = { "rmc1", "rmc2", "rmc3" };
@@ -407,11 +429,21 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	struct reis_dev *dev;
 	struct traces tr;
 	char preset[32], err[256] = "";
-	unsigned k, i;
+	uint64_t macs;
+	unsigned k, i, full_tables;
 	int ret;
 
 	reis_dlrm_preset(models[model], &c);
 	c.rows = o->rows;
+	macs = mlp_macs(&c);
+	full_tables = c.ntables;
+	/*
+	 * Tables run one after another with traces of their own seed, so the
+	 * stage's reductions are averages over tables: a subset estimates them
+	 * at a fraction of the memory (RMC2 at 1 M rows is 8 GiB per mode).
+	 */
+	if (o->tables && o->tables < c.ntables)
+		c.ntables = o->tables;
 	ret = make_traces(o, &c, &tr);
 	if (ret) {
 		free_traces(&tr);
@@ -451,11 +483,12 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		return ret;
 
 	if (!o->csv) {
-		printf("\n%s %s: %u tables x %u rows x %u dim fp32, %u lookups, batch %u, "
+		printf("\n%s %s, %s trace: %u tables x %u rows x %u dim fp32, %u lookups, batch %u, "
 		       "%u batches per K; per batch: modeled embedding stage (ms), read energy "
 		       "(mJ; RecSSD's equals RM-SSD's); RecFl = placed by %s, +on = by the "
 		       "prefix then adaptive remaps every batch, * = by the measured bags\n",
-		       preset, c.name, c.ntables, c.rows, c.dim, c.lookups, o->batch,
+		       preset, c.name, o->trace == REIS_RF_TRACE_RECSSD ? "recssd" : "drift",
+		       c.ntables, c.rows, c.dim, c.lookups, o->batch,
 		       o->batches, o->sample ? "a sample of the measured bags" :
 		       "the profile of the trace prefix");
 		printf("%-3s %5s | %7s %7s %7s %7s %7s | %5s %5s %5s %-10s | %7s %7s %7s %7s | "
@@ -468,23 +501,25 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		const struct cell *a = &cells[k][C_RECSSD], *r = &cells[k][C_RMSSD];
 		const struct cell *f = &cells[k][C_RECFL], *n = &cells[k][C_ONLINE];
 		const struct cell *x = &cells[k][C_ORACLE];
-		double nb = (double)o->batches, uq = unique_rate(k, o->sd_mean);
+		double nb = (double)o->batches, uq = unique_rate(o, k, c.lookups);
 		uint64_t cpu = 0;
 
 		for (i = 0; i < NCOLS; i++)
 			cpu += cells[k][i].cpu_ns;
 		cpu /= o->online ? NCOLS : NCOLS - 1;
 		if (o->csv) {
-			printf("%s,%s,%u,%.1f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,"
+			printf("%s,%s,%s,%u,%u,%.1f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,"
 			       "%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,"
-			       "%.4f,%.6f,%.3f\n", media, c.name, c.rows, ks[k], uq, ms(a, nb),
+			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 "\n", o->trace == REIS_RF_TRACE_RECSSD ? "recssd" : "drift",
+			       media, c.name, c.rows, o->profile_batches, ks[k], uq, ms(a, nb),
 			       ms(r, nb), ms(f, nb), ms(n, nb), ms(x, nb),
 			       red(r->flash_ns, f->flash_ns), red(r->flash_ns, n->flash_ns),
 			       red(r->flash_ns, x->flash_ns), mj(r, nb), mj(f, nb), mj(n, nb),
 			       mj(x, nb), red(r->flash_pj, f->flash_pj),
 			       red(r->flash_pj, n->flash_pj), red(r->flash_pj, x->flash_pj),
 			       hit(f), hit(n), hit(x), util(r), util(f), util(x),
-			       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb);
+			       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb,
+			       c.ntables, full_tables, o->batch, macs);
 			continue;
 		}
 		printf("%-3.1f %5.1f | %7.2f %7.3f %7.3f %7.3f %7.3f | %5.1f %5.1f %5.1f %-10s | "
@@ -525,13 +560,19 @@ static void usage(FILE *f)
 		"usage: bench_rf_embedding [--full] [--rows N] [--batch N] [--batches N]\n"
 		"       [--profile-batches N] [--sd-mean N] [--media tlc,slc,qlc]\n"
 		"       [--models rmc1,rmc2,rmc3] [--no-online] [--sample PCT]\n"
-		"       [--params K=V;...] [--csv]\n"
+		"       [--params K=V;...] [--trace recssd|drift] [--tables N] [--csv]\n"
 		"  default    recflash-tlc, RMC1-3, K sweep, 131072 rows (about 1-2 min)\n"
 		"  --full     all three presets at 262144 rows (about 10 min)\n"
 		"  --rows 1000000   the paper's table size (RMC2: 8 GiB per mode)\n"
 		"  --sample   place RecFl by a PCT %% sample of the measured bags (not the\n"
 		"             prefix): a sampled training set of the same accesses\n"
-		"  --params   device overrides, e.g. cache_bytes=1m or cache_admit=0\n");
+		"  --params   device overrides, e.g. cache_bytes=1m or cache_admit=0\n"
+		"  --trace    recssd (default): RecSSD's LRU-line generator, the paper's\n"
+		"             Fig. 10 workload; drift: new references are never-seen rows\n"
+		"             (a stress workload no profile can cover; --sd-mean is its\n"
+		"             reuse distance)\n"
+		"  --tables   run only the first N tables of each model (reductions are\n"
+		"             averages over tables; saves memory at 1 M rows)\n");
 }
 
 int main(int argc, char **argv)
@@ -548,6 +589,8 @@ int main(int argc, char **argv)
 		{ "sd-mean", required_argument, NULL, 's' },
 		{ "params", required_argument, NULL, 'P' },
 		{ "sample", required_argument, NULL, 'S' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ "tables", required_argument, NULL, 't' },
 		{ "full", no_argument, NULL, 'f' },
 		{ "no-online", no_argument, NULL, 'o' },
 		{ "csv", no_argument, NULL, 'c' },
@@ -564,7 +607,17 @@ int main(int argc, char **argv)
 	o.rows = 131072;
 	o.batch = 16;
 	o.batches = 3;
-	o.profile_batches = 20;
+	/*
+	 * The "sampled training set" RecFlash profiles before it places
+	 * (III-A, III-D) is a long stretch of the same traffic: 400 batches of
+	 * the stream just before the measured ones. A training set is far
+	 * larger than the inference it serves; on the RecSSD trace the profile
+	 * must see the LRU list cycle (rows / 128 lines at the new-reference
+	 * rate), which RMC3's 20 lookups per sample take about 400 batches of
+	 * 16 to do at K = 0 (1 M rows).
+	 */
+	o.profile_batches = 400;
+	o.trace = REIS_RF_TRACE_RECSSD;
 	o.media[0] = "tlc";
 	o.nmedia = 1;
 	o.models[0] = 0, o.models[1] = 1, o.models[2] = 2;
@@ -583,6 +636,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.sd_mean = (uint32_t)v;
+			break;
+		case 't':
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || end == optarg || !v || v > 1024) {
+				fprintf(stderr, "bench: --tables must be 1..1024\n");
+				return 2;
+			}
+			o.tables = (uint32_t)v;
 			break;
 		case 'r': case 'b': case 'n': case 'p':
 			errno = 0;
@@ -619,6 +681,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'P': o.params = optarg; break;
+		case 'T':
+			if (!strcmp(optarg, "recssd"))
+				o.trace = REIS_RF_TRACE_RECSSD;
+			else if (!strcmp(optarg, "drift"))
+				o.trace = REIS_RF_TRACE_DRIFT;
+			else {
+				fprintf(stderr, "bench: --trace is recssd or drift\n");
+				return 2;
+			}
+			break;
 		case 'S':
 			errno = 0;
 			v = strtoul(optarg, &end, 0);
@@ -644,11 +716,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (o.csv)
-		printf("media,model,rows,k,unique,recssd_ms,rmssd_ms,recflash_ms,online_ms,"
+		printf("trace,media,model,rows,profile_batches,k,unique,recssd_ms,rmssd_ms,recflash_ms,online_ms,"
 		       "oracle_ms,red,red_online,red_oracle,rmssd_mj,recflash_mj,online_mj,"
 		       "oracle_mj,energy_red,energy_red_online,energy_red_oracle,hit,hit_online,"
 		       "hit_oracle,util_rmssd,util_recflash,util_oracle,online_remap_ms,"
-		       "cpu_ms_per_batch\n");
+		       "cpu_ms_per_batch,tables,model_tables,batch,mlp_macs_per_sample\n");
 	t0 = (uint64_t)time(NULL);
 	for (i = 0; i < o.nmedia; i++)
 		for (j = 0; j < o.nmodels; j++) {

@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool_rf_trace.c - the synthetic locality-K embedding trace (RecFlash
+ * tool_rf_trace.c - the synthetic locality-K embedding traces (RecFlash
  * IV-A, after RecSSD / DLRM's stack-distance generator).
  *
- * An LRU stack holds the rows referenced so far (the sd_max most recent).
+ * RECSSD (the Fig. 10 workload; libreis_tool_rf_trace.h states the
+ * definition): an LRU list of all rows / 128 lines, a 50-bin exponential
+ * stack-distance histogram whose "new" bin K adds mass to, distances in
+ * units of the lookups per sample, a new reference recycling the least
+ * recently used line. This is the method of RecSSD's public generator
+ * (gen_dist.py + dlrm_data_caffe2.py), with two deterministic choices: the
+ * histogram is the exponential's exact bin mass over the expected sample
+ * range rather than a random sample's, and K adds K x the histogram's mass
+ * to bin 0 without rounding it to an integer (RecSSD's int() of a random
+ * sum), so P(new) = (p_0 + K) / (1 + K) exactly.
+ *
+ * DRIFT (a stress workload): an LRU stack holds the rows referenced so far (the sd_max most recent).
  * Each access is "new" with probability (base + g K) / (1 + base + g K):
  * the next row of a seeded pseudo-random permutation of all rows (so it was
  * never referenced before; once every row was used, a uniformly random
@@ -29,6 +40,10 @@
 
 struct reis_rf_trace {
 	uint32_t rows;
+	uint32_t kind;
+	uint32_t lookups;	/* RECSSD: distance unit */
+	uint32_t news;		/* RECSSD: new references drawn, up to the bins */
+	double bin_cdf[REIS_RF_TRACE_RECSSD_BINS];	/* RECSSD */
 	uint32_t sd_max;
 	double p_new;
 	double *cdf;		/* cdf[d - 1] = P(distance <= d | reuse) */
@@ -137,24 +152,31 @@ static uint32_t rf_trace_row(struct reis_rf_trace *t)
 	return (uint32_t)(((reis__splitmix(&t->rng) >> 32) * (uint64_t)t->rows) >> 32);
 }
 
+/* The first i < n with cdf[i] > v (cdf non-decreasing, cdf[n - 1] = 1). */
+static uint32_t rf_cdf_find(const double *cdf, uint32_t n, double v)
+{
+	uint32_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (cdf[mid] > v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 static uint32_t rf_trace_one(struct reis_rf_trace *t)
 {
 	double u = reis__uniform(&t->rng);
 	uint32_t row;
 
 	if (u >= t->p_new) {
-		/* Reuse: the first d with cdf[d - 1] > v (binary search). */
-		double v = reis__uniform(&t->rng);
-		uint32_t lo = 0, hi = t->sd_max - 1;
+		/* Reuse: the first d with cdf[d - 1] > v. */
+		uint32_t lo = rf_cdf_find(t->cdf, t->sd_max, reis__uniform(&t->rng));
 
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (t->cdf[mid] > v)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
 		if (lo < t->depth) {
 			uint32_t s = rf_fen_kth(t, t->depth - lo);
 
@@ -170,6 +192,110 @@ static uint32_t rf_trace_one(struct reis_rf_trace *t)
 	return row;
 }
 
+/* e^-x for 0 <= x <= 1 by its Taylor series: no libm, the same bits everywhere. */
+static double rf_exp_neg(double x)
+{
+	double term = 1.0, sum = 1.0;
+	unsigned i;
+
+	for (i = 1; i < 30; i++) {
+		term *= -x / (double)i;
+		sum += term;
+	}
+	return sum;
+}
+
+int reis_rf_trace_bin_prob(double k, double *p)
+{
+	double h = 0, r, e = 1.0, tot;
+	unsigned i;
+
+	if (!p || !(k >= 0) || k > REIS_RF_TRACE_MAX_K)
+		return -EINVAL;
+	/* The bin width: the expected maximum of 1000 unit exponentials (the
+	 * harmonic number H(1000), gen_dist.py's nsamples) over 50 bins. */
+	for (i = 1; i <= 1000; i++)
+		h += 1.0 / (double)i;
+	r = rf_exp_neg(h / REIS_RF_TRACE_RECSSD_BINS);
+	tot = 0;
+	for (i = 0; i < REIS_RF_TRACE_RECSSD_BINS; i++) {
+		p[i] = e - e * r;	/* mass of [i w, (i + 1) w) */
+		e *= r;
+		tot += p[i];
+	}
+	for (i = 0; i < REIS_RF_TRACE_RECSSD_BINS; i++)
+		p[i] = (p[i] / tot + (i ? 0.0 : k)) / (1.0 + k);
+	return 0;
+}
+
+static uint32_t rf_trace_one_recssd(struct reis_rf_trace *t)
+{
+	double u = reis__uniform(&t->rng);
+	uint32_t b, s, line;
+	uint64_t sd;
+
+	/* Until 49 new references, bins above their count are cut off:
+	 * dlrm_data_caffe2.py's generate_stack_distance. */
+	if (t->news < REIS_RF_TRACE_RECSSD_BINS - 1)
+		u *= t->bin_cdf[t->news];
+	b = rf_cdf_find(t->bin_cdf, REIS_RF_TRACE_RECSSD_BINS, u);
+	if (!b) {
+		/* New: the least recently used line, recycled. */
+		s = rf_fen_kth(t, 1);
+		if (t->news < REIS_RF_TRACE_RECSSD_BINS - 1)
+			t->news++;
+	} else {
+		sd = (uint64_t)b * t->lookups;
+		if (sd > t->depth)
+			sd = t->depth;
+		s = rf_fen_kth(t, t->depth - (uint32_t)sd + 1);
+	}
+	line = t->slot_row[s];
+	rf_fen_add(t, s, -1);
+	t->depth--;
+	rf_trace_push(t, line);
+	return line * REIS_RF_TRACE_RECSSD_LINE;
+}
+
+static int rf_trace_open_recssd(const struct reis_rf_trace_opts *o, struct reis_rf_trace *t)
+{
+	double p[REIS_RF_TRACE_RECSSD_BINS], c = 0;
+	uint32_t lines = (o->rows + REIS_RF_TRACE_RECSSD_LINE - 1) / REIS_RF_TRACE_RECSSD_LINE;
+	uint64_t burn, i;
+	unsigned b;
+
+	t->lookups = o->lookups ? o->lookups : 1;
+	if (reis_rf_trace_bin_prob(o->k, p))
+		return -EINVAL;
+	for (b = 0; b < REIS_RF_TRACE_RECSSD_BINS; b++) {
+		c += p[b];
+		t->bin_cdf[b] = c;
+	}
+	t->bin_cdf[REIS_RF_TRACE_RECSSD_BINS - 1] = 1.0;
+	/* Every line is on the list from the start, line 0 least recent. */
+	t->sd_max = lines;
+	for (t->log2cap = 2; (1u << t->log2cap) < 2u * lines; t->log2cap++)
+		;
+	t->cap = 1u << t->log2cap;
+	t->slot_row = malloc(sizeof(*t->slot_row) * t->cap);
+	t->fen = calloc(t->cap + 1u, sizeof(*t->fen));
+	if (!t->slot_row || !t->fen)
+		return -ENOMEM;
+	for (i = 0; i < lines; i++)
+		rf_trace_push(t, (uint32_t)i);
+	/*
+	 * RecSSD draws twice the trace and drops the first half; a stream
+	 * cannot know its length, so it drops a fixed prefix: four passes over
+	 * the list or over the deepest distance, whichever is longer.
+	 */
+	burn = 4u * (uint64_t)lines;
+	if (burn < 4u * (uint64_t)(REIS_RF_TRACE_RECSSD_BINS - 1) * t->lookups)
+		burn = 4u * (uint64_t)(REIS_RF_TRACE_RECSSD_BINS - 1) * t->lookups;
+	for (i = 0; i < burn; i++)
+		rf_trace_one_recssd(t);
+	return 0;
+}
+
 int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace **out)
 {
 	struct reis_rf_trace *t;
@@ -179,7 +305,8 @@ int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!o || !o->rows || o->rsvd0 || o->rsvd[0] || o->rsvd[1] || !(o->k >= 0) ||
+	if (!o || !o->rows || o->kind > REIS_RF_TRACE_RECSSD || o->rsvd1 || o->rsvd[0] ||
+	    o->lookups > REIS_RF_TRACE_MAX_LOOKUPS || !(o->k >= 0) ||
 	    o->k > REIS_RF_TRACE_MAX_K || !(o->new_base >= 0) || o->new_base > 1e6 ||
 	    o->sd_max > REIS_RF_TRACE_SD_LIMIT || o->sd_mean > REIS_RF_TRACE_SD_LIMIT)
 		return -EINVAL;
@@ -189,6 +316,19 @@ int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace 
 	if (!t)
 		return -ENOMEM;
 	t->rows = o->rows;
+	t->kind = o->kind;
+	if (t->kind == REIS_RF_TRACE_RECSSD) {
+		int ret;
+
+		t->rng = o->seed ^ UINT64_C(0x5245435353443031);	/* "RECSSD01" */
+		ret = rf_trace_open_recssd(o, t);
+		if (ret) {
+			reis_rf_trace_close(t);
+			return ret;
+		}
+		*out = t;
+		return 0;
+	}
 	t->sd_max = o->sd_max ? o->sd_max : REIS_RF_TRACE_SD_MAX;
 	t->p_new = (base + REIS_RF_TRACE_K_GAIN * o->k) /
 		   (1.0 + base + REIS_RF_TRACE_K_GAIN * o->k);
@@ -241,8 +381,12 @@ void reis_rf_trace_next(struct reis_rf_trace *t, uint32_t *idx, size_t n)
 
 	if (!t || !idx)
 		return;
-	for (i = 0; i < n; i++)
-		idx[i] = rf_trace_one(t);
+	if (t->kind == REIS_RF_TRACE_RECSSD)
+		for (i = 0; i < n; i++)
+			idx[i] = rf_trace_one_recssd(t);
+	else
+		for (i = 0; i < n; i++)
+			idx[i] = rf_trace_one(t);
 }
 
 double reis_rf_unique_rate(const uint32_t *idx, size_t n, uint32_t rows)

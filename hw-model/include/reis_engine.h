@@ -199,4 +199,46 @@ struct re_est_out {
 int re_estimate(const struct fp_params *p, const struct re_est *e,
 		struct re_est_out *out);
 
+/* ---- comparison points of the paper's evaluation (docs/timing-model.md
+ * "Comparison models") ---- */
+
+/**
+ * re_asic_ns() - REIS-ASIC (REIS 6.3.1): the same search without ESP, so
+ * each of the @pages pages read streams in full (data + spare, for ECC in
+ * the controller) over its channel to an ideal ASIC that computes for free.
+ * Sensing rounds over all planes overlap the transfers (cache read):
+ * ctrl_cmd + tR + max(ceil(pages / channels) x xfer(page + spare),
+ * (ceil(pages / planes) - 1) x tR + xfer(page + spare)), tR the SLC read.
+ * Return: modeled ns (0 for no pages).
+ */
+uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages);
+
+/*
+ * struct re_cpu - the host baseline (REIS Table 3, CPU-Real): @cores at
+ * @mhz, @mem_mbps DRAM bandwidth, the dataset read from an SSD at
+ * @ssd_mbps, @cyc_entry cycles per 1024-bit code compared (XOR + POPCNT +
+ * heap) and @cyc_rerank per INT8 dimension reranked.
+ */
+struct re_cpu {
+	uint32_t cores;
+	uint32_t mhz;
+	uint32_t mem_mbps;
+	uint32_t ssd_mbps;
+	uint32_t cyc_entry;
+	uint32_t cyc_rerank;
+};
+
+/** re_cpu_real() - REIS Table 3's CPU-Real host (assumptions C1-C4). */
+void re_cpu_real(struct re_cpu *c);
+
+/**
+ * re_cpu_ns() - modeled time of @nq queries on the host: loading
+ * @load_bytes from the SSD (0: No-I/O), then per query the larger of the
+ * memory time of @scan_bytes and the compute time of @entries codes on all
+ * cores, plus @rerank candidates of @dim INT8 dimensions on one core.
+ * Return: ns, or 0 for a malformed @c.
+ */
+uint64_t re_cpu_ns(const struct re_cpu *c, uint64_t load_bytes, uint32_t nq,
+		   uint64_t entries, uint64_t scan_bytes, uint64_t rerank, uint32_t dim);
+
 #endif /* REIS_ENGINE_H */

@@ -128,7 +128,7 @@ static void fp_recflash_common(struct fp_params *p)
 	p->channels = 8;			/* A1: MQSim-like 8 channels */
 	p->dies_per_channel = 4;		/* A1 */
 	p->planes_per_die = 2;			/* RecFlash Table III: 2 planes */
-	p->channel_mbps = 50;			/* Table I: tRC 0.02 us per byte */
+	p->channel_mbps = 50;			/* Table I: tRC 0.02 us per byte (SLC) */
 	p->slc_blocks = 0;
 }
 
@@ -151,6 +151,7 @@ static void fp_recflash_tlc(struct fp_params *p)
 	p->oob_bytes = 2208;			/* A4: as REIS 4.1.3 */
 	p->pages_per_block = 384;		/* A3 */
 	p->native_mode = ISP_CELL_TLC;
+	p->channel_mbps = 1000;			/* A23: 64-WL V-NAND [13], 1.0 Gb/s x 8 */
 }
 
 static void fp_recflash_qlc(struct fp_params *p)
@@ -161,6 +162,7 @@ static void fp_recflash_qlc(struct fp_params *p)
 	p->oob_bytes = 2208;			/* A4 */
 	p->pages_per_block = 512;		/* A3: 128 WL x 4 */
 	p->native_mode = ISP_CELL_QLC;
+	p->channel_mbps = 1000;			/* A23: 64-WL V-NAND [18], 1.0 Gb/s x 8 */
 }
 
 static const struct {

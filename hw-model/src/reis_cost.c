@@ -529,3 +529,62 @@ out:
 	re_visits_free(&r.vs);
 	return ret;
 }
+
+/*
+ * REIS 6.3.1's REIS-ASIC: without ESP the raw page needs ECC in the
+ * controller, so every page read crosses the channel whole; the ideal ASIC
+ * adds no compute. Pages spread evenly over channels and planes.
+ */
+uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages)
+{
+	uint64_t planes, rounds, per_ch, x, tr, chan, sense;
+
+	if (!p || !pages || !p->channels || !p->dies_per_channel || !p->planes_per_die)
+		return 0;
+	planes = (uint64_t)p->channels * p->dies_per_channel * p->planes_per_die;
+	rounds = (pages + planes - 1) / planes;
+	per_ch = (pages + p->channels - 1) / p->channels;
+	x = ft_t_xfer((uint64_t)p->page_bytes + p->oob_bytes, p->channel_mbps);
+	tr = p->t_read[ISP_CELL_SLC];
+	chan = per_ch * x;
+	sense = (rounds - 1) * tr + x;
+	return (p->ctrl_cmd + tr + (chan > sense ? chan : sense)) / FT_PS_PER_NS;
+}
+
+/*
+ * REIS Table 3's CPU-Real: 2 sockets x 64 cores at 3.1 GHz (AMD EPYC 9554),
+ * DDR4, a PM9A3 SSD. C1-C4 of docs/timing-model.md give the rest.
+ */
+void re_cpu_real(struct re_cpu *c)
+{
+	if (!c)
+		return;
+	c->cores = 128;		/* Table 3: 2 sockets, 128 cores */
+	c->mhz = 3100;		/* Table 3: 3.1 GHz */
+	c->mem_mbps = 409600;	/* C1: 2 x 8 channels DDR4-3200 */
+	c->ssd_mbps = 6900;	/* C2: PM9A3 sequential read */
+	c->cyc_entry = 4;	/* C3: AVX-512 XOR + VPOPCNTQ + heap per 128 B */
+	c->cyc_rerank = 1;	/* C4: one INT8 MAC per dimension and cycle */
+}
+
+/* ceil(@bytes / (@mbps MB/s)) in ns. */
+static uint64_t re_cpu_xfer_ns(uint64_t bytes, uint32_t mbps)
+{
+	return (bytes * 1000u + mbps - 1) / mbps;
+}
+
+uint64_t re_cpu_ns(const struct re_cpu *c, uint64_t load_bytes, uint32_t nq,
+		   uint64_t entries, uint64_t scan_bytes, uint64_t rerank, uint32_t dim)
+{
+	uint64_t mem, comp, rr;
+
+	if (!c || !c->cores || !c->mhz || !c->mem_mbps || !c->ssd_mbps)
+		return 0;
+	mem = re_cpu_xfer_ns(scan_bytes, c->mem_mbps);
+	/* cycles / (cores x MHz) us = cycles x 1000 / (cores x MHz) ns */
+	comp = (entries * c->cyc_entry * 1000u + (uint64_t)c->cores * c->mhz - 1) /
+	       ((uint64_t)c->cores * c->mhz);
+	rr = (rerank * dim * c->cyc_rerank * 1000u + c->mhz - 1) / c->mhz;
+	return (load_bytes ? re_cpu_xfer_ns(load_bytes, c->ssd_mbps) : 0) +
+	       (uint64_t)nq * ((mem > comp ? mem : comp) + rr);
+}

@@ -20,34 +20,62 @@ extern "C" {
 /**
  * struct reis_rf_trace_opts - synthetic access trace with locality K.
  * @rows: rows of the table, >= 1.
+ * @kind: REIS_RF_TRACE_DRIFT (0) or REIS_RF_TRACE_RECSSD.
  * @k: locality parameter, 0..16 (paper: 0, 0.3, 0.8, 1, 2; larger K, less
  *     locality).
  * @seed: seed; the same options give the same trace.
- * @new_base: probability mass of "new" references at K = 0, relative to a
- *            reuse mass of 1; 0: REIS_RF_TRACE_NEW_BASE.
- * @sd_mean: mean of the exponential-shaped stack-distance histogram; 0:
- *           REIS_RF_TRACE_SD_MEAN.
- * @sd_max: largest stack distance; 0: REIS_RF_TRACE_SD_MAX.
+ * @new_base: DRIFT only: probability mass of "new" references at K = 0,
+ *            relative to a reuse mass of 1; 0: REIS_RF_TRACE_NEW_BASE.
+ * @sd_mean: DRIFT only: mean of the exponential-shaped stack-distance
+ *           histogram; 0: REIS_RF_TRACE_SD_MEAN.
+ * @sd_max: DRIFT only: largest stack distance; 0: REIS_RF_TRACE_SD_MAX.
+ * @lookups: RECSSD only: lookups per sample (the model's pooling factor),
+ *           the unit of its stack distances; 0: 1. At most
+ *           REIS_RF_TRACE_MAX_LOOKUPS.
+ * @rsvd1: must be 0.
  * @rsvd: must be 0.
  *
- * The generator (docs/recflash.md) keeps an LRU stack of referenced rows.
- * Each access is "new" with probability (new_base + g K) / (1 + new_base +
- * g K), g = REIS_RF_TRACE_K_GAIN: a row never referenced before (the next
- * of a seeded pseudo-random permutation; uniformly random once all rows were
- * used). Otherwise it re-references the row at stack distance d = 1..sd_max
- * drawn with weight (1 - 1/sd_mean)^(d-1), and the row moves to the top. The
+ * REIS_RF_TRACE_RECSSD is the generator RecFlash's evaluation follows
+ * ("like RecSSD", RecFlash IV-A): the table is cut into lines of
+ * REIS_RF_TRACE_RECSSD_LINE rows and only the first row of a line is ever
+ * referenced. An LRU list holds every line. Each access draws a bin b of a
+ * 50-bin histogram of an exponential distribution (bin width w = H(1000) /
+ * 50, the expected maximum of 1000 unit-exponential samples over 50):
+ * P(b) = (p_b + K [b = 0]) / (1 + K), p_b = the exponential's mass in bin
+ * b. b = 0 is a "new" reference: the least recently used line; otherwise
+ * the line at stack distance b x @lookups (1 = the most recent; clamped to
+ * the list). The line moves to the top. Until 49 new references were drawn,
+ * b is capped at their count (a young trace has little to reuse). So the
+ * new-reference rate is (p_0 + K) / (1 + K); docs/recflash.md.
+ *
+ * REIS_RF_TRACE_DRIFT is a stress workload whose new references are rows
+ * never seen before, so a placement learned from past traffic cannot cover
+ * them: it keeps an LRU stack of referenced rows. Each access is "new" with
+ * probability (new_base + g K) / (1 + new_base + g K), g =
+ * REIS_RF_TRACE_K_GAIN: a row never referenced before (the next of a seeded
+ * pseudo-random permutation; uniformly random once all rows were used).
+ * Otherwise it re-references the row at stack distance d = 1..sd_max drawn
+ * with weight (1 - 1/sd_mean)^(d-1), and the row moves to the top. The
  * unique-access rate thus grows with K: about 8 % at K = 0, 66 % at K = 2.
  */
 struct reis_rf_trace_opts {
 	uint32_t rows;
-	uint32_t rsvd0;
+	uint32_t kind;
 	double k;
 	uint64_t seed;
 	double new_base;
 	uint32_t sd_mean;
 	uint32_t sd_max;
-	uint64_t rsvd[2];
+	uint32_t lookups;
+	uint32_t rsvd1;
+	uint64_t rsvd[1];
 };
+
+#define REIS_RF_TRACE_DRIFT	0u	/* new references are never-seen rows */
+#define REIS_RF_TRACE_RECSSD	1u	/* RecSSD's LRU line generator */
+#define REIS_RF_TRACE_RECSSD_LINE	128u	/* rows per line (RecSSD's cache_line_size) */
+#define REIS_RF_TRACE_RECSSD_BINS	50u	/* histogram bins; bin 0 = new */
+#define REIS_RF_TRACE_MAX_LOOKUPS	100000u
 
 #define REIS_RF_TRACE_NEW_BASE	0.087	/* calibrated: K = 0 gives 8 % unique */
 #define REIS_RF_TRACE_K_GAIN	0.927	/* calibrated: K = 2 gives 66 % unique */
@@ -77,6 +105,18 @@ int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace 
  * predicts what follows as a sampled training trace would.
  */
 void reis_rf_trace_next(struct reis_rf_trace *t, uint32_t *idx, size_t n);
+
+/**
+ * reis_rf_trace_bin_prob() - the RECSSD generator's bin probabilities.
+ * @k: locality K, 0..REIS_RF_TRACE_MAX_K.
+ * @p: REIS_RF_TRACE_RECSSD_BINS probabilities; p[0] is the new-reference
+ *     rate, p[b] that of stack distance b x lookups.
+ *
+ * The definition the generator draws from, for tools that check a trace.
+ *
+ * Return: 0, -EINVAL for a bad @k or a NULL @p.
+ */
+int reis_rf_trace_bin_prob(double k, double *p);
 
 /**
  * reis_rf_trace_close() - free a generator (NULL: no-op).

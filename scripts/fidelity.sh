@@ -1,0 +1,161 @@
+#!/bin/sh
+# scripts/fidelity.sh - `make fidelity`: the model held against the papers.
+#
+# Runs bench_fidelity (REIS figures, RecFlash Eq. 1-2; analytic at paper
+# scale) and bench_rf_embedding (RecFlash Fig. 10-12 on the RecSSD-style
+# trace at 1 M rows, plus the drifting stress trace), then writes
+#   docs/fidelity.csv   one row per number: figure, series, paper, model,
+#                       ratio, within_25pct, settings
+#   docs/fidelity.md    the tables, the causes of rows outside 25 %, the
+#                       commands and the wall time
+#   docs/fidelity-*.svg gnuplot bars, paper beside model
+# A benchmark, not a test: it prints numbers and fails only if a program
+# does. About 8 minutes on 2 shared cores.
+#
+# Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
+# FIDELITY_TABLES (4 tables of each model: reductions are averages over
+# tables, and RMC2's 32 x 1 M rows would need 8 GiB per mode),
+# FIDELITY_OUT (default docs). The raw runs stay in $BUILD/fidelity/;
+# `fidelity.sh --from DIR` re-renders the doc, CSV and plots from a
+# previous run's raw files without running the benchmarks again.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+ROWS=${FIDELITY_ROWS:-1000000}
+TABLES=${FIDELITY_TABLES:-4}
+OUT=${FIDELITY_OUT:-$top/docs}
+# RecFlash Fig. 12's MLPs: M1 of docs/timing-model.md, multiply-accumulates
+# per second of the host that runs them.
+MLP_GMACS=10
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+raw=$BUILD/fidelity
+t0=$(date +%s)
+
+if [ "${1:-}" = "--from" ] && [ -n "${2:-}" ]; then
+	for f in reis rf drift wall; do
+		cp "$2/$f.csv" "$tmp/$f.csv"
+	done
+	secs=$(cat "$tmp/wall.csv")
+	day=$(cat "$2/date.csv" 2>/dev/null || date -u +%Y-%m-%d)
+else
+	rf="$BUILD/examples/bench_rf_embedding --csv --rows $ROWS --tables $TABLES --no-online"
+	echo "fidelity: REIS analytic and Eq. 1-2"
+	"$BUILD/examples/bench_fidelity" > "$tmp/reis.csv"
+	echo "fidelity: RecFlash, RecSSD-style trace, TLC/SLC/QLC ($ROWS rows, $TABLES tables)"
+	$rf --media tlc,slc,qlc > "$tmp/rf.csv"
+	echo "fidelity: RecFlash, drifting stress trace, TLC"
+	$rf --media tlc --trace drift > "$tmp/drift.csv"
+	secs=$(($(date +%s) - t0))
+	echo "$secs" > "$tmp/wall.csv"
+	day=$(date -u +%Y-%m-%d)
+	echo "$day" > "$tmp/date.csv"
+	mkdir -p "$raw"
+	cp "$tmp/reis.csv" "$tmp/rf.csv" "$tmp/drift.csv" "$tmp/wall.csv" "$tmp/date.csv" "$raw/"
+fi
+
+# RecFlash rows. Paper numbers: RecFlash IV-B (Fig. 10: TLC cut vs RM-SSD
+# from K = 0 to K = 2; SLC/QLC averages; Fig. 11 energy "up to"; Fig. 12
+# end-to-end "up to").
+awk -F, -v gmacs="$MLP_GMACS" '
+function row(fig, series, paper, model, set,   r, w) {
+	r = model / paper
+	w = (r >= 0.75 && r <= 1.25) ? "yes" : "no"
+	printf "\"%s\",\"%s\",%.6g,%.6g,%.4f,%s,\"%s\"\n", fig, series, paper, model, r, w, set
+}
+NR == 1 { next }
+{
+	key = $2 SUBSEP $3
+	red[key, $6] = $13
+	sum[key] += $13; n[key]++
+	if (!(key in emax) || $20 > emax[key]) emax[key] = $20
+	# Fig. 12: the stage of all the model tables plus the MLPs of a batch.
+	scale = $32 / $31
+	mlp = $33 * $34 / (gmacs * 1e6)		# ms per batch
+	e2e = 100 * (1 - ($10 * scale + mlp) / ($9 * scale + mlp))
+	if (!(key in e2emax) || e2e > e2emax[key]) e2emax[key] = e2e
+	set[key] = sprintf("recflash-%s, %s, %d of %d tables x %d rows, batch %d, %d profile batches, RecSSD-style trace", $2, $3, $31, $32, $4, $33, $5)
+}
+END {
+	split("rmc1 rmc2 rmc3", m, " ")
+	split("68.4 91.4 77", k0, " "); split("54.4 78 64.2", k2, " ")
+	split("69.5 91.9 77.7", en, " "); split("54 77 62", slc, " ")
+	split("66 89 75", qlc, " "); split("50.7 81 40.4", f12, " ")
+	for (i = 1; i <= 3; i++) {
+		t = "tlc" SUBSEP m[i]
+		M = toupper(m[i])
+		row("RecFlash Fig. 10", "TLC latency cut vs RM-SSD (%), " M ", K = 0", k0[i], red[t, "0.0"], set[t])
+		row("RecFlash Fig. 10", "TLC latency cut vs RM-SSD (%), " M ", K = 2", k2[i], red[t, "2.0"], set[t])
+		row("RecFlash Fig. 11", "TLC read energy cut, max over K (%), " M, en[i], emax[t], set[t])
+		s = "slc" SUBSEP m[i]
+		row("RecFlash IV-B", "SLC latency cut, average over K (%), " M, slc[i], sum[s] / n[s], set[s])
+		q = "qlc" SUBSEP m[i]
+		row("RecFlash IV-B", "QLC latency cut, average over K (%), " M, qlc[i], sum[q] / n[q], set[q])
+		row("RecFlash Fig. 12", "TLC end-to-end cut, max over K (%), " M, f12[i], e2emax[t], set[t] ", MLPs at " gmacs " GMAC/s (M1)")
+	}
+}' "$tmp/rf.csv" > "$tmp/rfrows.csv"
+
+{
+	cat "$tmp/reis.csv"
+	cat "$tmp/rfrows.csv"
+} > "$OUT/fidelity.csv"
+
+# Plot data: one file per figure group, short label / paper / model.
+plotdat() {
+	awk -F'"' -v pat="$1" 'NR > 1 && $2 ~ pat {
+		split($5, v, ","); lab = $4
+		gsub(/TLC latency cut vs RM-SSD \(%\)/, "TLC", lab)
+		gsub(/TLC read energy cut, max over K \(%\)/, "TLC energy", lab)
+		gsub(/latency cut, average over K \(%\)/, "avg", lab)
+		gsub(/TLC end-to-end cut, max over K \(%\)/, "e2e", lab)
+		gsub(/DF over No-OPT/, "DF", lab)
+		gsub(/MPIBC over DF\+PL, average \(%\)/, "MPIBC %", lab)
+		gsub(/REIS-ASIC slowdown/, "ASIC", lab)
+		gsub(/SSD2 over SSD1/, "SSD2/SSD1", lab)
+		gsub(/REIS over /, "vs ", lab)
+		gsub(/REIS retrieval share \(%\)/, "T4 share %", lab)
+		gsub(/end-to-end gain over CPU\+BQ \(x\)/, "T4 e2e", lab)
+		gsub(/reis-ssd/, "SSD", lab)
+		gsub(/average/, "avg", lab)
+		gsub(/ \(x\)|,/, "", lab)
+		gsub(/ /, "~", lab)
+		printf "%s %s %s\n", lab, v[2], v[3]
+	}' "$OUT/fidelity.csv" > "$tmp/$2.dat"
+}
+plotdat "REIS" reis
+plotdat "RecFlash Fig. 1[01]|RecFlash IV-B" rf
+plotdat "RecFlash Fig. 12" f12
+if command -v gnuplot >/dev/null 2>&1; then
+	for f in reis rf f12; do
+		case $f in
+		reis) title="REIS: paper vs model (log scale; x = speedup or slowdown, % = gain)"; log="set logscale y" ;;
+		rf) title="RecFlash Fig. 10/11 and SLC/QLC averages: cut vs RM-SSD (%)"; log="set yrange [0:100]" ;;
+		f12) title="RecFlash Fig. 12: end-to-end cut vs RM-SSD (%)"; log="set yrange [0:100]" ;;
+		esac
+		gnuplot <<EOF
+set terminal svg size 1200,640 font "sans,10"
+set output "$OUT/fidelity-$f.svg"
+set title "$title"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xtics rotate by -45 left noenhanced
+set key top left
+set grid ytics
+set bmargin 8
+$log
+plot "$tmp/$f.dat" using 2:xtic(stringcolumn(1)) title "paper", "" using 3 title "model"
+EOF
+		sed -i 's/~/ /g' "$OUT/fidelity-$f.svg"
+	done
+else
+	echo "fidelity: gnuplot missing (scripts/setup-deps.sh installs it); no plots"
+fi
+
+"$top/scripts/fidelity-doc.sh" "$OUT/fidelity.csv" "$tmp/drift.csv" "$tmp/rf.csv" \
+	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" "$day" > "$OUT/fidelity.md"
+awk -F'"' -v secs="$secs" -v out="$OUT/fidelity.md" 'NR > 1 { n++; split($5, v, ","); if (v[5] == "yes") y++ }
+	END { printf "fidelity: %d of %d rows within 25 %% (benchmarks %d s); %s\n", y, n, secs, out }' \
+	"$OUT/fidelity.csv"
