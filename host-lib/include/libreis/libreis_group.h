@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libreis/libreis_group.h - a device group: several ISP drives used as one
+ * (Solana §III-IV). Sharded mode deploys one REIS database or RecFlash
+ * table across the members and scatters every batch to all of them; the
+ * merged answer is identical to one drive holding all the data. Scheduled
+ * mode (Solana IV-A) hands batches to the host CPU and each drive by a pull
+ * scheduler with a measured batch ratio and accounts like Solana Table I.
+ * Guide: docs/group.md.
+ * Included by libreis_tools.h (the group runs the host tools' reference
+ * search and SLS for the host's share); conventions are libreis.h's.
+ */
+#ifndef LIBREIS_GROUP_H
+#define LIBREIS_GROUP_H
+
+#ifndef LIBREIS_TOOLS_H
+#error "include <libreis_tools.h>, not <libreis/libreis_group.h>"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define REIS_GROUP_MAX 64u	/* members; Solana's server has 36 (§IV) */
+
+struct reis_group;
+
+/**
+ * struct reis_group_member - one member as the group sees it.
+ * @name: the path it was opened from, or the name given to
+ *        reis_group_adopt().
+ * @preset: the drive's timing/geometry preset.
+ * @caps: enum reis_cap bits.
+ * @info: its ISP_IDENTIFY data.
+ */
+struct reis_group_member {
+	char name[REIS_PATH_MAX];
+	char preset[REIS_PRESET_LEN + 1];
+	uint64_t caps;
+	struct reis_info info;
+};
+
+/**
+ * reis_group_open() - open every path as a member.
+ * @paths: drive paths (reis_open()).
+ * @n: 1..REIS_GROUP_MAX.
+ * @flags: reis_open() flags.
+ * @g: the new group.
+ *
+ * All or nothing: when one path fails to open (or is no ISP drive) the
+ * others are closed again and reis_group_errmsg(NULL) names it.
+ *
+ * Return: 0, -EINVAL, -ENOMEM, or the failing reis_open()'s -errno.
+ */
+int reis_group_open(const char *const *paths, unsigned n, uint32_t flags,
+		    struct reis_group **g);
+
+/**
+ * reis_group_discover() - a group of every ISP drive reis_discover() finds.
+ * @flags: reis_open() flags.
+ * @g: the new group.
+ *
+ * Return: as reis_group_open(); -ENODEV when no ISP drive is present.
+ */
+int reis_group_discover(uint32_t flags, struct reis_group **g);
+
+/**
+ * reis_group_adopt() - a group over open handles (e.g. in-process drives).
+ * @devs: handles; the group closes them in reis_group_close().
+ * @names: a name per handle for messages, or NULL ("drive<i>").
+ * @n: 1..REIS_GROUP_MAX.
+ * @g: the new group.
+ *
+ * Return: 0, -EINVAL (also for a handle without the REIS or RecFlash
+ * capability), -ENOMEM. On failure the handles stay the caller's.
+ */
+int reis_group_adopt(struct reis_dev *const *devs, const char *const *names, unsigned n,
+		     struct reis_group **g);
+
+/**
+ * reis_group_close() - close every member and free the group (NULL-safe).
+ * @g: group.
+ */
+void reis_group_close(struct reis_group *g);
+
+/**
+ * reis_group_size() - members.
+ * @g: group.
+ *
+ * Return: the count.
+ */
+unsigned reis_group_size(const struct reis_group *g);
+
+/**
+ * reis_group_dev() - a member's handle (owned by the group).
+ * @g: group.
+ * @i: member index.
+ *
+ * Return: the handle or NULL.
+ */
+struct reis_dev *reis_group_dev(const struct reis_group *g, unsigned i);
+
+/**
+ * reis_group_member_info() - what the group knows of member @i.
+ * @g: group.
+ * @i: member index.
+ * @out: filled.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int reis_group_member_info(const struct reis_group *g, unsigned i,
+			   struct reis_group_member *out);
+
+/**
+ * reis_group_mixed() - whether the members differ in preset or geometry.
+ * @g: group.
+ *
+ * Mixed groups work (each member runs at its own speed; the scheduler's
+ * calibration measures each); callers report it.
+ *
+ * Return: 1 mixed, 0 uniform.
+ */
+int reis_group_mixed(const struct reis_group *g);
+
+/**
+ * reis_group_errmsg() - a sentence about the group's last failure, naming
+ * the drive.
+ * @g: group, or NULL for the last failed reis_group_open/discover/adopt()
+ *     of this thread.
+ *
+ * Return: the sentence ("" when none).
+ */
+const char *reis_group_errmsg(const struct reis_group *g);
+
+/**
+ * reis_group_failed() - the member the last failure came from.
+ * @g: group.
+ *
+ * Return: its index, or -1 when the last call did not fail on a member.
+ */
+int reis_group_failed(const struct reis_group *g);
+
+/* ---------------------------------------------------------------------- */
+/* Sharded REIS                                                            */
+
+/**
+ * reis_group_shard_of() - the member holding entry @entry, and its index
+ * there.
+ * @nmembers: members the database was sharded over.
+ * @entry: entry index of the whole database (IVF: position in cluster
+ *         order).
+ * @local: out: its entry index on that member, or NULL.
+ *
+ * Placement (docs/group.md, Placement): entry p goes to member p mod N, in
+ * entry order; IVF centroids and calibration are on every member, so each
+ * member holds a 1/N slice of every cluster.
+ *
+ * Return: the member index.
+ */
+static inline unsigned reis_group_shard_of(unsigned nmembers, uint64_t entry, uint64_t *local)
+{
+	if (local)
+		*local = entry / nmembers;
+	return (unsigned)(entry % nmembers);
+}
+
+/**
+ * reis_group_shard_image() - the part of @img member @s of @nmembers holds.
+ * @img: a checked image.
+ * @s: member index.
+ * @nmembers: members.
+ * @out: the shard image (owns its arrays; reis_db_image_free()); its quant
+ *       points at @img's.
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int reis_group_shard_image(const struct reis_db_image *img, unsigned s, unsigned nmembers,
+			   struct reis_db_image *out);
+
+/**
+ * reis_group_db_deploy() - deploy @img across every member (sharded).
+ * @g: group.
+ * @img: image; checked first.
+ * @o: deploy settings for each member, or NULL.
+ *
+ * All or nothing: when one member fails, the shards already written to the
+ * others are deleted again and reis_group_errmsg() names the member.
+ *
+ * Return: 0, or the failing member's reis_db_deploy() -errno.
+ */
+int reis_group_db_deploy(struct reis_group *g, struct reis_db_image *img,
+			 const struct reis_deploy_opts *o);
+
+/**
+ * reis_group_db_delete() - delete database @did on every member.
+ * @g: group.
+ * @did: database.
+ *
+ * Every member is tried; -ENOENT on a member is not an error.
+ *
+ * Return: 0 or the first other -errno.
+ */
+int reis_group_db_delete(struct reis_group *g, uint32_t did);
+
+/* reis_group_search() flags */
+#define REIS_GROUP_PARTIAL (1u << 0)	/* merge the members that answered */
+
+/**
+ * struct reis_group_result - a sharded search, merged.
+ * @res: the merged result (id, entry, Hamming, score, documents), as one
+ *       drive holding the whole database gives; entry indices are the
+ *       whole database's.
+ * @partial: non-zero when members are missing from @res (only with
+ *           REIS_GROUP_PARTIAL); @missing says which.
+ * @missing: bit i set: member i did not answer.
+ * @nmembers: members.
+ * @part: per member, its own result (its local entries; the documents of
+ *        @res point into these).
+ * @part_err: per member, 0 or its -errno.
+ * @hits_moved: hits the members sent to the host (the merge's input).
+ * @merge_ns: host time of the merge.
+ * @search_ns: the slowest member's modeled search time (members run in
+ *             parallel).
+ * @search_nj: the members' modeled energy, summed.
+ * @host_ns: wall time of the whole call.
+ * @priv: library-private (the members' command results).
+ */
+struct reis_group_result {
+	struct reis_search_result res;
+	uint32_t partial;
+	uint32_t nmembers;
+	uint64_t missing;
+	struct reis_search_result *part;
+	int32_t *part_err;
+	uint64_t hits_moved;
+	uint64_t merge_ns;
+	uint64_t search_ns;
+	uint64_t search_nj;
+	uint64_t host_ns;
+	void *priv;
+};
+
+/**
+ * reis_group_result_free() - free a group result (NULL-safe) and zero it.
+ * @r: result.
+ */
+void reis_group_result_free(struct reis_group_result *r);
+
+/**
+ * reis_group_search() - a sharded Search / IVF_Search on every member.
+ * @g: group.
+ * @ivf: non-zero for IVF_SEARCH.
+ * @o: options as for one drive (not REIS_SF_GROUP).
+ * @q: queries, any number: split per member into commands of
+ *     reis_search_max_nq() queries, all submitted at once (many in flight
+ *     per drive, every drive at the same time).
+ * @flags: REIS_GROUP_* flags.
+ * @r: out; free with reis_group_result_free().
+ *
+ * Each member returns its factor*k best candidates by (Hamming, entry)
+ * already rescored (rerank factor 1, k = factor*k); the host takes the
+ * factor*k best of their union, which are exactly the candidates one drive
+ * selects, and orders them as the drive does (docs/group.md, Merge). So
+ * factor*k may be at most REIS_MAX_K.
+ *
+ * Return: 0; -EINVAL for bad options, -E2BIG when factor*k > REIS_MAX_K;
+ * a member's -errno when it failed (reis_group_errmsg() names it; without
+ * REIS_GROUP_PARTIAL nothing is merged; with it the others are merged and
+ * r->partial is set, and the return is still that -errno).
+ */
+int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_opts *o,
+		      const struct reis_queries *q, uint32_t flags,
+		      struct reis_group_result *r);
+
+/* ---------------------------------------------------------------------- */
+/* Sharded RecFlash                                                        */
+
+/**
+ * reis_group_rf_rows() - rows of a table member @s holds.
+ * @rows: rows of the whole table.
+ * @s: member index.
+ * @nmembers: members.
+ *
+ * Rows are sharded in contiguous, balanced ranges (docs/group.md,
+ * Placement): member s holds rows [rows*s/N, rows*(s+1)/N).
+ *
+ * Return: the count.
+ */
+uint32_t reis_group_rf_rows(uint32_t rows, unsigned s, unsigned nmembers);
+
+/**
+ * reis_group_rf_owner() - the member holding row @row, and its local row.
+ * @rows: rows of the whole table.
+ * @nmembers: members.
+ * @row: row, < @rows.
+ * @local: out: its row on that member, or NULL.
+ *
+ * Return: the member index.
+ */
+unsigned reis_group_rf_owner(uint32_t rows, unsigned nmembers, uint32_t row, uint32_t *local);
+
+/**
+ * reis_group_rf_deploy() - deploy table @t across every member by rows.
+ * @g: group.
+ * @t: the table (a @t->profile is sliced with the rows).
+ * @opts: per-member options (costs summed over the members), or NULL.
+ *
+ * All or nothing across the members, as reis_group_db_deploy().
+ *
+ * Return: 0 or the failing member's -errno.
+ */
+int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
+			 struct reis_rf_deploy_opts *opts);
+
+/**
+ * reis_group_rf_delete() - delete table @tid on every member.
+ * @g: group.
+ * @tid: table.
+ *
+ * Return: 0 or the first -errno other than -ENOENT.
+ */
+int reis_group_rf_delete(struct reis_group *g, uint32_t tid);
+
+/* reis_group_rf_sls() flags, beside REIS_GROUP_PARTIAL */
+#define REIS_GROUP_SLS_EXACT (1u << 8)	/* bit-identical to one drive */
+
+/**
+ * struct reis_group_sls_info - what a sharded SLS cost.
+ * @member: per member, summed over its operations.
+ * @nmembers: members used.
+ * @pieces: partial sums the members returned (the combine's input).
+ * @bytes_to_host: bytes of partial sums that crossed to the host.
+ * @combine_ns: host time of the combine.
+ * @model_ns: the slowest member's modeled time.
+ * @energy_pj: the members' modeled energy, summed.
+ * @host_ns: wall time of the whole call.
+ */
+struct reis_group_sls_info {
+	struct reis_rf_sls_info member[REIS_GROUP_MAX];
+	uint32_t nmembers;
+	uint32_t rsvd;
+	uint64_t pieces;
+	uint64_t bytes_to_host;
+	uint64_t combine_ns;
+	uint64_t model_ns;
+	uint64_t energy_pj;
+	uint64_t host_ns;
+};
+
+/**
+ * reis_group_rf_sls() - a sharded SLS: every bag's rows pooled on their
+ * members, the partial sums combined on the host.
+ * @g: group.
+ * @tid: table (deployed with reis_group_rf_deploy()).
+ * @rows: rows of the whole table.
+ * @dim: its dim.
+ * @bags: the batch (rows of the whole table).
+ * @flags: REIS_RF_SLS_* and REIS_GROUP_* flags.
+ * @out: @bags->nbags * @dim floats.
+ * @info: costs, or NULL.
+ *
+ * Default: one partial sum per (bag, member), combined in the order of
+ * each member's first row in the bag: equal to one drive bit for bit when
+ * a bag's rows sit on one member, else within float32 rounding of the
+ * order (docs/group.md, Combine). REIS_GROUP_SLS_EXACT: the bag's leading
+ * run of rows on one member is pooled there and every later row comes as
+ * its own weighted row, added on the host in bag order: the sums are
+ * identical to one drive's (command-set.md §5 accumulation), at the price
+ * of a vector per index crossing to the host.
+ *
+ * Return: 0, -EINVAL for a malformed batch, -ERANGE for a row out of
+ * range, or a member's -errno (named in reis_group_errmsg(); with
+ * REIS_GROUP_PARTIAL nothing is combined either: a pooled vector missing a
+ * member's rows is wrong, not partial).
+ */
+int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_t dim,
+		      const struct reis_rf_bags *bags, uint32_t flags, float *out,
+		      struct reis_group_sls_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBREIS_GROUP_H */
