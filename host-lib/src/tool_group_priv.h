@@ -40,4 +40,48 @@ void reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const 
 int reis__group_delete(struct reis_group *g, uint32_t id,
 		       int (*del)(struct reis_dev *dev, uint32_t id));
 
+/* How member results merge into one drive's answer (tool_group_search.c). */
+struct reis_gr_merge {
+	uint32_t k;
+	uint32_t m;		/* candidates one drive keeps: factor * k */
+	int rerank;
+	int l2;
+	int ids;		/* the shards carry caller ids */
+	uint32_t did;
+};
+
+struct reis_gr_chunk;
+
+/* struct reis_group_result.priv: what the hits' documents point into. */
+struct reis_gr_priv {
+	unsigned nchunks;
+	unsigned nextra;
+	unsigned nshards;
+	struct reis_gr_chunk *ch;
+	struct reis_search_result *extra;	/* host-computed parts (scheduled) */
+	struct reis_db_image *shards;		/* their images */
+};
+
+/* A sharded search's plan: per member entries, k, options. */
+struct reis_gr_setup {
+	struct reis_gr_merge mg;
+	uint64_t ns[REIS_GROUP_MAX];
+	uint32_t ks[REIS_GROUP_MAX];
+	int32_t fact_err[REIS_GROUP_MAX];
+	struct reis_search_opts os[REIS_GROUP_MAX];
+	int first_err;
+};
+
+/* Check the options, read each member's facts, allocate @r's parts. */
+int reis__gr_setup(struct reis_group *g, const struct reis_search_opts *o,
+		   const struct reis_queries *q, uint32_t flags, struct reis_group_result *r,
+		   struct reis_gr_setup *st);
+
+/* Add @cr's counters (commands, pages, times, energy) to @out's. */
+void reis__gr_add_counts(struct reis_search_result *out, const struct reis_search_result *cr);
+
+/* Merge @r->part[] (the members that answered) into @r->res. */
+int reis__gr_merge_all(struct reis_group_result *r, const struct reis_gr_merge *mg,
+		       const struct reis_search_opts *o, uint32_t nq, const uint32_t *ks);
+
 #endif /* TOOL_GROUP_PRIV_H */

@@ -21,10 +21,6 @@ struct reis_gr_chunk {
 	int unsent;	/* submission failed: sr.err says why */
 };
 
-struct reis_gr_priv {
-	unsigned nchunks;
-	struct reis_gr_chunk *ch;
-};
 
 struct reis_gr_cand {
 	uint64_t gentry;
@@ -74,6 +70,12 @@ void reis_group_result_free(struct reis_group_result *r)
 	if (p) {
 		for (i = 0; i < p->nchunks; i++)
 			reis_search_result_free(&p->ch[i].sr.res);
+		for (i = 0; i < p->nextra; i++)
+			reis_search_result_free(&p->extra[i]);
+		for (i = 0; i < p->nshards; i++)
+			reis_db_image_free(&p->shards[i]);
+		free(p->extra);
+		free(p->shards);
 		free(p->ch);
 		free(p);
 	}
@@ -201,6 +203,22 @@ static void reis_gr_scatter(struct reis_group *g, struct reis_gr_priv *p, int iv
 	}
 }
 
+void reis__gr_add_counts(struct reis_search_result *out, const struct reis_search_result *cr)
+{
+	out->flags = cr->flags;
+	out->nprobe = cr->nprobe;
+	out->ncmds += cr->ncmds;
+	out->pages_read += cr->pages_read;
+	out->entries_compared += cr->entries_compared;
+	out->entries_passed += cr->entries_passed;
+	out->reranked += cr->reranked;
+	out->docs_bytes += cr->docs_bytes;
+	out->search_ns += cr->search_ns;
+	out->search_nj += cr->search_nj;
+	out->read_ns += cr->read_ns;
+	out->read_nj += cr->read_nj;
+}
+
 /* One member's chunks as one result (hits point at the chunks' documents). */
 static int reis_gr_member_result(const struct reis_gr_priv *p, unsigned s, uint32_t nq,
 				 uint32_t k, struct reis_search_result *out)
@@ -225,30 +243,11 @@ static int reis_gr_member_result(const struct reis_gr_priv *p, unsigned s, uint3
 			return -EPROTO;
 		memcpy(out->hits + (size_t)c->q0 * k, cr->hits, (size_t)c->nq * k * sizeof(*cr->hits));
 		memcpy(out->nhits + c->q0, cr->nhits, (size_t)c->nq * sizeof(*cr->nhits));
-		out->flags = cr->flags;
-		out->nprobe = cr->nprobe;
-		out->ncmds += cr->ncmds;
-		out->pages_read += cr->pages_read;
-		out->entries_compared += cr->entries_compared;
-		out->entries_passed += cr->entries_passed;
-		out->reranked += cr->reranked;
-		out->docs_bytes += cr->docs_bytes;
-		out->search_ns += cr->search_ns;
-		out->search_nj += cr->search_nj;
-		out->read_ns += cr->read_ns;
-		out->read_nj += cr->read_nj;
+		reis__gr_add_counts(out, cr);
 	}
 	return 0;
 }
 
-struct reis_gr_merge {
-	uint32_t k;
-	uint32_t m;
-	int rerank;
-	int l2;
-	int ids;	/* the shards carry caller ids */
-	uint32_t did;
-};
 
 static void reis_gr_merge_query(struct reis_group_result *r, const struct reis_gr_merge *mg,
 				uint32_t qi, struct reis_gr_cand *cand)
@@ -296,7 +295,7 @@ static void reis_gr_merge_query(struct reis_group_result *r, const struct reis_g
 	}
 }
 
-static int reis_gr_merge_all(struct reis_group_result *r, const struct reis_gr_merge *mg,
+int reis__gr_merge_all(struct reis_group_result *r, const struct reis_gr_merge *mg,
 			     const struct reis_search_opts *o, uint32_t nq, const uint32_t *ks)
 {
 	struct reis_search_result *res = &r->res;
@@ -360,71 +359,85 @@ static int reis_gr_check(struct reis_group *g, const struct reis_search_opts *o,
 	return 0;
 }
 
-int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_opts *o,
-		      const struct reis_queries *q, uint32_t flags,
-		      struct reis_group_result *r)
+int reis__gr_setup(struct reis_group *g, const struct reis_search_opts *o,
+		   const struct reis_queries *q, uint32_t flags, struct reis_group_result *r,
+		   struct reis_gr_setup *st)
 {
-	struct reis_search_opts os[REIS_GROUP_MAX];
-	uint64_t ns[REIS_GROUP_MAX], total = 0, t0 = reis__group_now_ns();
-	uint32_t ks[REIS_GROUP_MAX], s, i;
-	int32_t fact_err[REIS_GROUP_MAX];
+	struct reis_gr_merge *mg = &st->mg;
 	struct reis_db_info info;
-	struct reis_gr_merge mg;
-	struct reis_gr_priv *p;
-	int ret = reis_gr_check(g, o, q, r), first_err = 0;
+	uint64_t total = 0;
+	unsigned s;
+	int ret = reis_gr_check(g, o, q, r);
 
 	if (ret)
 		return ret;
 	memset(&info, 0, sizeof(info));
-	ret = reis_gr_db_facts(g, o->did, ns, fact_err, &info);
+	ret = reis_gr_db_facts(g, o->did, st->ns, st->fact_err, &info);
 	if (ret && (!(flags & REIS_GROUP_PARTIAL) || !info.did))
 		return ret;
-	first_err = ret;
-	memset(&mg, 0, sizeof(mg));
-	mg.k = o->k;
-	mg.rerank = !(o->flags & REIS_SF_NO_RERANK);
-	mg.m = mg.rerank ? (o->rerank_factor ? o->rerank_factor : REIS_DEFAULT_RERANK) * o->k
-			 : o->k;
-	mg.l2 = info.metric == REIS_METRIC_L2;
-	mg.ids = !!(info.flags & REIS_DBF_IDS);
-	mg.did = o->did;
-	if (mg.m > REIS_MAX_K)
+	st->first_err = ret;
+	memset(mg, 0, sizeof(*mg));
+	mg->k = o->k;
+	mg->rerank = !(o->flags & REIS_SF_NO_RERANK);
+	mg->m = mg->rerank ? (o->rerank_factor ? o->rerank_factor : REIS_DEFAULT_RERANK) * o->k
+			   : o->k;
+	mg->l2 = info.metric == REIS_METRIC_L2;
+	mg->ids = !!(info.flags & REIS_DBF_IDS);
+	mg->did = o->did;
+	if (mg->m > REIS_MAX_K)
 		return reis__group_fail(g, -1, -E2BIG,
-					"rerank factor * k = %u exceeds %u hits per member", mg.m,
+					"rerank factor * k = %u exceeds %u hits per member", mg->m,
 					REIS_MAX_K);
 	for (s = 0; s < g->n; s++)
-		total += ns[s];
+		total += st->ns[s];
 	if (o->k > total)
 		return reis__group_fail(g, -1, -EINVAL, "k %u exceeds the %llu entries", o->k,
 					(unsigned long long)total);
 	/* Each member returns all of its m best candidates, rescored. */
 	for (s = 0; s < g->n; s++) {
-		os[s] = *o;
-		ks[s] = ns[s] < mg.m ? (uint32_t)ns[s] : mg.m;
-		os[s].k = ks[s];
-		if (mg.rerank)
-			os[s].rerank_factor = 1;
+		st->os[s] = *o;
+		st->ks[s] = st->ns[s] < mg->m ? (uint32_t)st->ns[s] : mg->m;
+		st->os[s].k = st->ks[s];
+		if (mg->rerank)
+			st->os[s].rerank_factor = 1;
 	}
-	p = calloc(1, sizeof(*p));
+	r->priv = calloc(1, sizeof(struct reis_gr_priv));
 	r->part = calloc(g->n, sizeof(*r->part));
 	r->part_err = calloc(g->n, sizeof(*r->part_err));
-	r->priv = p;
 	r->nmembers = g->n;
-	if (!p || !r->part || !r->part_err) {
+	if (!r->priv || !r->part || !r->part_err) {
 		reis_group_result_free(r);
 		return -ENOMEM;
 	}
 	for (s = 0; s < g->n; s++)
-		if (fact_err[s]) {
-			r->part_err[s] = fact_err[s];
+		if (st->fact_err[s]) {
+			r->part_err[s] = st->fact_err[s];
 			r->missing |= 1ull << s;
 		}
-	ret = reis_gr_plan(g, q, ks, o->flags, p);
+	return 0;
+}
+
+int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_opts *o,
+		      const struct reis_queries *q, uint32_t flags,
+		      struct reis_group_result *r)
+{
+	uint64_t t0 = reis__group_now_ns();
+	struct reis_gr_setup st;
+	struct reis_gr_priv *p;
+	unsigned s, i;
+	int ret, first_err;
+
+	ret = reis__gr_setup(g, o, q, flags, r, &st);
+	if (ret)
+		return ret;
+	first_err = st.first_err;
+	p = r->priv;
+	ret = reis_gr_plan(g, q, st.ks, o->flags, p);
 	if (ret) {
 		reis_group_result_free(r);
 		return ret;
 	}
-	reis_gr_scatter(g, p, ivf, os, q);
+	reis_gr_scatter(g, p, ivf, st.os, q);
 	reis__group_reap(g, reis_gr_all_done, p);
 	for (i = 0; i < p->nchunks; i++) {
 		struct reis_gr_chunk *c = &p->ch[i];
@@ -441,7 +454,7 @@ int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_op
 	for (s = 0; s < g->n; s++) {
 		if (r->part_err[s])
 			continue;
-		ret = reis_gr_member_result(p, s, q->nq, ks[s], &r->part[s]);
+		ret = reis_gr_member_result(p, s, q->nq, st.ks[s], &r->part[s]);
 		if (ret) {
 			r->part_err[s] = ret;
 			r->missing |= 1ull << s;
@@ -453,7 +466,7 @@ int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_op
 		reis_group_result_free(r);
 		return first_err;
 	}
-	ret = reis_gr_merge_all(r, &mg, o, q->nq, ks);
+	ret = reis__gr_merge_all(r, &st.mg, o, q->nq, st.ks);
 	if (ret) {
 		reis_group_result_free(r);
 		return ret;

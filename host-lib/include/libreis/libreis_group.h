@@ -380,6 +380,150 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
 		      const struct reis_rf_bags *bags, uint32_t flags, float *out,
 		      struct reis_group_sls_info *info);
 
+/* ---------------------------------------------------------------------- */
+/* Scheduled mode (Solana IV-A) and Table-I accounting                     */
+
+/*
+ * Host CPU power while it computes its share: Solana IV-C measures 482 W
+ * with the 8-core Xeon Silver 4108 busy and 405 W idle (36 drives in), so
+ * 77 W / 8 cores = 9.6 W per busy core; the host's share here runs on one.
+ */
+#define REIS_GROUP_HOST_CORE_W 9.6
+
+/**
+ * struct reis_group_sched_opts - a scheduled run.
+ * @batch: base batch, in queries per (node, shard); 0: 8. The slower kind
+ *         of node gets @batch, the faster @batch times the batch ratio.
+ * @calib_nq: queries of the calibration run on each node; 0: 16.
+ * @ratio: batch ratio host/drive (queries per second of the host over a
+ *         drive's, each on one shard); 0: measure it by calibration now.
+ * @host_w: host CPU power while busy, W; 0: REIS_GROUP_HOST_CORE_W.
+ * @flags: REIS_GROUP_SCHED_* flags.
+ * @single: NULL, or a drive holding the whole database under the same did:
+ *          its calibration run gives the one-drive baseline measured
+ *          instead of estimated.
+ */
+struct reis_group_sched_opts {
+	uint32_t batch;
+	uint32_t calib_nq;
+	double ratio;
+	double host_w;
+	uint32_t flags;
+	uint32_t rsvd;
+	struct reis_dev *single;
+};
+
+#define REIS_GROUP_SCHED_NO_HOST (1u << 0)	/* drives only */
+#define REIS_GROUP_SCHED_HOST_ONLY (1u << 1)	/* the host alone (baseline) */
+
+/**
+ * struct reis_group_node - one node of a scheduled run.
+ * @batches: batches it pulled.
+ * @items: (query, shard) pairs it processed.
+ * @busy_ns: its busy time: modeled for a drive; for the host, measured
+ *           compute time plus the modeled block reads of its data.
+ * @bytes_inside: bytes processed inside the drive (pages sensed).
+ * @bytes_to_host: bytes the host read to compute its share.
+ * @energy_nj: a drive's modeled energy; the host's: host_w times its
+ *             busy time plus the flash sensing of the bytes it read (the
+ *             drives' modeled energy per byte processed inside).
+ * @rate: calibrated items per second (0 without calibration).
+ */
+struct reis_group_node {
+	uint32_t batches;
+	uint32_t rsvd;
+	uint64_t items;
+	uint64_t busy_ns;
+	uint64_t bytes_inside;
+	uint64_t bytes_to_host;
+	uint64_t energy_nj;
+	double rate;
+};
+
+/**
+ * struct reis_group_sched_report - a scheduled run, accounted like Solana
+ * Table I.
+ * @ratio: the batch ratio used (host batch / drive batch in throughput).
+ * @host_batch: queries per host batch.
+ * @drive_batch: queries per drive batch.
+ * @nmembers: drives.
+ * @items: (query, shard) pairs of the run.
+ * @makespan_ns: end of the last batch on the run's timeline (each node
+ *               pulls its next batch when it finishes one).
+ * @calib_ns: wall time of the calibration.
+ * @host: the host node.
+ * @drive: the drives.
+ * @bytes_inside: bytes processed inside the drives.
+ * @bytes_to_host: bytes moved to the host for its share.
+ * @inside_share: share of the items processed inside the drives
+ *                (Table I "data processed in CSDs").
+ * @qps: queries per second of the run.
+ * @host_alone_qps: the host alone (its per-item time over every item).
+ * @one_drive_qps: one drive holding everything (measured with
+ *                 @single, else the members' calibrated times summed).
+ * @drives_only_qps: the drives without the host (slowest member).
+ * @speedup_vs_host: @qps / @host_alone_qps (Table I "max speedup").
+ * @speedup_vs_one_drive: @qps / @one_drive_qps.
+ * @host_w: the host power model used.
+ * @mj_per_query: energy per query of the run, mJ.
+ * @host_alone_mj_per_query: energy per query of the host alone, mJ.
+ * @energy_saving: 1 - @mj_per_query / @host_alone_mj_per_query.
+ */
+struct reis_group_sched_report {
+	double ratio;
+	uint32_t host_batch;
+	uint32_t drive_batch;
+	uint32_t nmembers;
+	uint32_t rsvd;
+	uint64_t items;
+	uint64_t makespan_ns;
+	uint64_t calib_ns;
+	struct reis_group_node host;
+	struct reis_group_node drive[REIS_GROUP_MAX];
+	uint64_t bytes_inside;
+	uint64_t bytes_to_host;
+	double inside_share;
+	double qps;
+	double host_alone_qps;
+	double one_drive_qps;
+	double drives_only_qps;
+	double speedup_vs_host;
+	double speedup_vs_one_drive;
+	double host_w;
+	double mj_per_query;
+	double host_alone_mj_per_query;
+	double energy_saving;
+};
+
+/**
+ * reis_group_sched_search() - a sharded search run by the pull scheduler
+ * of Solana IV-A over the host CPU and every drive.
+ * @g: group holding @img sharded (reis_group_db_deploy()).
+ * @img: the image (the host's share is computed from its shards, as a
+ *       host would after reading them from the drives).
+ * @ivf: non-zero for IVF_SEARCH.
+ * @o: options as for reis_group_search().
+ * @q: queries.
+ * @so: scheduling options, or NULL.
+ * @r: the merged result, identical to reis_group_search()'s whoever
+ *     computed each part (drive or host: reis_ref_search() is the drive's
+ *     search bit for bit); free with reis_group_result_free().
+ * @rep: the accounting.
+ *
+ * Every (shard, query range) is a work item. Drive s pulls batches of its
+ * own shard's queries from the front; the host pulls batches from the
+ * back of the shard with most left, so no item is done twice. Batch sizes
+ * follow the batch ratio; time is the run's timeline: a drive's batch
+ * takes its modeled time, the host's its measured compute time plus the
+ * modeled block reads of the shard data it needs (bytes / link rate).
+ *
+ * Return: 0, or as reis_group_search() (no partial results here).
+ */
+int reis_group_sched_search(struct reis_group *g, const struct reis_db_image *img, int ivf,
+			    const struct reis_search_opts *o, const struct reis_queries *q,
+			    const struct reis_group_sched_opts *so, struct reis_group_result *r,
+			    struct reis_group_sched_report *rep);
+
 #ifdef __cplusplus
 }
 #endif
