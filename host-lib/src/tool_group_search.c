@@ -417,27 +417,18 @@ int reis__gr_setup(struct reis_group *g, const struct reis_search_opts *o,
 	return 0;
 }
 
-int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_opts *o,
-		      const struct reis_queries *q, uint32_t flags,
-		      struct reis_group_result *r)
+/* Scatter the plan in @st to every member, reap, collect @r->part[]. */
+static int reis_gr_run(struct reis_group *g, int ivf, const struct reis_queries *q,
+		       uint32_t flags, struct reis_group_result *r, struct reis_gr_setup *st)
 {
-	uint64_t t0 = reis__group_now_ns();
-	struct reis_gr_setup st;
-	struct reis_gr_priv *p;
+	struct reis_gr_priv *p = r->priv;
+	int ret, first_err = st->first_err;
 	unsigned s, i;
-	int ret, first_err;
 
-	ret = reis__gr_setup(g, o, q, flags, r, &st);
+	ret = reis_gr_plan(g, q, st->ks, st->os[0].flags, p);
 	if (ret)
 		return ret;
-	first_err = st.first_err;
-	p = r->priv;
-	ret = reis_gr_plan(g, q, st.ks, o->flags, p);
-	if (ret) {
-		reis_group_result_free(r);
-		return ret;
-	}
-	reis_gr_scatter(g, p, ivf, st.os, q);
+	reis_gr_scatter(g, p, ivf, st->os, q);
 	reis__group_reap(g, reis_gr_all_done, p);
 	for (i = 0; i < p->nchunks; i++) {
 		struct reis_gr_chunk *c = &p->ch[i];
@@ -454,7 +445,7 @@ int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_op
 	for (s = 0; s < g->n; s++) {
 		if (r->part_err[s])
 			continue;
-		ret = reis_gr_member_result(p, s, q->nq, st.ks[s], &r->part[s]);
+		ret = reis_gr_member_result(p, s, q->nq, st->ks[s], &r->part[s]);
 		if (ret) {
 			r->part_err[s] = ret;
 			r->missing |= 1ull << s;
@@ -462,17 +453,95 @@ int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_op
 				first_err = reis__group_fail(g, (int)s, ret, "malformed result");
 		}
 	}
-	if (first_err && !(flags & REIS_GROUP_PARTIAL)) {
-		reis_group_result_free(r);
-		return first_err;
+	st->first_err = first_err;
+	return first_err && !(flags & REIS_GROUP_PARTIAL) ? first_err : 0;
+}
+
+/*
+ * REIS_GROUP_TWO_PHASE: a binary-only pass finds, per query, how many of
+ * one drive's m candidates each member holds; the rescoring pass then asks
+ * each member for its largest such count over the batch instead of m.
+ */
+static int reis_gr_phase1(struct reis_group *g, int ivf, const struct reis_search_opts *o,
+			  const struct reis_queries *q, uint32_t flags, struct reis_gr_setup *st)
+{
+	struct reis_gr_setup st1 = *st;
+	struct reis_group_result r1;
+	struct reis_gr_cand *cand;
+	uint32_t need[REIS_GROUP_MAX] = { 0 }, qi, j, s, nc, cnt[REIS_GROUP_MAX];
+	int ret;
+
+	memset(&r1, 0, sizeof(r1));
+	r1.priv = calloc(1, sizeof(struct reis_gr_priv));
+	r1.part = calloc(g->n, sizeof(*r1.part));
+	r1.part_err = calloc(g->n, sizeof(*r1.part_err));
+	r1.nmembers = g->n;
+	cand = malloc((size_t)g->n * st->mg.m * sizeof(*cand));
+	if (!r1.priv || !r1.part || !r1.part_err || !cand) {
+		free(cand);
+		reis_group_result_free(&r1);
+		return -ENOMEM;
 	}
-	ret = reis__gr_merge_all(r, &st.mg, o, q->nq, st.ks);
+	for (s = 0; s < g->n; s++) {
+		st1.os[s].flags |= REIS_SF_NO_RERANK;
+		st1.os[s].flags &= ~REIS_SF_DOCS;
+		r1.part_err[s] = st->fact_err[s];
+	}
+	(void)o;
+	ret = reis_gr_run(g, ivf, q, flags, &r1, &st1);
+	for (qi = 0; !ret && qi < q->nq; qi++) {
+		for (s = 0, nc = 0; s < g->n; s++) {
+			const struct reis_search_result *pr = &r1.part[s];
+
+			for (j = 0; !r1.part_err[s] && j < pr->nhits[qi] && j < pr->k; j++) {
+				cand[nc].gentry = (uint64_t)pr->hits[(size_t)qi * pr->k + j].entry *
+						  g->n + s;
+				cand[nc].ham = pr->hits[(size_t)qi * pr->k + j].hamming;
+				cand[nc++].member = s;
+			}
+		}
+		qsort(cand, nc, sizeof(*cand), reis_gr_ham_cmp);
+		memset(cnt, 0, sizeof(cnt));
+		for (j = 0; j < nc && j < st->mg.m; j++)
+			cnt[cand[j].member]++;
+		for (s = 0; s < g->n; s++)
+			if (cnt[s] > need[s])
+				need[s] = cnt[s];
+	}
+	for (s = 0; !ret && s < g->n; s++) {
+		if (st->ks[s] && need[s] < st->ks[s])
+			st->ks[s] = need[s] ? need[s] : 1;
+		st->os[s].k = st->ks[s];
+	}
+	st->first_err = st1.first_err;
+	free(cand);
+	reis_group_result_free(&r1);
+	return ret;
+}
+
+int reis_group_search(struct reis_group *g, int ivf, const struct reis_search_opts *o,
+		      const struct reis_queries *q, uint32_t flags,
+		      struct reis_group_result *r)
+{
+	uint64_t t0 = reis__group_now_ns();
+	struct reis_gr_setup st;
+	int ret;
+
+	ret = reis__gr_setup(g, o, q, flags, r, &st);
+	if (ret)
+		return ret;
+	if ((flags & REIS_GROUP_TWO_PHASE) && st.mg.rerank && g->n > 1)
+		ret = reis_gr_phase1(g, ivf, o, q, flags, &st);
+	if (!ret)
+		ret = reis_gr_run(g, ivf, q, flags, r, &st);
+	if (!ret)
+		ret = reis__gr_merge_all(r, &st.mg, o, q->nq, st.ks);
 	if (ret) {
 		reis_group_result_free(r);
 		return ret;
 	}
-	r->partial = first_err != 0;
+	r->partial = st.first_err != 0;
 	r->host_ns = reis__group_now_ns() - t0;
 	r->res.host_ns = r->host_ns;
-	return first_err;
+	return st.first_err;
 }

@@ -207,6 +207,7 @@ int reis_group_db_delete(struct reis_group *g, uint32_t did);
 
 /* reis_group_search() flags */
 #define REIS_GROUP_PARTIAL (1u << 0)	/* merge the members that answered */
+#define REIS_GROUP_TWO_PHASE (1u << 1)	/* binary pass first: less rescoring */
 
 /**
  * struct reis_group_result - a sharded search, merged.
@@ -264,7 +265,11 @@ void reis_group_result_free(struct reis_group_result *r);
  * already rescored (rerank factor 1, k = factor*k); the host takes the
  * factor*k best of their union, which are exactly the candidates one drive
  * selects, and orders them as the drive does (docs/group.md, Merge). So
- * factor*k may be at most REIS_MAX_K.
+ * factor*k may be at most REIS_MAX_K. With REIS_GROUP_TWO_PHASE a
+ * binary-only pass (REIS_SF_NO_RERANK) first counts how many of those
+ * candidates each member holds per query, and the rescoring pass asks each
+ * member only for its largest count over the batch: the same result, a
+ * second scan for much less rescoring (docs/group.md, Merge).
  *
  * Return: 0; -EINVAL for bad options, -E2BIG when factor*k > REIS_MAX_K;
  * a member's -errno when it failed (reis_group_errmsg() names it; without
