@@ -150,9 +150,13 @@ static int scheduled(struct reis_group *g, struct reis_dev *one, const struct re
 	printf("  %-26s %.2fx vs host alone (%.0f vs %.0f q/s), %.2fx vs one drive\n",
 	       "max speedup", p.speedup_vs_host, p.qps, p.host_alone_qps,
 	       p.speedup_vs_one_drive);
-	printf("  %-26s %.3f mJ\n", "energy per query (host)", p.host_alone_mj_per_query);
-	printf("  %-26s %.3f mJ (%.0f%% saving)\n", "energy per query (w/CSD)", p.mj_per_query,
-	       100 * p.energy_saving);
+	printf("  %-26s %.3f mJ (server, %.1f W idle; dynamic only %.3f mJ)\n",
+	       "energy per query (host)", p.server_host_alone_mj_per_query, p.server_w,
+	       p.host_alone_mj_per_query);
+	printf("  %-26s %.3f mJ (dynamic only %.3f mJ)\n", "energy per query (w/CSD)",
+	       p.server_mj_per_query, p.mj_per_query);
+	printf("  %-26s %.0f%% (dynamic only %.0f%%)\n", "energy saving per query",
+	       100 * p.server_energy_saving, 100 * p.energy_saving);
 	printf("  %-26s %.0f%% (%" PRIu64 " bytes read to the host)\n",
 	       "data processed on host", 100 * (1 - p.inside_share), p.bytes_to_host);
 	printf("  %-26s %.0f%% (%" PRIu64 " bytes processed inside)\n",

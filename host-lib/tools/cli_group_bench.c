@@ -326,6 +326,10 @@ static void gb_print_sched(struct ctx *c, const struct reis_group_sched_report *
 		j_g("mj_per_query", p->mj_per_query);
 		j_g("host_alone_mj_per_query", p->host_alone_mj_per_query);
 		j_g("energy_saving", p->energy_saving);
+		j_g("server_w", p->server_w);
+		j_g("server_mj_per_query", p->server_mj_per_query);
+		j_g("server_host_alone_mj_per_query", p->server_host_alone_mj_per_query);
+		j_g("server_energy_saving", p->server_energy_saving);
 		j_obj_end();
 		return;
 	}
@@ -340,9 +344,12 @@ static void gb_print_sched(struct ctx *c, const struct reis_group_sched_report *
 	printf("  processed in drives| %.0f%% of the items; %" PRIu64 " bytes inside, %" PRIu64
 	       " bytes moved to the host\n", 100 * p->inside_share, p->bytes_inside,
 	       p->bytes_to_host);
-	printf("  energy per query   | %.4f mJ with the drives, %.4f mJ host alone (%.0f%% "
-	       "saving; host %.1f W per core)\n", p->mj_per_query, p->host_alone_mj_per_query,
-	       100 * p->energy_saving, p->host_w);
+	printf("  energy per query   | dynamic: %.4f mJ with the drives, %.4f mJ host alone "
+	       "(%.0f%% saving; host %.1f W per core)\n", p->mj_per_query,
+	       p->host_alone_mj_per_query, 100 * p->energy_saving, p->host_w);
+	printf("                     | server (%.1f W idle): %.3f mJ with the drives, %.3f mJ "
+	       "host alone (%.0f%% saving)\n", p->server_w, p->server_mj_per_query,
+	       p->server_host_alone_mj_per_query, 100 * p->server_energy_saving);
 }
 
 static int gb_sched(struct ctx *c, const struct gb_args *a, struct gb_data *d, unsigned m)

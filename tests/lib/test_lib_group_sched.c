@@ -56,6 +56,9 @@ static void check_report(const struct reis_group_sched_report *rep, uint32_t fla
 	CHECK((rep->host.items > 0) == (rep->bytes_to_host > 0));
 	CHECK(rep->host_alone_qps > 0 && rep->one_drive_qps > 0 && rep->drives_only_qps > 0);
 	CHECK(rep->mj_per_query > 0 && rep->host_alone_mj_per_query > 0);
+	CHECK(fabs(rep->server_w - (REIS_GROUP_SERVER_IDLE_W + NM * REIS_GROUP_DRIVE_IDLE_W)) < 1e-9);
+	CHECK(rep->server_mj_per_query > rep->mj_per_query);
+	CHECK(rep->server_host_alone_mj_per_query > rep->host_alone_mj_per_query);
 	if (flags & REIS_GROUP_SCHED_HOST_ONLY) {
 		CHECK(rep->inside_share == 0 && rep->bytes_inside == 0);
 		/* The host alone is its own baseline. */

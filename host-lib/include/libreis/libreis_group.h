@@ -395,6 +395,14 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
  */
 #define REIS_GROUP_HOST_CORE_W 9.6
 
+/*
+ * The server's idle power, which Solana's Table I energies include (a power
+ * meter on the whole server, IV-C): 167 W without drives plus 6.6 W per
+ * drive (405 W with 36). Charged over the run's time to both setups.
+ */
+#define REIS_GROUP_SERVER_IDLE_W 167.0
+#define REIS_GROUP_DRIVE_IDLE_W 6.6
+
 /**
  * struct reis_group_sched_opts - a scheduled run.
  * @batch: base batch, in queries per (node, shard); 0: 8. The slower kind
@@ -473,6 +481,12 @@ struct reis_group_node {
  * @mj_per_query: energy per query of the run, mJ.
  * @host_alone_mj_per_query: energy per query of the host alone, mJ.
  * @energy_saving: 1 - @mj_per_query / @host_alone_mj_per_query.
+ * @server_w: idle power of the server (REIS_GROUP_SERVER_IDLE_W +
+ *            REIS_GROUP_DRIVE_IDLE_W per drive).
+ * @server_mj_per_query: @mj_per_query plus @server_w over the run's time
+ *                       per query (Table I's basis).
+ * @server_host_alone_mj_per_query: the same for the host alone.
+ * @server_energy_saving: 1 - their ratio.
  */
 struct reis_group_sched_report {
 	double ratio;
@@ -498,6 +512,10 @@ struct reis_group_sched_report {
 	double mj_per_query;
 	double host_alone_mj_per_query;
 	double energy_saving;
+	double server_w;
+	double server_mj_per_query;
+	double server_host_alone_mj_per_query;
+	double server_energy_saving;
 };
 
 /**
