@@ -9,7 +9,8 @@
  * merge (binary pass first) gives the same hits. Faults: a
  * deploy failing on one member leaves no shard on the others and names
  * the drive; a member without the database fails the search naming it,
- * and with REIS_GROUP_PARTIAL the merge of the others is flagged partial.
+ * and with REIS_GROUP_PARTIAL the merge of the others is flagged partial;
+ * so does a member whose commands fail mid-query (its ticket held).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -141,6 +142,45 @@ static void check_rollback(struct reis_db_image *img)
 	reis_group_close(g);
 }
 
+/*
+ * A member that fails mid-query: its ticket is held by a published trace
+ * (ISP_TRACE_ARM) and every ticket it draws is forced to that one, so its
+ * searches fail with ISP Ticket In Use after the retries (command-set §6).
+ */
+static void check_midquery(struct reis_db_image *img, const struct reis_queries *q)
+{
+	struct reis_group *g = open_group(NM, NULL, 0);
+	struct reis_dev *d1 = reis_group_dev(g, 1);
+	struct reis_search_result one;
+	struct reis_search_opts o;
+	struct reis_group_result r;
+	struct reis_queries q1 = *q;
+	int ret;
+
+	REQUIRE(reis_group_db_deploy(g, img, NULL) == 0);
+	memset(&o, 0, sizeof(o));
+	o.did = img->did;
+	o.k = 10;
+	q1.nq = 1;
+	REQUIRE(reis_trace_arm(d1, 0x7777, REIS_OP_SEARCH) == 0);
+	REQUIRE(reis_search(d1, &o, &q1, &one) == 0);	/* publishes the trace */
+	reis_search_result_free(&one);
+	REQUIRE(reis_ticket_force(d1, 0x7777, 1000) == 0);
+	ret = reis_group_search(g, 0, &o, q, 0, &r);
+	CHECK(ret < 0 && reis_group_failed(g) == 1);
+	CHECK(strstr(reis_group_errmsg(g), "drive1") != NULL);
+	CHECK(r.res.hits == NULL);
+	ret = reis_group_search(g, 0, &o, q, REIS_GROUP_PARTIAL, &r);
+	CHECK(ret < 0 && r.partial && r.missing == 1u << 1);
+	CHECK(r.res.hits != NULL && r.res.nhits[0] == o.k);
+	reis_group_result_free(&r);
+	REQUIRE(reis_ticket_force(d1, 0, 0) == 0);
+	ret = reis_group_search(g, 0, &o, q, 0, &r);
+	CHECK(ret == 0);	/* random tickets again: the member answers */
+	reis_group_result_free(&r);
+	reis_group_close(g);
+}
+
 /* A member without the database: an error naming it; partial flagged. */
 static void check_missing(struct reis_db_image *img, const struct reis_queries *q)
 {
@@ -177,6 +217,7 @@ static void check_missing(struct reis_db_image *img, const struct reis_queries *
 	CHECK(r.res.hits == NULL);
 	CHECK(reis_group_db_delete(g, img->did) == 0);	/* -ENOENT is fine */
 	reis_group_close(g);
+	check_midquery(img, q);
 }
 
 int main(void)
