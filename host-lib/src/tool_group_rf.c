@@ -106,32 +106,7 @@ int reis_group_rf_delete(struct reis_group *g, uint32_t tid)
 	return reis__group_delete(g, tid, reis_rf_delete);
 }
 
-/* One member's sub-batch: its pieces as bags of local rows. */
-struct reis_grf_part {
-	uint32_t nbags;
-	uint32_t nidx;
-	uint32_t *offsets;
-	uint32_t *indices;
-	float *weights;
-	float *out;
-	struct reis_rf_sls_op op;
-};
-
-/* Piece j of the batch: member and its bag there, in combine order. */
-struct reis_grf_piece {
-	uint32_t member;
-	uint32_t bag;
-};
-
-struct reis_grf_plan {
-	unsigned nm;
-	struct reis_grf_part part[REIS_GROUP_MAX];
-	struct reis_grf_piece *piece;	/* nidx at most */
-	uint32_t *bag_piece;		/* nbags + 1 offsets into piece */
-	uint32_t npieces;
-};
-
-static void reis_grf_plan_free(struct reis_grf_plan *pl)
+void reis__grf_plan_free(struct reis_grf_plan *pl)
 {
 	unsigned s;
 
@@ -150,7 +125,7 @@ static void reis_grf_plan_free(struct reis_grf_plan *pl)
  * of the member's first row in the bag. EXACT: the leading run on one
  * member, then one piece per later row, so the host adds in bag order.
  */
-static int reis_grf_plan_make(struct reis_grf_plan *pl, uint32_t rows, const struct reis_rf_bags *b,
+int reis__grf_plan_make(struct reis_grf_plan *pl, uint32_t rows, const struct reis_rf_bags *b,
 			      uint32_t dim, int exact, int weighted)
 {
 	uint32_t bag, i, s, first[REIS_GROUP_MAX];
@@ -258,7 +233,7 @@ static void reis_grf_run(struct reis_group *g, struct reis_grf_plan *pl, uint32_
 }
 
 /* acc + piece, element by element, as the drive's accumulator adds. */
-static void reis_grf_combine(const struct reis_grf_plan *pl, const struct reis_rf_bags *b,
+void reis__grf_combine(const struct reis_grf_plan *pl, const struct reis_rf_bags *b,
 			     uint32_t dim, int mean, float *out)
 {
 	uint32_t bag, j, d;
@@ -327,10 +302,10 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
 		return reis__group_fail(g, -1, -EINVAL, "%u rows over %u drives", rows, g->n);
 	memset(&pl, 0, sizeof(pl));
 	pl.nm = g->n;
-	ret = reis_grf_plan_make(&pl, rows, bags, dim, !!(flags & REIS_GROUP_SLS_EXACT),
+	ret = reis__grf_plan_make(&pl, rows, bags, dim, !!(flags & REIS_GROUP_SLS_EXACT),
 				 !!(flags & REIS_RF_SLS_WEIGHTED));
 	if (ret) {
-		reis_grf_plan_free(&pl);
+		reis__grf_plan_free(&pl);
 		return reis__group_fail(g, -1, ret, "out of memory");
 	}
 	/* MEAN is the host's: a member's piece is a partial sum. */
@@ -341,7 +316,7 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
 					       tid, reis_strerror(pl.part[s].op.err));
 	if (!ret) {
 		t1 = reis__group_now_ns();
-		reis_grf_combine(&pl, bags, dim, !!(flags & REIS_RF_SLS_MEAN), out);
+		reis__grf_combine(&pl, bags, dim, !!(flags & REIS_RF_SLS_MEAN), out);
 		if (info)
 			info->combine_ns = reis__group_now_ns() - t1;
 	}
@@ -349,6 +324,6 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
 		reis_grf_account(&pl, dim, info);
 		info->host_ns = reis__group_now_ns() - t0;
 	}
-	reis_grf_plan_free(&pl);
+	reis__grf_plan_free(&pl);
 	return ret;
 }

@@ -305,10 +305,11 @@ static void gb_print_rows(struct ctx *c, const struct gb_args *a, const struct g
 		       rw[i].rf_to_host);
 }
 
-static void gb_print_sched(struct ctx *c, const struct reis_group_sched_report *p)
+static void gb_print_sched(struct ctx *c, const char *what,
+			   const struct reis_group_sched_report *p)
 {
 	if (c->json) {
-		j_obj("scheduled");
+		j_obj(what);
 		j_u64("drives", p->nmembers);
 		j_g("batch_ratio", p->ratio);
 		j_u64("host_batch", p->host_batch);
@@ -333,11 +334,11 @@ static void gb_print_sched(struct ctx *c, const struct reis_group_sched_report *
 		j_obj_end();
 		return;
 	}
-	printf("\nscheduled (Solana IV-A) over the host and %u drives: batch ratio %.2f "
-	       "(host batch %u, drive batch %u)\n", p->nmembers, p->ratio, p->host_batch,
+	printf("\n%s (Solana IV-A) over the host and %u drives: batch ratio %.2f "
+	       "(host batch %u, drive batch %u)\n", what, p->nmembers, p->ratio, p->host_batch,
 	       p->drive_batch);
 	printf("  Table I            | this run\n");
-	printf("  throughput         | %.0f q/s; host alone %.0f, one drive %.0f, drives only "
+	printf("  throughput         | %.0f /s; host alone %.0f, one drive %.0f, drives only "
 	       "%.0f\n", p->qps, p->host_alone_qps, p->one_drive_qps, p->drives_only_qps);
 	printf("  speedup            | %.2fx vs host alone, %.2fx vs one drive\n",
 	       p->speedup_vs_host, p->speedup_vs_one_drive);
@@ -379,10 +380,53 @@ static int gb_sched(struct ctx *c, const struct gb_args *a, struct gb_data *d, u
 	if (ret)
 		cli_err("group bench, scheduled: %s", reis_group_errmsg(g));
 	else
-		gb_print_sched(c, &rep);
+		gb_print_sched(c, "scheduled", &rep);
 	if (!ret)
 		reis_group_result_free(&r);
 	reis_group_close(g);
+	return ret;
+}
+
+/* The scheduled SLS: bags over the host and @m drives holding the table. */
+static int gb_sched_rf(struct ctx *c, const struct gb_args *a, struct gb_data *d, unsigned m)
+{
+	float *out = malloc((size_t)d->bags.nbags * a->rf_dim * sizeof(float));
+	struct reis_group_sched_opts so;
+	struct reis_group_sched_report rep;
+	struct reis_inproc_opts io;
+	struct reis_rf_table t;
+	struct reis_group *g;
+	struct reis_dev *one = NULL;
+	int ret = out ? grp_open_n(a->preset, m, &g) : -ENOMEM;
+
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	memset(&t, 0, sizeof(t));
+	t.tid = 1;
+	t.rows = (uint32_t)a->rows;
+	t.dim = (uint32_t)a->rf_dim;
+	t.dtype = REIS_RF_FP32;
+	t.mode = REIS_RF_RECFLASH;
+	t.data = d->rf_rows;
+	memset(&so, 0, sizeof(so));
+	so.batch = (uint32_t)a->batch;
+	memset(&io, 0, sizeof(io));
+	io.preset = a->preset;
+	io.flags = REIS_INPROC_VCLOCK;
+	ret = reis_group_rf_deploy(g, &t, NULL);
+	if (!ret && !reis_open_inproc(&io, &one) && !reis_rf_deploy(one, &t, NULL))
+		so.single = one;
+	if (!ret)
+		ret = reis_group_sched_sls(g, &t, &d->bags, 0, &so, out, &rep);
+	if (ret)
+		cli_err("group bench, scheduled SLS: %s", reis_group_errmsg(g));
+	else
+		gb_print_sched(c, "scheduled_sls", &rep);
+	reis_close(one);
+	reis_group_close(g);
+	free(out);
 	return ret;
 }
 
@@ -405,6 +449,8 @@ int grp_bench(struct ctx *c, int argc, char **argv)
 			j_obj(NULL);
 		gb_print_rows(c, &a, rows, a.nmembers);
 		ret = gb_sched(c, &a, &d, a.members[a.nmembers - 1]);
+		if (!ret)
+			ret = gb_sched_rf(c, &a, &d, a.members[a.nmembers - 1]);
 		if (c->json)
 			j_obj_end();
 	} else if (ret == -ENOMEM) {

@@ -143,6 +143,8 @@ int main(void)
 	CHECK(jis(&p, "scheduled.drives", "2"));
 	CHECK(jget(&p, "scheduled.batch_ratio") && atof(jget(&p, "scheduled.batch_ratio")) > 0);
 	CHECK(jget(&p, "scheduled.processed_in_drives") != NULL);
+	CHECK(jis(&p, "scheduled_sls.drives", "2"));
+	CHECK(jget(&p, "scheduled_sls.server_energy_saving") != NULL);
 
 	snprintf(args, sizeof(args), "rm -rf %s", dir);
 	CHECK(system(args) == 0);

@@ -6,7 +6,8 @@
  * drive's bit for bit (==) on every bag; the default partial-sum combine
  * equals one drive's exactly on bags whose rows sit on one member and is
  * within float32 rounding elsewhere, and sends one vector per (bag,
- * member) to the host. Faults: a deploy failing on one member leaves no
+ * member) to the host. The scheduled SLS (host CPU + drives, Solana
+ * IV-A) gives the same sums whoever pooled each piece. Faults: a deploy failing on one member leaves no
  * slice on the others and names the drive; a member without the table
  * fails the SLS naming it.
  */
@@ -63,6 +64,54 @@ static void local_bags(struct rf_batch *bt, uint32_t nbags)
 		for (j = bt->offsets[b]; j < bt->offsets[b + 1]; j++)
 			bt->indices[j] = lo + bt->indices[j] % n;
 	}
+}
+
+/* Scheduled (host + drives): the same sums whoever pooled each piece. */
+static void check_sched(struct reis_group *g, struct reis_dev *one, const struct rf_tbl *t)
+{
+	static const uint32_t fl[] = { 0, REIS_GROUP_SCHED_HOST_ONLY, REIS_GROUP_SCHED_NO_HOST };
+	size_t nv = (size_t)NBAGS * t->dim;
+	float *want = malloc(nv * 4), *got = malloc(nv * 4), *part = malloc(nv * 4);
+	struct reis_group_sched_opts so;
+	struct reis_group_sched_report rep;
+	struct reis_rf_table d = as_table(t);
+	struct rf_batch bt;
+	unsigned f, s;
+	uint64_t items;
+
+	REQUIRE(want && got && part);
+	rf_batch_make(&bt, 99 + t->tid, NBAGS, 40, 0, ROWS, 1);
+	REQUIRE(reis_rf_sls(one, t->tid, t->dim, &bt.b, REIS_RF_SLS_WEIGHTED, want, NULL) == 0);
+	REQUIRE(reis_group_rf_sls(g, t->tid, ROWS, t->dim, &bt.b, REIS_RF_SLS_WEIGHTED, part,
+				  NULL) == 0);
+	for (f = 0; f < 3; f++) {
+		memset(&so, 0, sizeof(so));
+		so.flags = fl[f];
+		so.single = one;
+		so.batch = 4;
+		memset(got, 0xff, nv * 4);
+		REQUIRE(reis_group_sched_sls(g, &d, &bt.b, REIS_RF_SLS_WEIGHTED | REIS_GROUP_SLS_EXACT,
+					     &so, got, &rep) == 0);
+		CHECK_EQ_U64(rf_diff(got, want, nv), 0);
+		REQUIRE(reis_group_sched_sls(g, &d, &bt.b, REIS_RF_SLS_WEIGHTED, &so, got,
+					     &rep) == 0);
+		CHECK_EQ_U64(rf_diff(got, part, nv), 0);
+		for (s = 0, items = rep.host.items; s < NM; s++)
+			items += rep.drive[s].items;
+		CHECK_EQ_U64(items, rep.items);
+		CHECK(rep.items >= NBAGS && rep.items <= (uint64_t)NBAGS * NM);
+		CHECK((rep.host.items > 0) == (rep.bytes_to_host > 0));
+		CHECK(rep.ratio > 0 && rep.qps > 0 && rep.host_alone_qps > 0 && rep.one_drive_qps > 0);
+		CHECK(rep.server_mj_per_query > rep.mj_per_query && rep.mj_per_query > 0);
+		if (fl[f] == REIS_GROUP_SCHED_HOST_ONLY)
+			CHECK(rep.inside_share == 0 && rep.bytes_inside == 0);
+		if (fl[f] == REIS_GROUP_SCHED_NO_HOST)
+			CHECK(rep.inside_share == 1 && rep.bytes_to_host == 0);
+	}
+	rf_batch_free(&bt);
+	free(want);
+	free(got);
+	free(part);
 }
 
 static void check_table(struct reis_group *g, struct reis_dev *one, const struct rf_tbl *t)
@@ -146,6 +195,7 @@ int main(void)
 			CHECK_EQ_U64(st.rows, reis_group_rf_rows(ROWS, s, NM));
 		}
 		check_table(g, one, &t[i]);
+		check_sched(g, one, &t[i]);
 	}
 
 	/* A bad batch is refused before anything is sent. */

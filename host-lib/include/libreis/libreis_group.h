@@ -547,6 +547,35 @@ int reis_group_sched_search(struct reis_group *g, const struct reis_db_image *im
 			    const struct reis_group_sched_opts *so, struct reis_group_result *r,
 			    struct reis_group_sched_report *rep);
 
+/**
+ * reis_group_sched_sls() - a sharded SLS run by the pull scheduler over the
+ * host CPU and every drive.
+ * @g: group holding @t sharded by rows (reis_group_rf_deploy()).
+ * @t: the table (the host's share pools its rows, as a host would after
+ *     reading them from the drives).
+ * @bags: the batch (rows of the whole table).
+ * @flags: REIS_RF_SLS_* and REIS_GROUP_SLS_EXACT.
+ * @so: scheduling options, or NULL (@so->single: a drive holding the whole
+ *      table under @t->tid, for the one-drive baseline).
+ * @out: @bags->nbags * @t->dim floats, identical to reis_group_rf_sls()'s
+ *       whoever pooled each piece (reis_rf_sls_ref() is the drive's SLS bit
+ *       for bit).
+ * @rep: the accounting; its "queries" are bags.
+ *
+ * The work items are the members' pieces (a bag's partial sum on one
+ * member, as reis_group_rf_sls() cuts them); drives pull their own, the
+ * host from the back of the member with most left. A drive's batch takes
+ * its modeled time; the host's its measured time plus the modeled block
+ * reads of the rows it pools (bytes / link rate).
+ *
+ * Return: 0, -EINVAL / -ERANGE for a bad batch, or a member's -errno
+ * (named in reis_group_errmsg()).
+ */
+int reis_group_sched_sls(struct reis_group *g, const struct reis_rf_table *t,
+			 const struct reis_rf_bags *bags, uint32_t flags,
+			 const struct reis_group_sched_opts *so, float *out,
+			 struct reis_group_sched_report *rep);
+
 #ifdef __cplusplus
 }
 #endif
