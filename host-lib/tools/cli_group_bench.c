@@ -20,7 +20,7 @@
 struct gb_args {
 	unsigned members[16];
 	unsigned nmembers;
-	uint64_t n, dim, nq, k, nlist, batch, rows, rf_dim;
+	uint64_t n, dim, nq, k, nlist, batch, rows, rf_dim, what_if;
 	const char *preset;
 };
 
@@ -63,6 +63,7 @@ static int gb_parse(int argc, char **argv, struct gb_args *a)
 		{ "rows", required_argument, NULL, 'r' },
 		{ "rf-dim", required_argument, NULL, 'R' },
 		{ "preset", required_argument, NULL, 'P' },
+		{ "what-if", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct { int opt; uint64_t *dst, lo, hi; } num[] = {
@@ -70,6 +71,7 @@ static int gb_parse(int argc, char **argv, struct gb_args *a)
 		{ 'q', &a->nq, 1, 1u << 20 }, { 'k', &a->k, 1, 100 },
 		{ 'I', &a->nlist, 1, REIS_DB_MAX_NLIST }, { 'b', &a->batch, 1, 4096 },
 		{ 'r', &a->rows, 64, 1u << 26 }, { 'R', &a->rf_dim, 1, REIS_RF_MAX_DIM },
+		{ 'W', &a->what_if, 1, UINT64_C(1) << 40 },
 	};
 	unsigned i;
 	int opt, ret;
@@ -430,6 +432,70 @@ static int gb_sched_rf(struct ctx *c, const struct gb_args *a, struct gb_data *d
 	return ret;
 }
 
+/*
+ * The analytic what-if: a drive's modeled batch time as a + b * (entries it
+ * holds), fitted on the sweep's two smallest groups, predicts groups holding
+ * @a->what_if entries (brute force: the scan grows with the entries, the
+ * rescoring of m candidates does not).
+ */
+static void gb_what_if(struct ctx *c, const struct gb_args *a, const struct gb_row *rw,
+		       unsigned n)
+{
+	static const unsigned ds[] = { 1, 2, 4, 8, 16, 36, 64 };
+	const struct gb_row *p = NULL, *q = NULL;
+	double n1, n2, b, a0, per_entry = a->dim / 8.0 + a->dim;
+	struct reis_inproc_opts io;
+	struct reis_dev *dev;
+	uint64_t cap = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!p || rw[i].m < p->m)
+			p = &rw[i];
+	for (i = 0; i < n; i++)
+		if (rw[i].m != p->m && (!q || rw[i].m < q->m))
+			q = &rw[i];
+	if (!q) {
+		cli_err("group bench: --what-if needs two member counts in --members");
+		return;
+	}
+	n1 = (double)a->n / p->m;
+	n2 = (double)a->n / q->m;
+	b = (p->model_ns - q->model_ns) / (n1 - n2);
+	a0 = p->model_ns - b * n1;
+	memset(&io, 0, sizeof(io));
+	io.preset = a->preset;
+	if (!reis_open_inproc(&io, &dev)) {
+		cap = reis_dev_info(dev)->raw_capacity_bytes;
+		reis_close(dev);
+	}
+	if (c->json)
+		j_arr("what_if");
+	else
+		printf("\nwhat-if, %" PRIu64 " x %" PRIu64 "-d entries (analytic: modeled batch "
+		       "time %.0f us + %.4f us per entry a drive holds, fitted on %u and %u "
+		       "drives)\n%6s %12s %14s %10s\n", a->what_if, a->dim, a0 / 1e3, b / 1e3,
+		       p->m, q->m, "drives", "q/s", "latency ms", "fits");
+	for (i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) {
+		double t = a0 + b * ((double)a->what_if / ds[i]);
+		int fits = cap && per_entry * a->what_if / ds[i] < (double)cap;
+
+		if (c->json) {
+			j_obj(NULL);
+			j_u64("drives", ds[i]);
+			j_g("qps_modeled", a->nq * 1e9 / t);
+			j_g("batch_latency_ms", t / 1e6);
+			j_bool("fits", fits);
+			j_obj_end();
+		} else {
+			printf("%6u %12.0f %14.1f %10s\n", ds[i], a->nq * 1e9 / t, t / 1e6,
+			       fits ? "yes" : "no");
+		}
+	}
+	if (c->json)
+		j_arr_end();
+}
+
 int grp_bench(struct ctx *c, int argc, char **argv)
 {
 	struct gb_row rows[16];
@@ -448,6 +514,8 @@ int grp_bench(struct ctx *c, int argc, char **argv)
 		if (c->json)
 			j_obj(NULL);
 		gb_print_rows(c, &a, rows, a.nmembers);
+		if (a.what_if)
+			gb_what_if(c, &a, rows, a.nmembers);
 		ret = gb_sched(c, &a, &d, a.members[a.nmembers - 1]);
 		if (!ret)
 			ret = gb_sched_rf(c, &a, &d, a.members[a.nmembers - 1]);

@@ -5,7 +5,8 @@
  * table and pools bags identical to the host reference (--exact); deploy
  * and search shard an image file over drives kept in backing files and
  * the merged hits equal `reis search` on one drive holding the image;
- * bench prints the member sweep and the scheduled run's Table-I numbers;
+ * bench prints the member sweep, the analytic what-if and the scheduled
+ * runs' Table-I numbers;
  * errors (a missing image, a bad option, a database no member has) are a
  * JSON error document naming the problem.
  */
@@ -137,13 +138,18 @@ int main(void)
 	CHECK(run("--inproc-drives 0 list") == 2);
 	CHECK(run("--inproc-drives 2 frobnicate") == 2);
 
-	CHECK(run("bench --members 1,2 --n 2000 --dim 128 --nq 16 --rows 5000 --rf-dim 16") == 0);
+	CHECK(run("bench --members 1,2 --n 2000 --dim 128 --nq 16 --rows 5000 --rf-dim 16 "
+		  "--what-if 1000000") == 0);
 	CHECK(jis(&p, "sweep[1].drives", "2"));
 	CHECK(jget(&p, "sweep[0].search_qps_modeled") && jget(&p, "sweep[1].sls_bytes_to_host"));
 	CHECK(jis(&p, "scheduled.drives", "2"));
 	CHECK(jget(&p, "scheduled.batch_ratio") && atof(jget(&p, "scheduled.batch_ratio")) > 0);
 	CHECK(jget(&p, "scheduled.processed_in_drives") != NULL);
 	CHECK(jis(&p, "scheduled_sls.drives", "2"));
+	/* The analytic what-if: 36 drives faster than one on a million entries. */
+	CHECK(jis(&p, "what_if[5].drives", "36"));
+	CHECK(jget(&p, "what_if[0].qps_modeled") && jget(&p, "what_if[5].qps_modeled") &&
+	      atof(jget(&p, "what_if[5].qps_modeled")) > atof(jget(&p, "what_if[0].qps_modeled")));
 	CHECK(jget(&p, "scheduled_sls.server_energy_saving") != NULL);
 
 	snprintf(args, sizeof(args), "rm -rf %s", dir);
