@@ -125,31 +125,23 @@ void reis__grf_plan_free(struct reis_grf_plan *pl)
  * of the member's first row in the bag. EXACT: the leading run on one
  * member, then one piece per later row, so the host adds in bag order.
  */
-int reis__grf_plan_make(struct reis_grf_plan *pl, uint32_t rows, const struct reis_rf_bags *b,
-			      uint32_t dim, int exact, int weighted)
+/*
+ * One pass over the bags: with @fill 0 it only counts each member's rows
+ * and pieces (so every array is sized to its member's share), with 1 it
+ * writes them.
+ */
+static void reis_grf_plan_pass(struct reis_grf_plan *pl, uint32_t rows,
+			       const struct reis_rf_bags *b, int exact, int fill)
 {
 	uint32_t bag, i, s, first[REIS_GROUP_MAX];
 	unsigned nm = pl->nm;
 
-	pl->piece = malloc((size_t)b->nidx * sizeof(*pl->piece));
-	pl->bag_piece = malloc(((size_t)b->nbags + 1) * sizeof(*pl->bag_piece));
-	if (!pl->piece || !pl->bag_piece)
-		return -ENOMEM;
-	for (s = 0; s < nm; s++) {
-		struct reis_grf_part *p = &pl->part[s];
-
-		p->offsets = malloc(((size_t)b->nidx + 1) * sizeof(*p->offsets));
-		p->indices = malloc((size_t)b->nidx * sizeof(*p->indices));
-		p->weights = weighted ? malloc((size_t)b->nidx * sizeof(float)) : NULL;
-		if (!p->offsets || !p->indices || (weighted && !p->weights))
-			return -ENOMEM;
-		p->offsets[0] = 0;
-	}
 	for (bag = 0; bag < b->nbags; bag++) {
 		uint32_t lo = b->offsets[bag], hi = b->offsets[bag + 1], lead = lo;
 		unsigned o0 = reis_group_rf_owner(rows, nm, b->indices[lo], NULL);
 
-		pl->bag_piece[bag] = pl->npieces;
+		if (fill)
+			pl->bag_piece[bag] = pl->npieces;
 		if (exact)
 			while (lead < hi && reis_group_rf_owner(rows, nm, b->indices[lead], NULL) == o0)
 				lead++;
@@ -162,28 +154,51 @@ int reis__grf_plan_make(struct reis_grf_plan *pl, uint32_t rows, const struct re
 			int newpiece = exact ? (i == lo || i >= lead) : first[m] == UINT32_MAX;
 
 			if (newpiece) {
-				p->offsets[p->nbags] = p->nidx;
 				first[m] = p->nbags;
-				pl->piece[pl->npieces].member = m;
-				pl->piece[pl->npieces].bag = p->nbags++;
+				if (fill) {
+					p->offsets[p->nbags] = p->nidx;
+					pl->piece[pl->npieces].member = m;
+					pl->piece[pl->npieces].bag = p->nbags;
+				}
+				p->nbags++;
 				pl->npieces++;
 			}
-			if (weighted)
+			if (fill && p->weights)
 				p->weights[p->nidx] = b->weights[i];
-			p->indices[p->nidx++] = local;
+			if (fill)
+				p->indices[p->nidx] = local;
+			p->nidx++;
 		}
 	}
-	pl->bag_piece[b->nbags] = pl->npieces;
-	for (s = 0; s < nm; s++) {
+	if (fill)
+		pl->bag_piece[b->nbags] = pl->npieces;
+}
+
+int reis__grf_plan_make(struct reis_grf_plan *pl, uint32_t rows, const struct reis_rf_bags *b,
+			uint32_t dim, int exact, int weighted)
+{
+	unsigned s;
+
+	reis_grf_plan_pass(pl, rows, b, exact, 0);
+	pl->piece = malloc((size_t)pl->npieces * sizeof(*pl->piece));
+	pl->bag_piece = malloc(((size_t)b->nbags + 1) * sizeof(*pl->bag_piece));
+	if (!pl->piece || !pl->bag_piece)
+		return -ENOMEM;
+	for (s = 0; s < pl->nm; s++) {
 		struct reis_grf_part *p = &pl->part[s];
 
+		p->offsets = malloc(((size_t)p->nbags + 1) * sizeof(*p->offsets));
+		p->indices = malloc(((size_t)p->nidx + 1) * sizeof(*p->indices));
+		p->weights = weighted ? malloc(((size_t)p->nidx + 1) * sizeof(float)) : NULL;
+		p->out = malloc(((size_t)p->nbags * dim + 1) * sizeof(float));
+		if (!p->offsets || !p->indices || (weighted && !p->weights) || !p->out)
+			return -ENOMEM;
 		p->offsets[p->nbags] = p->nidx;
-		if (p->nbags) {
-			p->out = malloc((size_t)p->nbags * dim * sizeof(float));
-			if (!p->out)
-				return -ENOMEM;
-		}
+		p->nbags = 0;
+		p->nidx = 0;
 	}
+	pl->npieces = 0;
+	reis_grf_plan_pass(pl, rows, b, exact, 1);
 	return 0;
 }
 
