@@ -115,6 +115,13 @@ bench-search: hostlib corpus
 fidelity: hostlib
 	$(MAKE) -C examples fidelity
 
+# Device groups (docs/group.md): the RAG demo's WordNet database sharded over
+# four in-process drives, its questions, the scheduled run and Table I.
+.PHONY: demo-group
+demo-group: hostlib examples corpus
+	@scripts/rag-bundle.sh $(BUILD)/demo/group-ns.img >/dev/null
+	$(BUILD)/examples/group_demo $$(ls -t $(BUILD)/demo/rag-*.img | head -n 1) --drives 4
+
 # make check's suites built with ASan + UBSan (in $(BUILD)/asan; slower).
 sanitize: hwmodel
 	$(MAKE) -C host-lib sanitize

@@ -8,7 +8,7 @@
 # ISP_DEMO="prog args" runs another guest program instead (e.g.
 # ISP_DEMO="reis info", ISP_DEMO=dlrm_demo, ISP_DEMO=bench_vm_latency).
 # The flash backing file lives in $BUILD/demo/, so what a demo deploys is
-# there next time.
+# there next time. ISP_DRIVES=N boots N ISP drives (docs/group.md).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/vm-lib.sh"
@@ -30,13 +30,14 @@ fi
 demo=${ISP_DEMO:-rag_demo}
 [ "$demo" = rag_demo ] && "$ROOT/scripts/rag-bundle.sh" "$dir/ns.img"
 accel=$(vm_accel)
+group=$(vm_group_args "${ISP_DRIVES:-1}" "$dir")	# device groups: docs/group.md
 demo_arg="isp.demo=$(echo "$demo" | tr ' ' ',')"
 
 echo "demo: booting the ISP SSD VM ($accel; the console follows)"
 log=$dir/console.log
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086
 timeout "${DEMO_TIMEOUT:-600}" "$VM_QEMU" \
-    $(vm_args "$accel" "isp=on,isp-backing=$dir/flash.img" "$dir/ns.img") \
+    $(vm_args "$accel" "isp=on,isp-backing=$dir/flash.img" "$dir/ns.img") $group \
     -monitor none -serial stdio \
     -append "$VM_APPEND_BASE isp.run=demo isp.timeout=${DEMO_TIMEOUT:-600} $demo_arg" </dev/null 2>&1 |
     tr -d '\r' | tee "$log" | grep -v -e '^@@ISP-' -e 'reboot: Power down'

@@ -12,6 +12,8 @@
 #   ISP            on | off [on]
 #   ISP_RUN        guest mode: shell | tests | demo | bench [shell]
 #   ISP_ACCEL      tcg | kvm [probe]   ISP_VM_MEM, ISP_VM_SMP [512, 2]
+#   ISP_DRIVES     ISP drives, each its own controller, namespace and
+#                  backing file ($ISP_DIR/flash-I.img) [1] (docs/group.md)
 # QEMU trace events: add e.g. `-trace 'pci_nvme_isp_*'`.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,7 +33,9 @@ if [ "${ISP:-on}" = on ]; then
     [ -n "${ISP_TRACE_DIR:-}" ] && dev="$dev,isp-trace-dir=$ISP_TRACE_DIR"
 fi
 accel=$(vm_accel)
-echo "run-qemu: $accel, nvme $dev (Ctrl-A X quits)" >&2
-# shellcheck disable=SC2046
-exec "$VM_QEMU" $(vm_args "$accel" "$dev" "$dir/ns.img") -serial mon:stdio \
+# Device groups: drives 1..ISP_DRIVES-1 beside drive 0.
+group=$(vm_group_args "${ISP_DRIVES:-1}" "$dir" "isp=on,isp-timing=${ISP_TIMING:-annotate}")
+echo "run-qemu: $accel, nvme $dev, ${ISP_DRIVES:-1} ISP drive(s) (Ctrl-A X quits)" >&2
+# shellcheck disable=SC2046,SC2086
+exec "$VM_QEMU" $(vm_args "$accel" "$dev" "$dir/ns.img") $group -serial mon:stdio \
     -append "$VM_APPEND_BASE isp.run=${ISP_RUN:-shell}" "$@"

@@ -95,3 +95,19 @@ vm_args() {
         "-drive file=$3,if=none,id=nvm0,format=raw" \
         "-device nvme,serial=isp-ssd-0,drive=nvm0,$2"
 }
+
+# Device groups (docs/group.md): ISP_DRIVES=N gives the VM N ISP drives.
+# vm_group_args N DIR [DEVICE_OPTS]: QEMU arguments for drives 1..N-1 (drive
+# 0 is vm_args'), each its own controller, namespace image DIR/ns-I.img and
+# flash backing file DIR/flash-I.img (created when missing).
+vm_group_args() {
+    _n=$1 _d=$2 _o=${3:-isp=on} _i=1
+    case $_n in '' | *[!0-9]*) echo "ISP_DRIVES=$_n: a number 1..16" >&2; return 1 ;; esac
+    [ "$_n" -ge 1 ] && [ "$_n" -le 16 ] || { echo "ISP_DRIVES=$_n: 1..16" >&2; return 1; }
+    while [ "$_i" -lt "$_n" ]; do
+        [ -f "$_d/ns-$_i.img" ] || truncate -s 64M "$_d/ns-$_i.img"
+        printf ' %s' "-drive file=$_d/ns-$_i.img,if=none,id=nvm$_i,format=raw" \
+            "-device nvme,serial=isp-ssd-$_i,drive=nvm$_i,$_o,isp-backing=$_d/flash-$_i.img"
+        _i=$((_i + 1))
+    done
+}

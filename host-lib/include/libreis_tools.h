@@ -3,7 +3,8 @@
  * libreis_tools.h - the host tools around libreis, in their own library
  * (libreis-tools.a / libreis-tools.so, pkg-config libreis-tools): vector
  * files, quantizers, k-means, image building, reference search and
- * calibration (REIS); RecFlash data, the locality-K trace and DLRM MLPs.
+ * calibration (REIS); RecFlash data, the locality-K trace and DLRM MLPs;
+ * device groups of several drives (libreis_group.h).
  * They compute on the host and never talk to a drive themselves; a program
  * that only talks to a drive includes <libreis.h> and links libreis alone.
  * Layering: docs/libreis.md, Layers.
@@ -21,5 +22,6 @@
 #include "libreis/libreis_tool_rf_data.h"
 #include "libreis/libreis_tool_rf_trace.h"
 #include "libreis/libreis_tool_dlrm.h"
+#include "libreis/libreis_group.h"
 
 #endif /* LIBREIS_TOOLS_H */

@@ -592,6 +592,7 @@ static const struct reis_cli_table *const reis_tables[] = {
 	&reis_dev_table,
 	&reis_db_table,
 	&reis_sls_table,
+	&reis_group_table,	/* device groups (tools/cli_group.c) */
 };
 
 #define NTABLES (sizeof(reis_tables) / sizeof(reis_tables[0]))

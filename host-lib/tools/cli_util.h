@@ -44,6 +44,7 @@ struct reis_cli_table {
 /* Each feature's command table, defined in its tools/reis_<feature>.c. */
 extern const struct reis_cli_table reis_sls_table;	/* RecFlash */
 extern const struct reis_cli_table reis_db_table;	/* REIS */
+extern const struct reis_cli_table reis_group_table;	/* device groups */
 
 /*
  * j_init() - start the one JSON document of this run (@on: --json given);

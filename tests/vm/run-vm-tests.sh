@@ -77,6 +77,10 @@ for t in $all; do
     esac
 done
 
+# Device groups (docs/group.md): *_group tests run in their own 4-drive boot.
+group_tests=$(for t in $on_tests; do case $t in *_group) printf '%s ' "$t" ;; esac; done)
+on_tests=$(for t in $on_tests; do case $t in *_group) ;; *) printf '%s ' "$t" ;; esac; done)
+
 accel=$(vm_accel)
 echo "vm: accelerator $accel, stack $STACK: $VM_QEMU, kernel $GUEST_KERNEL"
 
@@ -252,5 +256,14 @@ for t in $kill_tests; do
         fail=$((fail + 1)); echo "FAIL vm/after-kill/$t: the kill boot created no backing file"
     fi
 done
+
+# Device groups: four ISP drives, each its own controller, namespace and
+# backing file (scripts/vm-lib.sh vm_group_args, ISP_DRIVES=4).
+if [ -n "$group_tests" ]; then
+    mkdir -p "$tmp/group"
+    # shellcheck disable=SC2086
+    VM_EXTRA="$(vm_group_args 4 "$tmp/group")" \
+        boot group "isp=on,isp-backing=$tmp/group/flash-0.img" $group_tests
+fi
 
 finish

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_group.c - a device group's members: open from paths, from discovery
+ * or from handles, per-member facts, and the sentence that names the member
+ * a failure came from (Solana §III: one server, many drives). The sharded
+ * and scheduled work lives in tool_group_reis.c, tool_group_rf.c and
+ * tool_group_sched.c.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libreis_tools.h"
+#include "tool_group_priv.h"
+
+/* Open failures have no group to carry their sentence. */
+static _Thread_local char reis_group_open_msg[REIS_GROUP_MSG_LEN];
+
+int reis__group_fail(struct reis_group *g, int member, int err, const char *fmt, ...)
+{
+	char *buf = g ? g->msg : reis_group_open_msg;
+	va_list ap;
+	int n = 0;
+
+	if (g)
+		g->failed = member;
+	if (member >= 0 && g)
+		n = snprintf(buf, REIS_GROUP_MSG_LEN, "%s: ", g->m[member].name);
+	va_start(ap, fmt);
+	vsnprintf(buf + n, REIS_GROUP_MSG_LEN - (size_t)n, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+uint64_t reis__group_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void reis__group_ok(struct reis_group *g)
+{
+	g->failed = -1;
+	g->msg[0] = '\0';
+}
+
+void reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg)
+{
+	while (!done(arg)) {
+		int reaped = 0, busy = -1;
+		unsigned s;
+
+		for (s = 0; s < g->n; s++) {
+			if (!reis_inflight(g->dev[s]))
+				continue;
+			if (busy < 0)
+				busy = (int)s;
+			if (reis_poll(g->dev[s], 0) > 0)
+				reaped = 1;
+		}
+		if (busy < 0)
+			break;	/* nothing in flight: the rest failed to submit */
+		if (!reaped)
+			reis_wait(g->dev[busy], 1, 1);
+	}
+}
+
+int reis__group_delete(struct reis_group *g, uint32_t id,
+		       int (*del)(struct reis_dev *dev, uint32_t id))
+{
+	unsigned s;
+	int first = 0;
+
+	if (!g)
+		return -EINVAL;
+	reis__group_ok(g);
+	for (s = 0; s < g->n; s++) {
+		int ret = del(g->dev[s], id);
+
+		if (ret && ret != -ENOENT && !first)
+			first = reis__group_fail(g, (int)s, ret, "delete %u: %s", id,
+						 reis_last_error(g->dev[s]));
+	}
+	return first;
+}
+
+static int reis_group_alloc(unsigned n, struct reis_group **out)
+{
+	struct reis_group *g;
+
+	reis_group_open_msg[0] = '\0';
+	if (!n || n > REIS_GROUP_MAX || !out)
+		return reis__group_fail(NULL, -1, -EINVAL, "a group has 1..%u members",
+					REIS_GROUP_MAX);
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->n = n;
+	g->failed = -1;
+	*out = g;
+	return 0;
+}
+
+static void reis_group_fill(struct reis_group *g, unsigned i, struct reis_dev *dev,
+			    const char *name)
+{
+	const struct reis_info *in = reis_dev_info(dev);
+
+	g->dev[i] = dev;
+	snprintf(g->m[i].name, sizeof(g->m[i].name), "%s", name);
+	if (in) {
+		g->m[i].info = *in;
+		g->m[i].caps = in->caps;
+		snprintf(g->m[i].preset, sizeof(g->m[i].preset), "%s", in->preset);
+	}
+}
+
+int reis_group_open(const char *const *paths, unsigned n, uint32_t flags,
+		    struct reis_group **out)
+{
+	struct reis_group *g;
+	unsigned i;
+	int ret;
+
+	if (!paths)
+		return -EINVAL;
+	ret = reis_group_alloc(n, &g);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		struct reis_dev *dev;
+
+		if (!paths[i]) {
+			ret = -EINVAL;
+			reis__group_fail(NULL, -1, ret, "member %u: no path", i);
+			goto fail;
+		}
+		ret = reis_open(paths[i], flags, &dev);
+		if (ret) {
+			reis__group_fail(NULL, -1, ret, "%s: %s", paths[i], reis_strerror(ret));
+			goto fail;
+		}
+		reis_group_fill(g, i, dev, paths[i]);
+	}
+	*out = g;
+	return 0;
+fail:
+	reis_group_close(g);
+	return ret;
+}
+
+int reis_group_discover(uint32_t flags, struct reis_group **out)
+{
+	struct reis_disc *d = calloc(REIS_GROUP_MAX, sizeof(*d));
+	const char *paths[REIS_GROUP_MAX];
+	int n, i, ret;
+
+	reis_group_open_msg[0] = '\0';
+	if (!d)
+		return -ENOMEM;
+	n = reis_discover(d, REIS_GROUP_MAX, flags & ~REIS_DISCOVER_ALL);
+	if (n < 0) {
+		free(d);
+		return reis__group_fail(NULL, -1, n, "discovery: %s", reis_strerror(n));
+	}
+	if (n == 0) {
+		free(d);
+		return reis__group_fail(NULL, -1, -ENODEV, "discovery found no ISP drive");
+	}
+	if (n > (int)REIS_GROUP_MAX)
+		n = (int)REIS_GROUP_MAX;
+	for (i = 0; i < n; i++)
+		paths[i] = d[i].path;
+	ret = reis_group_open(paths, (unsigned)n, flags, out);
+	free(d);
+	return ret;
+}
+
+int reis_group_adopt(struct reis_dev *const *devs, const char *const *names, unsigned n,
+		     struct reis_group **out)
+{
+	struct reis_group *g;
+	unsigned i;
+	int ret;
+
+	if (!devs)
+		return -EINVAL;
+	ret = reis_group_alloc(n, &g);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		const struct reis_info *in = devs[i] ? reis_dev_info(devs[i]) : NULL;
+		char def[32];
+
+		if (!in || !(in->caps & (REIS_CAP_REIS | REIS_CAP_RECFLASH))) {
+			snprintf(def, sizeof(def), "drive%u", i);
+			reis__group_fail(NULL, -1, -EINVAL, "%s: no ISP capability",
+					 names && names[i] ? names[i] : def);
+			free(g);
+			return -EINVAL;
+		}
+		snprintf(def, sizeof(def), "drive%u", i);
+		reis_group_fill(g, i, devs[i], names && names[i] ? names[i] : def);
+	}
+	*out = g;
+	return 0;
+}
+
+void reis_group_close(struct reis_group *g)
+{
+	unsigned i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->n; i++)
+		if (g->dev[i])
+			reis_close(g->dev[i]);
+	free(g);
+}
+
+unsigned reis_group_size(const struct reis_group *g)
+{
+	return g ? g->n : 0;
+}
+
+struct reis_dev *reis_group_dev(const struct reis_group *g, unsigned i)
+{
+	return g && i < g->n ? g->dev[i] : NULL;
+}
+
+int reis_group_member_info(const struct reis_group *g, unsigned i,
+			   struct reis_group_member *out)
+{
+	if (!g || i >= g->n || !out)
+		return -EINVAL;
+	*out = g->m[i];
+	return 0;
+}
+
+int reis_group_mixed(const struct reis_group *g)
+{
+	unsigned i;
+
+	for (i = 1; g && i < g->n; i++) {
+		const struct reis_info *a = &g->m[0].info, *b = &g->m[i].info;
+
+		if (strcmp(g->m[0].preset, g->m[i].preset) || a->channels != b->channels ||
+		    a->dies_per_channel != b->dies_per_channel ||
+		    a->planes_per_die != b->planes_per_die || a->page_bytes != b->page_bytes ||
+		    a->raw_capacity_bytes != b->raw_capacity_bytes)
+			return 1;
+	}
+	return 0;
+}
+
+const char *reis_group_errmsg(const struct reis_group *g)
+{
+	return g ? g->msg : reis_group_open_msg;
+}
+
+int reis_group_failed(const struct reis_group *g)
+{
+	return g ? g->failed : -1;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_group_priv.h - the device group's private state, shared by the
+ * tool_group_*.c files (never installed).
+ */
+#ifndef TOOL_GROUP_PRIV_H
+#define TOOL_GROUP_PRIV_H
+
+#include <stdint.h>
+
+#include "libreis_tools.h"
+
+#define REIS_GROUP_MSG_LEN 256
+
+struct reis_group {
+	unsigned n;
+	int failed;			/* member of the last failure, or -1 */
+	struct reis_dev *dev[REIS_GROUP_MAX];
+	struct reis_group_member m[REIS_GROUP_MAX];
+	char msg[REIS_GROUP_MSG_LEN];
+};
+
+/* Record a failure of @member (-1: none) with a sentence; returns @err. */
+int reis__group_fail(struct reis_group *g, int member, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* CLOCK_MONOTONIC in ns (the core's clock is private to libreis.so). */
+uint64_t reis__group_now_ns(void);
+
+/* Clear the last failure at the start of a call. */
+void reis__group_ok(struct reis_group *g);
+
+/*
+ * Reap on every member until @done(@arg) holds or nothing is in flight,
+ * polling all members and blocking briefly on one when none had anything.
+ */
+void reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg);
+
+/* Run @del(dev, id) on every member; -ENOENT on a member is no error. */
+int reis__group_delete(struct reis_group *g, uint32_t id,
+		       int (*del)(struct reis_dev *dev, uint32_t id));
+
+/* How member results merge into one drive's answer (tool_group_search.c). */
+struct reis_gr_merge {
+	uint32_t k;
+	uint32_t m;		/* candidates one drive keeps: factor * k */
+	int rerank;
+	int l2;
+	int ids;		/* the shards carry caller ids */
+	uint32_t did;
+};
+
+struct reis_gr_chunk;
+
+/* struct reis_group_result.priv: what the hits' documents point into. */
+struct reis_gr_priv {
+	unsigned nchunks;
+	unsigned nextra;
+	unsigned nshards;
+	struct reis_gr_chunk *ch;
+	struct reis_search_result *extra;	/* host-computed parts (scheduled) */
+	struct reis_db_image *shards;		/* their images */
+};
+
+/* A sharded search's plan: per member entries, k, options. */
+struct reis_gr_setup {
+	struct reis_gr_merge mg;
+	uint64_t ns[REIS_GROUP_MAX];
+	uint32_t ks[REIS_GROUP_MAX];
+	int32_t fact_err[REIS_GROUP_MAX];
+	struct reis_search_opts os[REIS_GROUP_MAX];
+	int first_err;
+};
+
+/* Check the options, read each member's facts, allocate @r's parts. */
+int reis__gr_setup(struct reis_group *g, const struct reis_search_opts *o,
+		   const struct reis_queries *q, uint32_t flags, struct reis_group_result *r,
+		   struct reis_gr_setup *st);
+
+/* Add @cr's counters (commands, pages, times, energy) to @out's. */
+void reis__gr_add_counts(struct reis_search_result *out, const struct reis_search_result *cr);
+
+/* Merge @r->part[] (the members that answered) into @r->res. */
+int reis__gr_merge_all(struct reis_group_result *r, const struct reis_gr_merge *mg,
+		       const struct reis_search_opts *o, uint32_t nq, const uint32_t *ks);
+
+/* A sharded SLS batch cut into per-member pieces (tool_group_rf.c). */
+struct reis_grf_part {
+	uint32_t nbags;
+	uint32_t nidx;
+	uint32_t *offsets;
+	uint32_t *indices;
+	float *weights;
+	float *out;
+	struct reis_rf_sls_op op;
+};
+
+/* Piece j of the batch: member and its bag there, in combine order. */
+struct reis_grf_piece {
+	uint32_t member;
+	uint32_t bag;
+};
+
+struct reis_grf_plan {
+	unsigned nm;
+	struct reis_grf_part part[REIS_GROUP_MAX];
+	struct reis_grf_piece *piece;	/* nidx at most */
+	uint32_t *bag_piece;		/* nbags + 1 offsets into piece */
+	uint32_t npieces;
+};
+
+/* Cut @b into pieces (REIS_GROUP_SLS_EXACT: @exact); -ENOMEM. */
+int reis__grf_plan_make(struct reis_grf_plan *pl, uint32_t rows, const struct reis_rf_bags *b,
+			uint32_t dim, int exact, int weighted);
+void reis__grf_plan_free(struct reis_grf_plan *pl);
+
+/* Add the pieces of every bag in order into @out (and divide for mean). */
+void reis__grf_combine(const struct reis_grf_plan *pl, const struct reis_rf_bags *b,
+		       uint32_t dim, int mean, float *out);
+
+/*
+ * The pull scheduler (tool_group_pull.c) over work items: member s's data
+ * has nitems[s] items; @run does items [lo, lo+n) of member s's data on
+ * @node (s: that drive; REIS_PULL_HOST: the host CPU), accounts it in
+ * @acct and gives its duration on the run's timeline.
+ */
+#define REIS_PULL_HOST REIS_GROUP_MAX
+
+struct reis__pull {
+	struct reis_group *g;
+	uint32_t nitems[REIS_GROUP_MAX];
+	uint64_t nunits;		/* queries or bags the items serve */
+	double calib_nj_per_byte;	/* drives' energy per byte sensed */
+	double calib_host_bytes;	/* bytes the host reads per item */
+	int calibrating;		/* @run's results are the calibration's */
+	int (*run)(void *ctx, unsigned node, unsigned s, uint32_t lo, uint32_t n,
+		   struct reis_group_node *acct, uint64_t *ns);
+	void *ctx;
+};
+
+/* Zero @pl and set its group, units, run function and context. */
+void reis__pull_init(struct reis__pull *pl, struct reis_group *g, uint64_t nunits,
+		     int (*run)(void *, unsigned, unsigned, uint32_t, uint32_t,
+				struct reis_group_node *, uint64_t *), void *ctx);
+
+/* Calibrate, set the batch ratio and sizes, run every item; 0 or -errno. */
+int reis__pull_schedule(struct reis__pull *pl, const struct reis_group_sched_opts *so,
+			struct reis_group_sched_report *rep);
+
+/* Table-I accounting of a finished run; @one_drive_ups: measured units/s
+ * of one drive holding everything, or 0 to estimate it. */
+void reis__pull_account(const struct reis__pull *pl, const struct reis_group_sched_opts *so,
+			double one_drive_ups, struct reis_group_sched_report *rep);
+
+#endif /* TOOL_GROUP_PRIV_H */

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli_group_bench.c - `reis group bench`: the member-count sweep of a
+ * sharded REIS search and a sharded RecFlash SLS on in-process drives
+ * (QPS and latency, modeled and wall, merge overhead), then the scheduled
+ * run over the host and the largest group with its batch ratio and the
+ * Solana Table-I summary (docs/group.md, Measurements).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libreis_tools.h"
+#include "cli_util.h"
+#include "cli_group.h"
+
+struct gb_args {
+	unsigned members[16];
+	unsigned nmembers;
+	uint64_t n, dim, nq, k, nlist, batch, rows, rf_dim, what_if;
+	const char *preset;
+};
+
+struct gb_data {
+	struct reis_db_image img;
+	struct reis_queries q;
+	float *rf_rows;
+	struct reis_rf_bags bags;
+	uint32_t *off, *idx;
+};
+
+static int gb_members(const char *s, struct gb_args *a)
+{
+	char *dup = strdup(s), *tok, *save = NULL;
+	uint64_t v;
+
+	a->nmembers = 0;
+	for (tok = dup ? strtok_r(dup, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		if (a->nmembers == 16 || parse_u64(tok, 1, REIS_GROUP_MAX, &v)) {
+			free(dup);
+			return usage_err("group bench: --members takes up to 16 counts in 1..%u",
+					 REIS_GROUP_MAX);
+		}
+		a->members[a->nmembers++] = (unsigned)v;
+	}
+	free(dup);
+	return a->nmembers ? 0 : usage_err("group bench: empty --members");
+}
+
+static int gb_parse(int argc, char **argv, struct gb_args *a)
+{
+	static const struct option lo[] = {
+		{ "members", required_argument, NULL, 'm' },
+		{ "n", required_argument, NULL, 'n' },
+		{ "dim", required_argument, NULL, 'd' },
+		{ "nq", required_argument, NULL, 'q' },
+		{ "k", required_argument, NULL, 'k' },
+		{ "ivf", required_argument, NULL, 'I' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ "rf-dim", required_argument, NULL, 'R' },
+		{ "preset", required_argument, NULL, 'P' },
+		{ "what-if", required_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct { int opt; uint64_t *dst, lo, hi; } num[] = {
+		{ 'n', &a->n, 64, 1u << 26 }, { 'd', &a->dim, 64, REIS_DB_MAX_DIM },
+		{ 'q', &a->nq, 1, 1u << 20 }, { 'k', &a->k, 1, 100 },
+		{ 'I', &a->nlist, 1, REIS_DB_MAX_NLIST }, { 'b', &a->batch, 1, 4096 },
+		{ 'r', &a->rows, 64, 1u << 26 }, { 'R', &a->rf_dim, 1, REIS_RF_MAX_DIM },
+		{ 'W', &a->what_if, 1, UINT64_C(1) << 40 },
+	};
+	unsigned i;
+	int opt, ret;
+
+	memset(a, 0, sizeof(*a));
+	a->n = 20000, a->dim = 256, a->nq = 256, a->k = 10, a->batch = 16;
+	a->rows = 100000, a->rf_dim = 64;
+	ret = gb_members("1,2,4,8", a);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+		if (opt == 'm') {
+			if ((ret = gb_members(optarg, a)))
+				return ret;
+			continue;
+		}
+		if (opt == 'P') {
+			a->preset = optarg;
+			continue;
+		}
+		for (i = 0; i < sizeof(num) / sizeof(num[0]); i++)
+			if (num[i].opt == opt)
+				break;
+		if (i == sizeof(num) / sizeof(num[0]))
+			return usage_err("group bench: unknown option");
+		if (parse_u64(optarg, num[i].lo, num[i].hi, num[i].dst))
+			return usage_err("group bench: %s must be in %" PRIu64 "..%" PRIu64,
+					 argv[optind - 1], num[i].lo, num[i].hi);
+	}
+	if (a->dim % 64 || optind != argc)
+		return usage_err("group bench: --dim is a multiple of 64; no arguments");
+	return ret;
+}
+
+static int gb_make(const struct gb_args *a, struct gb_data *d)
+{
+	struct reis_build_opts bo;
+	float *x = malloc(a->n * a->dim * sizeof(float)), *qf;
+	char err[256];
+	int ret;
+
+	qf = malloc(a->nq * a->dim * sizeof(float));
+	if (!x || !qf) {
+		free(x);
+		free(qf);
+		return -ENOMEM;
+	}
+	reis_rf_fill_random(1, x, a->n * a->dim, 1.0f);
+	reis_rf_fill_random(2, qf, a->nq * a->dim, 1.0f);
+	memset(&bo, 0, sizeof(bo));
+	bo.did = 1;
+	bo.kind = a->nlist ? REIS_DB_IVF : REIS_DB_BF;
+	bo.nlist = (uint32_t)a->nlist;
+	bo.flags = REIS_BUILD_INT8;
+	bo.km.max_iter = 4;
+	ret = reis_db_build(&bo, x, a->n, (uint32_t)a->dim, &d->img, err, sizeof(err));
+	if (!ret)
+		ret = reis_encode_queries(d->img.quant, qf, (uint32_t)a->nq, &d->q);
+	free(x);
+	free(qf);
+	if (ret)
+		return ret;
+	d->rf_rows = malloc(a->rows * a->rf_dim * sizeof(float));
+	d->off = malloc(257 * sizeof(uint32_t));
+	d->idx = malloc(256 * 40 * sizeof(uint32_t));
+	if (!d->rf_rows || !d->off || !d->idx)
+		return -ENOMEM;
+	reis_rf_fill_random(3, d->rf_rows, a->rows * a->rf_dim, 1.0f);
+	{
+		uint64_t s = 77;
+		uint32_t i;
+
+		/* 256 bags of 40 rows, DLRM-like pooling factor. */
+		for (i = 0; i <= 256; i++)
+			d->off[i] = i * 40;
+		for (i = 0; i < 256 * 40; i++) {
+			s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+			d->idx[i] = (uint32_t)((s >> 11) % a->rows);
+		}
+	}
+	d->bags.nbags = 256;
+	d->bags.nidx = 256 * 40;
+	d->bags.offsets = d->off;
+	d->bags.indices = d->idx;
+	return 0;
+}
+
+struct gb_row {
+	unsigned m;
+	double model_ns, wall_ns, merge_ns, qps_model, qps_wall, qps_2ph;
+	double rf_model_ns, rf_wall_ns, rf_combine_ns;
+	uint64_t rf_to_host, rf_sensed, rf_pj, hits_moved;
+};
+
+/* @m in-process drives holding the database sharded, and its search options. */
+static int gb_group(const struct gb_args *a, struct gb_data *d, unsigned m,
+		    struct reis_group **g, struct reis_search_opts *o)
+{
+	int ret = grp_open_n(a->preset, m, g);
+
+	if (ret)
+		return ret;
+	memset(o, 0, sizeof(*o));
+	o->did = 1;
+	o->k = (uint32_t)a->k;
+	o->nprobe = a->nlist ? 8 : 0;
+	ret = reis_group_db_deploy(*g, &d->img, NULL);
+	if (ret) {
+		cli_err("group bench, %u drives: %s", m, reis_group_errmsg(*g));
+		reis_group_close(*g);
+	}
+	return ret;
+}
+
+static int gb_reis(const struct gb_args *a, struct gb_data *d, unsigned m, struct gb_row *row)
+{
+	struct reis_search_opts o;
+	struct reis_group_result r;
+	struct reis_group *g;
+	int ret = gb_group(a, d, m, &g, &o);
+
+	if (ret)
+		return ret;
+	ret = reis_group_search(g, !!a->nlist, &o, &d->q, 0, &r);
+	if (!ret) {
+		row->model_ns = (double)r.search_ns;
+		row->wall_ns = (double)r.host_ns;
+		row->merge_ns = (double)r.merge_ns;
+		row->hits_moved = r.hits_moved;
+		row->qps_model = a->nq * 1e9 / row->model_ns;
+		row->qps_wall = a->nq * 1e9 / row->wall_ns;
+		reis_group_result_free(&r);
+		ret = reis_group_search(g, !!a->nlist, &o, &d->q, REIS_GROUP_TWO_PHASE, &r);
+	}
+	if (!ret) {
+		/* Two commands per member and batch: both passes' modeled time. */
+		row->qps_2ph = a->nq * 1e9 / (double)r.search_ns;
+		reis_group_result_free(&r);
+	}
+	if (ret)
+		cli_err("group bench, %u drives: %s", m, reis_group_errmsg(g));
+	reis_group_close(g);
+	return ret;
+}
+
+/* On drives of their own: a REIS batch would still occupy the dies. */
+static int gb_rf(const struct gb_args *a, struct gb_data *d, unsigned m, struct gb_row *row)
+{
+	struct reis_group_sls_info in;
+	struct reis_rf_table t;
+	struct reis_group *g;
+	float *out = malloc((size_t)d->bags.nbags * a->rf_dim * sizeof(float));
+	unsigned s;
+	int ret = out ? grp_open_n(a->preset, m, &g) : -ENOMEM;
+
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	memset(&t, 0, sizeof(t));
+	t.tid = 1;
+	t.rows = (uint32_t)a->rows;
+	t.dim = (uint32_t)a->rf_dim;
+	t.dtype = REIS_RF_FP32;
+	t.mode = REIS_RF_RECFLASH;
+	t.data = d->rf_rows;
+	ret = reis_group_rf_deploy(g, &t, NULL);
+	if (!ret)
+		ret = reis_group_rf_sls(g, 1, t.rows, t.dim, &d->bags, 0, out, &in);
+	if (!ret) {
+		row->rf_model_ns = (double)in.model_ns;
+		row->rf_wall_ns = (double)in.host_ns;
+		row->rf_combine_ns = (double)in.combine_ns;
+		row->rf_to_host = in.bytes_to_host;
+		row->rf_pj = in.energy_pj;
+		for (s = 0; s < m; s++)
+			row->rf_sensed += in.member[s].bytes_sensed;
+	}
+	if (ret)
+		cli_err("group bench, %u drives: %s", m, reis_group_errmsg(g));
+	reis_group_close(g);
+	free(out);
+	return ret;
+}
+
+static int gb_one(const struct gb_args *a, struct gb_data *d, unsigned m, struct gb_row *row)
+{
+	int ret;
+
+	memset(row, 0, sizeof(*row));
+	row->m = m;
+	ret = gb_reis(a, d, m, row);
+	return ret ? ret : gb_rf(a, d, m, row);
+}
+
+static void gb_print_rows(struct ctx *c, const struct gb_args *a, const struct gb_row *rw,
+			  unsigned n)
+{
+	unsigned i;
+
+	if (c->json) {
+		j_arr("sweep");
+		for (i = 0; i < n; i++) {
+			j_obj(NULL);
+			j_u64("drives", rw[i].m);
+			j_g("search_qps_modeled", rw[i].qps_model);
+			j_g("search_qps_wall", rw[i].qps_wall);
+			j_g("search_qps_modeled_two_phase", rw[i].qps_2ph);
+			j_g("search_batch_latency_us_modeled", rw[i].model_ns / 1e3);
+			j_g("search_batch_latency_us_wall", rw[i].wall_ns / 1e3);
+			j_g("merge_us", rw[i].merge_ns / 1e3);
+			j_u64("hits_moved", rw[i].hits_moved);
+			j_g("sls_bags_per_s_modeled", 256e9 / rw[i].rf_model_ns);
+			j_g("sls_bags_per_s_wall", 256e9 / rw[i].rf_wall_ns);
+			j_g("sls_combine_us", rw[i].rf_combine_ns / 1e3);
+			j_u64("sls_bytes_sensed_inside", rw[i].rf_sensed);
+			j_u64("sls_bytes_to_host", rw[i].rf_to_host);
+			j_obj_end();
+		}
+		j_arr_end();
+		return;
+	}
+	printf("REIS %s, %" PRIu64 " x %" PRIu64 "-d entries, %" PRIu64 " queries, k=%" PRIu64
+	       "; RecFlash %" PRIu64 " x %" PRIu64 " fp32 rows, 256 bags of 40\n",
+	       a->nlist ? "IVF" : "brute force", a->n, a->dim, a->nq, a->k, a->rows, a->rf_dim);
+	printf("%6s %10s %10s %10s %11s %11s %9s %11s %11s %11s %10s\n", "drives",
+	       "q/s model", "q/s 2phase", "q/s wall", "lat us mod", "lat us wall", "merge us",
+	       "bags/s mod", "bags/s wall", "sensed B", "to host B");
+	for (i = 0; i < n; i++)
+		printf("%6u %10.0f %10.0f %10.0f %11.1f %11.1f %9.1f %11.0f %11.0f %11" PRIu64
+		       " %10" PRIu64 "\n", rw[i].m, rw[i].qps_model, rw[i].qps_2ph, rw[i].qps_wall,
+		       rw[i].model_ns / 1e3, rw[i].wall_ns / 1e3, rw[i].merge_ns / 1e3,
+		       256e9 / rw[i].rf_model_ns, 256e9 / rw[i].rf_wall_ns, rw[i].rf_sensed,
+		       rw[i].rf_to_host);
+}
+
+static void gb_print_sched(struct ctx *c, const char *what,
+			   const struct reis_group_sched_report *p)
+{
+	if (c->json) {
+		j_obj(what);
+		j_u64("drives", p->nmembers);
+		j_g("batch_ratio", p->ratio);
+		j_u64("host_batch", p->host_batch);
+		j_u64("drive_batch", p->drive_batch);
+		j_g("qps", p->qps);
+		j_g("host_alone_qps", p->host_alone_qps);
+		j_g("one_drive_qps", p->one_drive_qps);
+		j_g("drives_only_qps", p->drives_only_qps);
+		j_g("speedup_vs_host", p->speedup_vs_host);
+		j_g("speedup_vs_one_drive", p->speedup_vs_one_drive);
+		j_g("processed_in_drives", p->inside_share);
+		j_u64("bytes_inside", p->bytes_inside);
+		j_u64("bytes_to_host", p->bytes_to_host);
+		j_g("host_w", p->host_w);
+		j_g("mj_per_query", p->mj_per_query);
+		j_g("host_alone_mj_per_query", p->host_alone_mj_per_query);
+		j_g("energy_saving", p->energy_saving);
+		j_g("server_w", p->server_w);
+		j_g("server_mj_per_query", p->server_mj_per_query);
+		j_g("server_host_alone_mj_per_query", p->server_host_alone_mj_per_query);
+		j_g("server_energy_saving", p->server_energy_saving);
+		j_obj_end();
+		return;
+	}
+	printf("\n%s (Solana IV-A) over the host and %u drives: batch ratio %.2f "
+	       "(host batch %u, drive batch %u)\n", what, p->nmembers, p->ratio, p->host_batch,
+	       p->drive_batch);
+	printf("  Table I            | this run\n");
+	printf("  throughput         | %.0f /s; host alone %.0f, one drive %.0f, drives only "
+	       "%.0f\n", p->qps, p->host_alone_qps, p->one_drive_qps, p->drives_only_qps);
+	printf("  speedup            | %.2fx vs host alone, %.2fx vs one drive\n",
+	       p->speedup_vs_host, p->speedup_vs_one_drive);
+	printf("  processed in drives| %.0f%% of the items; %" PRIu64 " bytes inside, %" PRIu64
+	       " bytes moved to the host\n", 100 * p->inside_share, p->bytes_inside,
+	       p->bytes_to_host);
+	printf("  energy per query   | dynamic: %.4f mJ with the drives, %.4f mJ host alone "
+	       "(%.0f%% saving; host %.1f W per core)\n", p->mj_per_query,
+	       p->host_alone_mj_per_query, 100 * p->energy_saving, p->host_w);
+	printf("                     | server (%.1f W idle): %.3f mJ with the drives, %.3f mJ "
+	       "host alone (%.0f%% saving)\n", p->server_w, p->server_mj_per_query,
+	       p->server_host_alone_mj_per_query, 100 * p->server_energy_saving);
+}
+
+static int gb_sched(struct ctx *c, const struct gb_args *a, struct gb_data *d, unsigned m)
+{
+	struct reis_group_sched_opts so;
+	struct reis_group_sched_report rep;
+	struct reis_group_result r;
+	struct reis_search_opts o;
+	struct reis_inproc_opts io;
+	struct reis_group *g;
+	struct reis_dev *one;
+	int ret = gb_group(a, d, m, &g, &o);
+
+	if (ret)
+		return ret;
+	memset(&so, 0, sizeof(so));
+	so.batch = (uint32_t)a->batch;
+	memset(&io, 0, sizeof(io));
+	io.preset = a->preset;
+	io.flags = REIS_INPROC_VCLOCK;
+	if (!reis_open_inproc(&io, &one)) {
+		if (!reis_db_deploy(one, &d->img, NULL))
+			so.single = one;
+		ret = reis_group_sched_search(g, &d->img, !!a->nlist, &o, &d->q, &so, &r, &rep);
+		reis_close(one);
+	}
+	if (ret)
+		cli_err("group bench, scheduled: %s", reis_group_errmsg(g));
+	else
+		gb_print_sched(c, "scheduled", &rep);
+	if (!ret)
+		reis_group_result_free(&r);
+	reis_group_close(g);
+	return ret;
+}
+
+/* The scheduled SLS: bags over the host and @m drives holding the table. */
+static int gb_sched_rf(struct ctx *c, const struct gb_args *a, struct gb_data *d, unsigned m)
+{
+	float *out = malloc((size_t)d->bags.nbags * a->rf_dim * sizeof(float));
+	struct reis_group_sched_opts so;
+	struct reis_group_sched_report rep;
+	struct reis_inproc_opts io;
+	struct reis_rf_table t;
+	struct reis_group *g;
+	struct reis_dev *one = NULL;
+	int ret = out ? grp_open_n(a->preset, m, &g) : -ENOMEM;
+
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	memset(&t, 0, sizeof(t));
+	t.tid = 1;
+	t.rows = (uint32_t)a->rows;
+	t.dim = (uint32_t)a->rf_dim;
+	t.dtype = REIS_RF_FP32;
+	t.mode = REIS_RF_RECFLASH;
+	t.data = d->rf_rows;
+	memset(&so, 0, sizeof(so));
+	so.batch = (uint32_t)a->batch;
+	memset(&io, 0, sizeof(io));
+	io.preset = a->preset;
+	io.flags = REIS_INPROC_VCLOCK;
+	ret = reis_group_rf_deploy(g, &t, NULL);
+	if (!ret && !reis_open_inproc(&io, &one) && !reis_rf_deploy(one, &t, NULL))
+		so.single = one;
+	if (!ret)
+		ret = reis_group_sched_sls(g, &t, &d->bags, 0, &so, out, &rep);
+	if (ret)
+		cli_err("group bench, scheduled SLS: %s", reis_group_errmsg(g));
+	else
+		gb_print_sched(c, "scheduled_sls", &rep);
+	reis_close(one);
+	reis_group_close(g);
+	free(out);
+	return ret;
+}
+
+/*
+ * The analytic what-if: a drive's modeled batch time as a + b * (entries it
+ * holds), fitted on the sweep's two smallest groups, predicts groups holding
+ * @a->what_if entries (brute force: the scan grows with the entries, the
+ * rescoring of m candidates does not).
+ */
+static void gb_what_if(struct ctx *c, const struct gb_args *a, const struct gb_row *rw,
+		       unsigned n)
+{
+	static const unsigned ds[] = { 1, 2, 4, 8, 16, 36, 64 };
+	const struct gb_row *p = NULL, *q = NULL;
+	double n1, n2, b, a0, per_entry = a->dim / 8.0 + a->dim;
+	struct reis_inproc_opts io;
+	struct reis_dev *dev;
+	uint64_t cap = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!p || rw[i].m < p->m)
+			p = &rw[i];
+	for (i = 0; i < n; i++)
+		if (rw[i].m != p->m && (!q || rw[i].m < q->m))
+			q = &rw[i];
+	if (!q) {
+		cli_err("group bench: --what-if needs two member counts in --members");
+		return;
+	}
+	n1 = (double)a->n / p->m;
+	n2 = (double)a->n / q->m;
+	b = (p->model_ns - q->model_ns) / (n1 - n2);
+	a0 = p->model_ns - b * n1;
+	memset(&io, 0, sizeof(io));
+	io.preset = a->preset;
+	if (!reis_open_inproc(&io, &dev)) {
+		cap = reis_dev_info(dev)->raw_capacity_bytes;
+		reis_close(dev);
+	}
+	if (c->json)
+		j_arr("what_if");
+	else
+		printf("\nwhat-if, %" PRIu64 " x %" PRIu64 "-d entries (analytic: modeled batch "
+		       "time %.0f us + %.4f us per entry a drive holds, fitted on %u and %u "
+		       "drives)\n%6s %12s %14s %10s\n", a->what_if, a->dim, a0 / 1e3, b / 1e3,
+		       p->m, q->m, "drives", "q/s", "latency ms", "fits");
+	for (i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) {
+		double t = a0 + b * ((double)a->what_if / ds[i]);
+		int fits = cap && per_entry * a->what_if / ds[i] < (double)cap;
+
+		if (c->json) {
+			j_obj(NULL);
+			j_u64("drives", ds[i]);
+			j_g("qps_modeled", a->nq * 1e9 / t);
+			j_g("batch_latency_ms", t / 1e6);
+			j_bool("fits", fits);
+			j_obj_end();
+		} else {
+			printf("%6u %12.0f %14.1f %10s\n", ds[i], a->nq * 1e9 / t, t / 1e6,
+			       fits ? "yes" : "no");
+		}
+	}
+	if (c->json)
+		j_arr_end();
+}
+
+int grp_bench(struct ctx *c, int argc, char **argv)
+{
+	struct gb_row rows[16];
+	struct gb_data d;
+	struct gb_args a;
+	unsigned i;
+	int ret = gb_parse(argc, argv, &a);
+
+	if (ret)
+		return ret;
+	memset(&d, 0, sizeof(d));
+	ret = gb_make(&a, &d);
+	for (i = 0; !ret && i < a.nmembers; i++)
+		ret = gb_one(&a, &d, a.members[i], &rows[i]);
+	if (!ret) {
+		if (c->json)
+			j_obj(NULL);
+		gb_print_rows(c, &a, rows, a.nmembers);
+		if (a.what_if)
+			gb_what_if(c, &a, rows, a.nmembers);
+		ret = gb_sched(c, &a, &d, a.members[a.nmembers - 1]);
+		if (!ret)
+			ret = gb_sched_rf(c, &a, &d, a.members[a.nmembers - 1]);
+		if (c->json)
+			j_obj_end();
+	} else if (ret == -ENOMEM) {
+		cli_err("group bench: out of memory");
+	}
+	reis_db_image_free(&d.img);
+	reis_queries_free(&d.q);
+	free(d.rf_rows);
+	free(d.off);
+	free(d.idx);
+	return ret ? 1 : 0;
+}
