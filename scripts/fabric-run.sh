@@ -65,6 +65,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 accel=$(vm_accel)
+# Three or more TCG guests on two busy cores: the kernel's early check that
+# the timer interrupt arrives can fail and panic ("IO-APIC + timer doesn't
+# work"); skip it.
+FAB_APPEND="no_timer_check"
 limit=$((boot_timeout + prog_timeout * $#))
 
 # nic LINK SIDE NETDEV_OPTS: a virtio-net on a stream netdev; the MAC names
@@ -88,7 +92,7 @@ start=$(date +%s)
 # shellcheck disable=SC2046,SC2086
 "$VM_QEMU" $(vm_args "$accel" "isp=on,isp-backing=$tmp/c-flash.img" "$tmp/c-ns.img") $cargs \
     -monitor none -serial stdio \
-    -append "$VM_APPEND_BASE isp.run=demo isp.demo=/bin/fabric-node.sh isp.timeout=$limit isp.fab.role=compute isp.fab.k=$K isp.fab.m=$M isp.fab.run=$list isp.fab.timeout=$prog_timeout" \
+    -append "$VM_APPEND_BASE $FAB_APPEND isp.run=demo isp.demo=/bin/fabric-node.sh isp.timeout=$limit isp.fab.role=compute isp.fab.k=$K isp.fab.m=$M isp.fab.run=$list isp.fab.timeout=$prog_timeout" \
     </dev/null >"$clog.raw" 2>"$results/fabric.compute.qemu.log" &
 cpid=$!
 pids="$cpid"
@@ -114,7 +118,7 @@ while [ "$i" -le "$K" ]; do
     # shellcheck disable=SC2046,SC2086
     ISP_VM_SMP=1 "$VM_QEMU" $(ISP_VM_SMP=1 vm_args "$accel" "isp=on,isp-backing=$tmp/s$i-flash0.img" "$tmp/s$i-ns0.img") \
         $extra $(nic "$i" 2 server=off) -monitor none -serial stdio \
-        -append "$VM_APPEND_BASE isp.run=demo isp.demo=/bin/fabric-node.sh isp.timeout=$limit isp.fab.role=storage isp.fab.id=$i" \
+        -append "$VM_APPEND_BASE $FAB_APPEND isp.run=demo isp.demo=/bin/fabric-node.sh isp.timeout=$limit isp.fab.role=storage isp.fab.id=$i" \
         </dev/null >"$results/fabric.storage$i.console.log.raw" 2>"$results/fabric.storage$i.qemu.log" &
     eval "spid_$i=$!"
     pids="$pids $!"

@@ -5,6 +5,8 @@
  * (docs/fabric.md), through libreis' io_uring transport on each /dev/ngXnY:
  *   1. discovery lists the local drive as pcie and the remote ones as tcp
  *      with their subsystem NQNs, the ones scripts/fabric-run.sh connected;
+ *      an unprivileged scan, which may not probe them, still tells them
+ *      apart;
  *   2. the whole database goes to the local drive, a third of its rows to
  *      each member (same quantizer, global row numbers as ids);
  *   3. searches over the three shards at once, merged on the host, return
@@ -17,6 +19,9 @@
  * candidate the whole database would not rerank: binary-only search, or
  * rerank_factor * k >= n. Exit 77 outside a fabric run.
  */
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "fabric_util.h"
 #include "reis_synth.h"
 
@@ -31,6 +36,31 @@ static struct reis_db_image full, shard[NS];
 static uint64_t rows[N];
 static struct reis_queries q;
 static struct fab_set set;
+
+/* A scan as nobody: every member seen, with its transport and NQN. */
+static int unprivileged_scan(void)
+{
+	struct reis_disc d[FAB_MAX];
+	unsigned i, seen = 0;
+	int n, j;
+
+	if (setgid(65534) || setuid(65534))
+		return T_EXIT_FAIL;
+	n = reis_discover(d, FAB_MAX, REIS_DISCOVER_ALL);
+	if (n < 0 || n > FAB_MAX)
+		return T_EXIT_FAIL;
+	for (i = 0; i < set.n; i++)
+		for (j = 0; j < n; j++)
+			if (!strcmp(d[j].path, set.m[i].d.path) &&
+			    !strcmp(d[j].transport, set.m[i].d.transport) &&
+			    !strcmp(d[j].subsysnqn, set.m[i].d.subsysnqn)) {
+				printf("as nobody: %s %s %s (%s)\n", d[j].path, d[j].transport,
+				       d[j].subsysnqn, d[j].err ? d[j].why : "usable");
+				seen++;
+				break;
+			}
+	return seen == set.n ? T_EXIT_PASS : T_EXIT_FAIL;
+}
 
 static unsigned check(const char *what, const struct reis_search_opts *o)
 {
@@ -87,6 +117,18 @@ int main(void)
 		      !strcmp(set.m[i].d.transport, i ? "tcp" : "pcie") &&
 		      (i == 0 || strstr(set.m[i].d.subsysnqn, "isp-ssd:storage")));
 	CHECK(strstr(set.m[1].d.address, "169.254.") != NULL);
+	{
+		pid_t pid;
+		int st;
+
+		fflush(stdout);
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (!pid)
+			_exit(unprivileged_scan());
+		REQUIRE(waitpid(pid, &st, 0) == pid);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == T_EXIT_PASS);
+	}
 
 	x = synth_vectors(71, N, DIM, 24, 0.5f);
 	REQUIRE(x);
