@@ -17,6 +17,7 @@
 #   FABRIC_K=K        storage VMs [2]       FABRIC_M=M   drives each [1]
 #   FABRIC_TIMEOUT=s  per program [180]     FABRIC_BOOT_TIMEOUT=s [180]
 #   FABRIC_VERBOSE=1  copy the compute console to stdout
+#   FABRIC_COMPUTE_NS=FILE  the compute VM's namespace image [a new 64 MiB]
 #   STACK, ISP_ACCEL, ISP_VM_MEM as for every VM (scripts/vm-lib.sh);
 #   storage VMs get one vCPU each.
 # Writes RESULTS_DIR/fabric.counts ("passed failed skipped"), one
@@ -85,12 +86,13 @@ while [ "$i" -le "$K" ]; do
     cargs="$cargs $(nic "$i" 1 server=on)"
     i=$((i + 1))
 done
-truncate -s 64M "$tmp/c-ns.img"
+cns=${FABRIC_COMPUTE_NS:-$tmp/c-ns.img}
+[ -f "$cns" ] || truncate -s 64M "$cns"
 clog=$results/fabric.compute.console.log
 list=$(echo "$*" | tr ' ' ',')
 start=$(date +%s)
 # shellcheck disable=SC2046,SC2086
-"$VM_QEMU" $(vm_args "$accel" "isp=on,isp-backing=$tmp/c-flash.img" "$tmp/c-ns.img") $cargs \
+"$VM_QEMU" $(vm_args "$accel" "isp=on,isp-backing=$tmp/c-flash.img" "$cns") $cargs \
     -monitor none -serial stdio \
     -append "$VM_APPEND_BASE $FAB_APPEND isp.run=demo isp.demo=/bin/fabric-node.sh isp.timeout=$limit isp.fab.role=compute isp.fab.k=$K isp.fab.m=$M isp.fab.run=$list isp.fab.timeout=$prog_timeout" \
     </dev/null >"$clog.raw" 2>"$results/fabric.compute.qemu.log" &
