@@ -9,7 +9,7 @@
  *      two drives, QD 1 and 16;
  *   3. the per-command difference, remote minus local, at QD 1;
  *   4. REIS_SEARCH QPS with 1, 2, 4 remote drives searched at once (one
- *      thread and handle per drive, QD 16 each).
+ *      thread and handle per drive, QD 16 each), then 4, 2, 1 again.
  * Prints mean, p50, p99 and IOPS per line. Not a pass/fail test (exits 0
  * unless a command fails). Usage: bench_vm_fabric [iterations] (2000).
  */
@@ -192,7 +192,7 @@ static void deploy(struct fab_member *m)
 int main(int argc, char **argv)
 {
 	unsigned iters = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 2000;
-	unsigned qds[2] = { 1, 16 }, nrem, i, r, w;
+	unsigned qds[2] = { 1, 16 }, nrem, i, r, w, pass;
 	double nl[2], nr[2], sl[2], sr[2];
 	uint64_t s = 42, j;
 
@@ -226,15 +226,18 @@ int main(int argc, char **argv)
 	       (sr[0] - sl[0]) / 1000.0, (nr[1] - nl[1]) / 1000.0, (sr[1] - sl[1]) / 1000.0);
 
 	printf("@@BENCH REIS_SEARCH QPS over remote drives at once (QD%u each, %u searches "
-	       "each)\n", MAXQD, iters / 8);
-	for (r = 1; r <= nrem; r *= 2) {
+	       "each; 1, 2, 4 then 4, 2, 1 drives, to show drift)\n", MAXQD, iters / 2);
+	for (pass = 0; pass < 6; pass++) {
+		r = 1u << (pass < 3 ? pass : 5 - pass);
+		if (r > nrem)
+			continue;
 		struct qps_arg a[FAB_MAX];
 		pthread_t th[FAB_MAX];
 		uint64_t t0 = pt_now_ns(), ns;
 
 		for (w = 0; w < r; w++) {
 			a[w].path = set.m[1 + w].d.path;
-			a[w].iters = iters / 8;
+			a[w].iters = iters / 2;
 			REQUIRE(pthread_create(&th[w], NULL, qps_thread, &a[w]) == 0);
 		}
 		for (w = 0; w < r; w++) {
@@ -242,8 +245,8 @@ int main(int argc, char **argv)
 			REQUIRE(a[w].ret == 0);
 		}
 		ns = pt_now_ns() - t0;
-		printf("remote drives %u: %u searches in %.2f s: %.0f QPS\n", r, r * (iters / 8),
-		       ns / 1e9, r * (iters / 8) * 1e9 / (double)ns);
+		printf("remote drives %u: %u searches in %.2f s: %.0f QPS\n", r, r * (iters / 2),
+		       ns / 1e9, r * (iters / 2) * 1e9 / (double)ns);
 	}
 	for (i = 0; i < set.n; i++)
 		reis_db_delete(set.m[i].dev, DID);
