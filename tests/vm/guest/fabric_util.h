@@ -113,8 +113,8 @@ static inline void fab_set_open(struct fab_set *s, unsigned nlocal, unsigned nre
 				fprintf(stderr, "%s: %s\n", fab_name(m), reis_strerror(ret));
 				exit(T_EXIT_FAIL);
 			}
-			printf("member %u: %s, %s\n", s->n - 1, fab_name(m),
-			       m->remote ? "remote" : "local");
+			printf("member %u: %s, %s, libreis transport %s\n", s->n - 1, fab_name(m),
+			       m->remote ? "remote" : "local", reis_transport(m->dev));
 		}
 	if (loc < nlocal || rem < nremote)
 		SKIP("%u local and %u remote ISP drives, the test needs %u and %u", loc, rem,

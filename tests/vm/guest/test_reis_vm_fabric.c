@@ -3,10 +3,11 @@
  * test_reis_vm_fabric - a REIS database sharded across the local ISP drive
  * and two drives of other VMs reached over NVMe/TCP passthru
  * (docs/fabric.md), through libreis' io_uring transport on each /dev/ngXnY:
- *   1. discovery lists the local drive as pcie and the remote ones as tcp
+ *   1. every member is driven through libreis' io_uring transport;
+ *      discovery lists the local drive as pcie and the remote ones as tcp
  *      with their subsystem NQNs, the ones scripts/fabric-run.sh connected;
  *      an unprivileged scan, which may not probe them, still tells them
- *      apart;
+ *      apart; ISP_ECHO at each member's largest transfer, both ways;
  *   2. the whole database goes to the local drive, a third of its rows to
  *      each member (same quantizer, global row numbers as ids);
  *   3. searches over the three shards at once, merged on the host, return
@@ -113,10 +114,21 @@ int main(void)
 
 	fab_set_open(&set, 1, 2, 2);
 	for (i = 0; i < NS; i++)
-		CHECK((set.m[i].remote != 0) == (i > 0) &&
+		CHECK(!strcmp(reis_transport(set.m[i].dev), "io_uring") &&
+		      (set.m[i].remote != 0) == (i > 0) &&
 		      !strcmp(set.m[i].d.transport, i ? "tcp" : "pcie") &&
 		      (i == 0 || strstr(set.m[i].d.subsysnqn, "isp-ssd:storage")));
 	CHECK(strstr(set.m[1].d.address, "169.254.") != NULL);
+	/* The data path at the largest transfer each member reports. */
+	for (i = 0; i < NS; i++) {
+		uint32_t mx = reis_max_xfer(set.m[i].dev);
+		int h2c = reis_echo(set.m[i].dev, REIS_DIR_H2C, 7 + i, NULL, mx);
+		int c2h = reis_echo(set.m[i].dev, REIS_DIR_C2H, 9 + i, NULL, mx);
+
+		printf("echo %u bytes both ways on %s: %s, %s\n", mx, set.m[i].d.path,
+		       reis_strerror(h2c), reis_strerror(c2h));
+		CHECK(h2c == 0 && c2h == 0);
+	}
 	{
 		pid_t pid;
 		int st;
