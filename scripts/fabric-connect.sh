@@ -5,20 +5,20 @@
 # new controller's generic char device, e.g. "/dev/ng1n1".
 #
 # Initiator settings (environment; docs/fabric.md "Timeouts" says why):
-#   FABRIC_KATO             keep-alive timeout, s [2]: a dead link is noticed
+#   FABRIC_KATO             keep-alive timeout, s [5]: a dead link is noticed
 #                           within about this long
 #   FABRIC_CTRL_LOSS_TMO    s of reconnecting before the controller is
 #                           removed [4]
 #   FABRIC_RECONNECT_DELAY  s between reconnects [1]
 #   FABRIC_WAIT             s to keep retrying the first connect [60]
 # The same connect with nvme-cli:
-#   nvme connect -t tcp -a ADDR -s PORT -n NQN --keep-alive-tmo=2 \
+#   nvme connect -t tcp -a ADDR -s PORT -n NQN --keep-alive-tmo=5 \
 #       --ctrl-loss-tmo=4 --reconnect-delay=1
 set -eu
 addr=${1:?usage: fabric-connect.sh ADDR NQN [PORT]}
 nqn=${2:?usage: fabric-connect.sh ADDR NQN [PORT]}
 port=${3:-4420}
-kato=${FABRIC_KATO:-2}
+kato=${FABRIC_KATO:-5}
 loss=${FABRIC_CTRL_LOSS_TMO:-4}
 delay=${FABRIC_RECONNECT_DELAY:-1}
 wait=${FABRIC_WAIT:-60}

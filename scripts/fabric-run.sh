@@ -68,8 +68,9 @@ trap 'exit 1' INT TERM
 accel=$(vm_accel)
 # Three or more TCG guests on two busy cores: the kernel's early check that
 # the timer interrupt arrives can fail and panic ("IO-APIC + timer doesn't
-# work"); skip it.
-FAB_APPEND="no_timer_check"
+# work"); skip it. loglevel=4: the nvme and nvmet errors (keep-alive,
+# reconnects) reach the console logs.
+FAB_APPEND="no_timer_check loglevel=4"
 limit=$((boot_timeout + prog_timeout * $#))
 
 # nic LINK SIDE NETDEV_OPTS: a virtio-net on a stream netdev; the MAC names

@@ -25,11 +25,12 @@
 #define DID 9120
 #define LOST_VM 2
 /*
- * fabric-connect.sh's keep-alive timeout (2 s) notices the dead link, the
- * error recovery fails the commands in flight; ctrl_loss_tmo (4 s) then
+ * fabric-connect.sh's keep-alive timeout (5 s; a keep-alive goes out every
+ * 2.5 s and is given 5 s) notices the dead link, the error recovery fails
+ * the commands in flight: at most about 7.5 s. ctrl_loss_tmo (4 s) then
  * removes the controller. The bound adds the host's kill latency and TCG.
  */
-#define LOST_BOUND_S 15
+#define LOST_BOUND_S 20
 
 static struct reis_db_image full, shard[NS];
 static uint64_t rows[N];
