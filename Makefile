@@ -94,6 +94,13 @@ qtest: qemu
 	@$(for_stacks) echo "== qtest: stack $$s (QEMU $$s)" && \
 		$(MAKE) --no-print-directory -C tests qtest STACK=$$s $(end_stacks)
 
+# --- fabric (docs/fabric.md): the RAG demo sharded over NVMe/TCP ---------
+# Needs stack 10.0 (Linux 6.12 has nvmet passthru).
+.PHONY: demo-fabric
+demo-fabric: corpus
+	@$(MAKE) --no-print-directory qemu guest STACK=10.0
+	STACK=10.0 scripts/fabric-demo.sh
+
 # Runs every suite even when one fails; the summary decides the exit code.
 test: deps corpus
 	@rm -f $(BUILD)/results/*.counts $(BUILD)/results/*/*.counts

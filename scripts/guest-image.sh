@@ -142,6 +142,25 @@ add_module() {
 for m in $MODULES; do
     add_module "$m"
 done
+# --- NVMe over Fabrics (docs/fabric.md) ---------------------------------------
+# A kernel with nvmet passthru (6.12; Debian's 6.1 lacks
+# CONFIG_NVME_TARGET_PASSTHRU) also gets the target, the TCP initiator and
+# virtio-net, listed apart in /etc/isp-fabric-modules so that only the
+# fabric scripts load them, and the guest side of those scripts in /bin.
+if grep -qx 'CONFIG_NVME_TARGET_PASSTHRU=y' "$kdir/boot/config-$krel" 2>/dev/null; then
+    mv "$stage/etc/isp-modules" "$stage/etc/isp-modules.base"
+    : >"$stage/etc/isp-modules"
+    for m in configfs nvmet nvmet-tcp nvme-fabrics nvme-tcp virtio_net; do
+        add_module "$m"
+    done
+    mv "$stage/etc/isp-modules" "$stage/etc/isp-fabric-modules"
+    mv "$stage/etc/isp-modules.base" "$stage/etc/isp-modules"
+    for f in "$ROOT"/scripts/fabric-lib.sh "$ROOT"/scripts/fabric-target.sh \
+        "$ROOT"/scripts/fabric-connect.sh "$ROOT"/tests/vm/fabric-node.sh; do
+        install -m 755 "$f" "$stage/bin/$(basename "$f")"
+    done
+    log "fabric modules: $(tr '\n' ' ' <"$stage/etc/isp-fabric-modules")"
+fi
 rm -f "$stage/.all" "$stage/.seen"
 
 busybox=$(dpkg -L busybox-static 2>/dev/null | grep -m1 '/bin/busybox$') ||

@@ -6,7 +6,10 @@
  * Supported and Effects log lists ISP_IDENTIFY when it may be read, and
  * ISP_IDENTIFY then succeeds. The signature comes first so no vendor opcode
  * ever reaches a drive that could give it another meaning. Everything seen
- * is kept with the reason it was rejected, for REIS_DISCOVER_ALL.
+ * is kept with the reason it was rejected, for REIS_DISCOVER_ALL. Each
+ * entry carries its controller's transport, subsystem NQN and address, so
+ * a drive reached over NVMe/TCP ("tcp", the target's NQN and traddr) is
+ * told from a local one ("pcie", its PCI address; docs/fabric.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -131,6 +134,31 @@ static void reis_probe(struct reis_disc *e, uint32_t open_flags)
 	reis_close(dev);
 }
 
+/*
+ * A controller attribute from sysfs when libnvme left it empty: whether a
+ * drive is local (transport "pcie") or behind a fabric ("tcp", "rdma",
+ * "fc"; docs/fabric.md) must be known even when the scan ran unprivileged.
+ */
+static void reis_disc_sysfs_attr(char *dst, size_t len, nvme_ctrl_t c, const char *attr)
+{
+	const char *dir = nvme_ctrl_get_sysfs_dir(c);
+	char path[512], buf[256];
+	ssize_t n;
+	int fd;
+
+	if (dst[0] || !dir || snprintf(path, sizeof(path), "%s/%s", dir, attr) >= (int)sizeof(path))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	reis_copy_trim(dst, len, buf);
+}
+
 static struct reis_disc *reis_disc_add(struct reis_disc_scan *s, nvme_ctrl_t c)
 {
 	struct reis_disc *e;
@@ -146,6 +174,9 @@ static struct reis_disc *reis_disc_add(struct reis_disc_scan *s, nvme_ctrl_t c)
 	reis_copy_trim(e->model, sizeof(e->model), nvme_ctrl_get_model(c));
 	reis_copy_trim(e->serial, sizeof(e->serial), nvme_ctrl_get_serial(c));
 	reis_copy_trim(e->firmware, sizeof(e->firmware), nvme_ctrl_get_firmware(c));
+	reis_disc_sysfs_attr(e->transport, sizeof(e->transport), c, "transport");
+	reis_disc_sysfs_attr(e->subsysnqn, sizeof(e->subsysnqn), c, "subsysnqn");
+	reis_disc_sysfs_attr(e->address, sizeof(e->address), c, "address");
 	return e;
 }
 

@@ -70,6 +70,7 @@ for t in $all; do
     *_isp_off) off_tests="$off_tests $t" ;;
     *_delay) delay_tests="$delay_tests $t" ;;
     *_kill) kill_tests="$kill_tests $t" ;;
+    *_fabric) fabric_tests="${fabric_tests:-} $t" ;;
     *) on_tests="$on_tests $t" ;;
     esac
     case $t in
@@ -264,6 +265,28 @@ if [ -n "$group_tests" ]; then
     # shellcheck disable=SC2086
     VM_EXTRA="$(vm_group_args 4 "$tmp/group")" \
         boot group "isp=on,isp-backing=$tmp/group/flash-0.img" $group_tests
+fi
+
+# --- fabric: the *_fabric tests across VMs over NVMe/TCP (docs/fabric.md) ---
+# scripts/fabric-run.sh: two storage VMs with one ISP drive each, exported
+# through nvmet passthru, and a compute VM with one local drive. The
+# *_lost_fabric tests lose a storage VM: they run last.
+if [ -n "${fabric_tests:-}" ]; then
+    fabric_tests="$(for t in $fabric_tests; do case $t in *_lost_fabric) ;; *) echo "$t" ;; esac; done)
+$(for t in $fabric_tests; do case $t in *_lost_fabric) echo "$t" ;; esac; done)"
+    if zcat "$VM_INITRD" | cpio -it --quiet 2>/dev/null | grep -qx 'etc/isp-fabric-modules'; then
+        # shellcheck disable=SC2086
+        FABRIC_K=2 FABRIC_M=1 FABRIC_TIMEOUT=$test_timeout "$ROOT/scripts/fabric-run.sh" \
+            "$results" $fabric_tests || true
+        read -r fp ff fs <"$results/fabric.counts" || { fp=0 ff=1 fs=0; }
+        pass=$((pass + fp)) fail=$((fail + ff)) skip=$((skip + fs))
+    else
+        for t in $fabric_tests; do
+            skip=$((skip + 1))
+            echo "SKIP vm/fabric/$t: kernel $GUEST_KERNEL has no NVMe target passthru" \
+                "(CONFIG_NVME_TARGET_PASSTHRU is off in Debian's 6.1; stack 10.0 has it)"
+        done
+    fi
 fi
 
 finish
