@@ -167,9 +167,20 @@ static void nvme_isp_finish(NvmeIspAIOCB *iocb)
     nvme_isp_complete(iocb, status);
 }
 
+static void nvme_isp_kick(NvmeIsp *isp);
+
+/*
+ * A cancelled WAITING or DELAYED command: its bounce buffer goes back to
+ * the budget, so commands waiting for budget may start now; nothing else
+ * would wake them until another ISP command completes.
+ */
 static void nvme_isp_finish_bh(void *opaque)
 {
-    nvme_isp_finish(opaque);
+    NvmeIspAIOCB *iocb = opaque;
+    NvmeIsp *isp = iocb->isp;
+
+    nvme_isp_finish(iocb);
+    nvme_isp_kick(isp);
 }
 
 static void nvme_isp_cancel(BlockAIOCB *acb)
@@ -208,8 +219,6 @@ static const AIOCBInfo nvme_isp_aiocb_info = {
     .cancel_async = nvme_isp_cancel,
     NVME_ISP_AIOCB_INFO_CONTEXT
 };
-
-static void nvme_isp_kick(NvmeIsp *isp);
 
 static void nvme_isp_timer_cb(void *opaque)
 {
