@@ -13,12 +13,22 @@
 #                 command on another queue waits for budget, the first queue
 #                 is deleted: the waiting command must start (and complete
 #                 once the virtual clock passes its modeled time).
+#   delete-sq-during-search, reset-during-search
+#                 a 1024-query brute-force search over 100000 codes runs
+#                 (database deployed into a backing file by $REIS_CLI,
+#                 cached in $ISP_QTEST_CACHE); Delete I/O SQ, or CC.EN=0,
+#                 must finish in under a quarter of the search's own time
+#                 while a thread pings the QMP monitor (worst round trip
+#                 printed and bounded the same way); 08h for the deleted
+#                 queue's search; the drive answers a new search after.
 import os
+import random
 import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 BAR0 = 0xFE000000
@@ -307,8 +317,169 @@ def lost_wakeup(qt):
     return None
 
 
+ISP_OP_REIS_SEARCH = 0x99
+ISP_OP_RESULT_RELEASE = 0xA4
+ISP_REIS_SF_NO_RERANK = 1 << 3
+SEARCH_DIM = 512
+SEARCH_N = 100000
+SEARCH_NQ = 1024
+
+
+class QmpPinger(threading.Thread):
+    """Sends query-status to the QMP monitor back to back; keeps the worst
+    round trip, so a main loop held by a cancel shows up here."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(path)
+        self.f = self.s.makefile("rwb")
+        self.f.readline()                               # greeting
+        self._call("qmp_capabilities")
+        self.worst = 0.0
+        self.count = 0
+        self.done = threading.Event()
+
+    def _call(self, cmd):
+        self.f.write(('{"execute": "%s"}\n' % cmd).encode())
+        self.f.flush()
+        while True:
+            line = self.f.readline()
+            if not line:
+                raise RuntimeError("QMP closed")
+            if b'"return"' in line or b'"error"' in line:
+                return line
+
+    def run(self):
+        while not self.done.is_set():
+            t = time.time()
+            self._call("query-status")
+            self.worst = max(self.worst, time.time() - t)
+            self.count += 1
+            time.sleep(0.005)
+
+    def stop(self):
+        self.done.set()
+        self.join(30)
+        self.s.close()
+        return self.worst
+
+
+def search_backing(tmp):
+    """A backing file holding database 1: SEARCH_N random 512-bit codes,
+    deployed in-process by the reis CLI (same model, same geometry)."""
+    cache = os.environ.get("ISP_QTEST_CACHE", tmp)
+    img = os.path.join(cache, "isp-qtest-search.img")
+    if os.path.exists(img):
+        return img
+    reis = os.environ.get("REIS_CLI", "")
+    if not reis or not os.access(reis, os.X_OK):
+        return None
+    vec = os.path.join(tmp, "v.bvecs")
+    rnd = random.Random(7)
+    with open(vec, "wb") as f:
+        head = struct.pack("<i", SEARCH_DIM)
+        for _ in range(SEARCH_N):
+            f.write(head + bytes(rnd.getrandbits(8) for _ in range(SEARCH_DIM)))
+    tmp_img = img + ".part"
+    subprocess.check_call([reis, "--backing", tmp_img, "deploy", "--did", "1",
+                           vec], stdout=subprocess.DEVNULL)
+    os.replace(tmp_img, img)
+    os.remove(vec)
+    return img
+
+
+def search_cmd(nv, q, nq, ticket):
+    """Queue (and ring) a brute-force SEARCH of @nq random queries."""
+    rnd = random.Random(nq)
+    hdr = struct.pack("<10IQQ16x", 1, nq, 10, ISP_REIS_SF_NO_RERANK, 0, 0, 0,
+                      0, 0, SEARCH_DIM, 0, 0)
+    data = hdr + bytes(rnd.getrandbits(8) for _ in range(nq * SEARCH_DIM // 8))
+    data += bytes(-len(data) % 4)
+    buf = nv.alloc(len(data))
+    nv.qt.write(buf, data)
+    return nv.submit(q, ISP_OP_REIS_SEARCH, NSID, nv.prps(buf, len(data)),
+                     (len(data) // 4, 0, ticket, 0, 0, 0))
+
+
+def timed_search(nv, q, ticket):
+    """One full search; its wall time (the stop must be a small part)."""
+    t = time.time()
+    search_cmd(nv, q, SEARCH_NQ, ticket)
+    c = nv.wait(q, 300)
+    if c is None or c[1]:
+        raise RuntimeError("uncancelled search: %s" % (c,))
+    nv.submit(q, ISP_OP_RESULT_RELEASE, NSID, cdw=(0, 0, ticket, 0, 0, 0))
+    nv.wait(q, 30)
+    return time.time() - t
+
+
+def cancel_test(qemu, tmp, how):
+    img = search_backing(tmp)
+    if img is None:
+        return "SKIP no REIS_CLI to deploy the database with"
+    qt = Qtest(qemu, "mdts=0,isp=on,isp-backing=" + img, tmp)
+
+    def body(qt):
+        nv = Nvme(qt)
+        q1 = nv.create_io_queue(1, 16)
+        full = timed_search(nv, q1, 1)
+        search_cmd(nv, q1, SEARCH_NQ, 2)
+        time.sleep(min(0.2, full / 5))      # well inside the search
+        ping = QmpPinger(qt.qmp_path)
+        ping.start()
+        time.sleep(0.05)
+        t = time.time()
+        if how == "delete-sq":
+            st = nv.delete_sq(1)
+            took = time.time() - t
+            if st:
+                return "Delete I/O SQ: status 0x%x" % st
+            c = nv.poll(q1)
+            if c is None or c[1] != NVME_CMD_ABORT_SQ_DEL:
+                return "the search completed with %s, not 08h" % (c,)
+            nv.delete_cq(1)
+        else:
+            qt.writel(BAR0 + 0x14, 0)       # CC.EN = 0: controller reset
+            nv.wait_csts(0)
+            took = time.time() - t
+            nv.admin = nv._queue(0, 32)
+            qt.writeq(BAR0 + 0x28, nv.admin.sq)
+            qt.writeq(BAR0 + 0x30, nv.admin.cq)
+            nv.enable()
+        time.sleep(0.05)
+        worst = ping.stop()
+        print("  %s during a %.0f ms search: done in %.1f ms; worst QMP "
+              "round trip %.1f ms over %d pings" %
+              (how, full * 1e3, took * 1e3, worst * 1e3, ping.count))
+        # the drive still answers: a new queue, a short search
+        q3 = nv.create_io_queue(3, 8)
+        search_cmd(nv, q3, 1, 3)
+        c = nv.wait(q3, 60)
+        if c is None or c[1]:
+            return "search after the %s: %s" % (how, c)
+        # bound: the stop waits for one page's work, never for the search
+        if took > full / 4 or worst > full / 4:
+            return ("%s took %.0f ms, QMP stalled %.0f ms, against a %.0f "
+                    "ms search" % (how, took * 1e3, worst * 1e3, full * 1e3))
+        return None
+    return with_qemu(qt, body)
+
+
+def test_delete_sq_search(qemu, tmp):
+    """Delete I/O SQ while a long search runs: bounded, 08h, monitor live."""
+    return cancel_test(qemu, tmp, "delete-sq")
+
+
+def test_reset_search(qemu, tmp):
+    """Controller reset while a long search runs: bounded, monitor live."""
+    return cancel_test(qemu, tmp, "reset")
+
+
 TESTS = {
     "lost-wakeup": test_lost_wakeup,
+    "delete-sq-during-search": test_delete_sq_search,
+    "reset-during-search": test_reset_search,
 }
 
 

@@ -73,6 +73,8 @@ struct NvmeIspAIOCB {
     NvmeIsp *isp;
     NvmeIspState state;
     bool cancelled;
+    /* set by nvme_isp_cancel(), read by the model on the worker */
+    atomic_int stop;
     QEMUTimer *timer;
     struct isp_cmd cmd;
     struct isp_cpl cpl;
@@ -192,7 +194,13 @@ static void nvme_isp_cancel(BlockAIOCB *acb)
 
     switch (iocb->state) {
     case NVME_ISP_RUNNING:
-        /* a queued job is dropped; a running one finishes first */
+        /*
+         * A queued job is dropped; a running one stops at the next flash
+         * page it would scan, read or program (isp_dev_exec_cancel()), so
+         * reset and SQ deletion, which wait here with the BQL held, wait
+         * for one page's work, not for the whole search.
+         */
+        atomic_store(&iocb->stop, 1);
         if (iocb->aiocb) {
             blk_aio_cancel_async(iocb->aiocb);
         }
@@ -234,8 +242,8 @@ static int nvme_isp_work(void *opaque)
 {
     NvmeIspAIOCB *iocb = opaque;
 
-    isp_dev_exec(iocb->isp->dev, &iocb->cmd, iocb->buf, iocb->len,
-                 &iocb->cpl);
+    isp_dev_exec_cancel(iocb->isp->dev, &iocb->cmd, iocb->buf, iocb->len,
+                        &iocb->cpl, &iocb->stop);
 
     return 0;
 }
