@@ -1,7 +1,9 @@
 #!/bin/sh
 # vm-bench.sh [ITERATIONS] - latency and IOPS of ISP_NOOP, a 4 KiB NVMe read
 # (io_uring passthrough) and REIS_SEARCH (libreis, brute force over a
-# generated 20000 x 512-bit database) at QD 1, 4, 16 and 32 in one guest
+# generated 20000 x 512-bit database) at QD 1, 4, 16 and 32 in one guest,
+# then 4 KiB reads at QD 1 idle and beside back-to-back long searches (512
+# queries over 400000 codes) on another ring
 # (tests/vm/guest/bench_vm_latency.c). Needs `make qemu guest`. Prints the
 # table and keeps it in $BUILD/results/vm-bench.txt.
 set -eu

@@ -15,6 +15,7 @@
 #ifndef ISP_DEV_H
 #define ISP_DEV_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -115,6 +116,26 @@ uint16_t isp_dev_check(struct isp_dev *dev, const struct isp_cmd *cmd,
  */
 uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
 		      void *data, size_t data_len, struct isp_cpl *cpl);
+
+/**
+ * isp_dev_exec_cancel() - isp_dev_exec() that another thread can stop.
+ * @cancel: NULL (never stops), or a flag the caller sets non-zero from any
+ *          thread to stop the command; read with relaxed loads.
+ *
+ * Long commands read the flag once per flash page they scan, read or
+ * program (search fine and coarse phases, SLS bags, remap row moves), so a
+ * stop takes at most one page's work plus the command's clean-up
+ * (docs/platform.md "Stopping a command"). A stopped command completes
+ * with ISP_SC_ABORT_REQ (no DNR) and leaves the drive as if it had failed
+ * for any other reason: a search or SLS publishes no result and frees its
+ * ticket, a remap keeps the old mapping and frees its new area. Commands
+ * that are short by construction (bounded by max_xfer) never look.
+ *
+ * Return: NVMe status, also in @cpl->status.
+ */
+uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
+			     void *data, size_t data_len, struct isp_cpl *cpl,
+			     const atomic_int *cancel);
 
 /**
  * isp_dev_log_page() - vendor log pages C0h (stats) and C1h (identify).

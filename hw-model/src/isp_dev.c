@@ -134,6 +134,8 @@ const char *isp_status_name(uint16_t status)
 	case ISP_SC_INVALID_FIELD: return "Invalid Field in Command";
 	case ISP_SC_DATA_XFER_ERROR: return "Data Transfer Error";
 	case ISP_SC_INTERNAL: return "Internal Error";
+	case ISP_SC_ABORT_REQ: return "Command Abort Requested";
+	case ISP_SC_ABORT_SQ_DEL: return "Command Aborted due to SQ Deletion";
 	case ISP_SC_INVALID_NSID: return "Invalid Namespace or Format";
 	case ISP_SC_CAP_EXCEEDED: return "Capacity Exceeded";
 	case ISP_SC_UNKNOWN_ID: return "ISP Unknown ID";
@@ -161,6 +163,8 @@ uint16_t isp_status_from_errno(int err)
 	case -EEXIST: return ISP_SC_ID_EXISTS | ISP_STATUS_DNR;
 	case -EBUSY: return ISP_SC_BUSY | ISP_STATUS_DNR;
 	case -EINVAL: return ISP_BAD_FIELD;
+	/* stopped by the cancel flag; no DNR: the same command may succeed */
+	case -ECANCELED: return ISP_SC_ABORT_REQ;
 	default: return ISP_SC_INTERNAL;
 	}
 }
@@ -584,6 +588,13 @@ static void isp_trace_file(struct isp_dev *dev, uint64_t seq, const struct isp_o
 uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
 		      void *data, size_t data_len, struct isp_cpl *cpl)
 {
+	return isp_dev_exec_cancel(dev, cmd, data, data_len, cpl, NULL);
+}
+
+uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
+			     void *data, size_t data_len, struct isp_cpl *cpl,
+			     const atomic_int *cancel)
+{
 	uint64_t t0 = isp_now_ns(), seq;
 	struct ft_trace *tr = NULL;
 	const struct isp_op *op;
@@ -609,6 +620,7 @@ uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dev = dev;
+	ctx.cancel = cancel;
 	ft_cmd_begin(dev->ft, &ctx.ftc, cmd->submit_ns, tr);
 	ctx.ready = ft_ctrl(dev->ft, &ctx.ftc, 0);
 	if (!status) {

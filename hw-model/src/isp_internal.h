@@ -25,7 +25,18 @@ struct isp_ctx {
 	struct isp_dev *dev;
 	struct ft_cmd ftc;	/* timing/energy of this command (flash_timing.h) */
 	uint64_t ready;		/* ps: the controller has decoded the command */
+	const atomic_int *cancel;	/* isp_dev_exec_cancel(); may be NULL */
 };
+
+/*
+ * Whether the transport asked this command to stop: long loops test it once
+ * per page and return -ECANCELED (isp_dev.h: isp_dev_exec_cancel()).
+ */
+static inline int isp_ctx_cancelled(const struct isp_ctx *ctx)
+{
+	return ctx && ctx->cancel &&
+	       atomic_load_explicit(ctx->cancel, memory_order_relaxed);
+}
 
 typedef uint16_t (*isp_handler)(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 				void *data, size_t len, struct isp_cpl *cpl);

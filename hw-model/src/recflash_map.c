@@ -389,6 +389,10 @@ int rf_move_rows(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 	}
 	ret = rf_move_read(e, t, ctx, old, keys, n, pg, rdone, mv, ready);
 	for (p = 0; p < npages && !ret; p++) {
+		if (isp_ctx_cancelled(ctx)) {
+			ret = -ECANCELED;	/* isp_dev_exec_cancel() */
+			break;
+		}
 		ret = rf_move_page(e, t, ctx, old, al, keys, n, p, a_new, rdone, buf, ready,
 				   &last);
 		if (!ret)

@@ -145,7 +145,8 @@ static int rf_sls_time(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd 
 }
 
 /* Pool every bag into @acc in index order; -errno of a failed read. */
-static int rf_sls_pool(struct rf_eng *e, const struct rf_sls_cmd *s, float *acc)
+static int rf_sls_pool(struct rf_eng *e, const struct isp_ctx *ctx,
+		       const struct rf_sls_cmd *s, float *acc)
 {
 	const struct rf_table *t = s->t;
 	uint32_t dim = t->dim, rb = t->row_bytes, b, i;
@@ -154,6 +155,8 @@ static int rf_sls_pool(struct rf_eng *e, const struct rf_sls_cmd *s, float *acc)
 	for (b = 0; b < s->h.nbags && !ret; b++) {
 		float *o = acc + (size_t)b * dim;
 
+		if (isp_ctx_cancelled(ctx))
+			return -ECANCELED;	/* isp_dev_exec_cancel() */
 		memset(o, 0, (size_t)dim * sizeof(*o));
 		for (i = s->off[b]; i < s->off[b + 1]; i++) {
 			const uint8_t *row;
@@ -303,8 +306,13 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		goto out;
 	}
 	if (!ret)
-		ret = rf_sls_pool(e, &s, (float *)(void *)(blob + sizeof(rh) +
-							   sizeof(struct isp_wire_rf_result)));
+		ret = rf_sls_pool(e, ctx, &s, (float *)(void *)(blob + sizeof(rh) +
+								sizeof(struct isp_wire_rf_result)));
+	if (ret == -ECANCELED) {
+		st = isp_fail(cpl, isp_status_from_errno(ret),
+			      "stopped by the transport (reset, queue deletion or Abort)");
+		goto out;
+	}
 	if (ret) {
 		st = isp_fail(cpl, ISP_SC_INTERNAL, "flash read failed");
 		goto out;

@@ -149,6 +149,8 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 		uint64_t left = db->c.nlist - pg * L->cpb;
 		uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb);
 
+		if (isp_ctx_cancelled(r->ctx))
+			return -ECANCELED;	/* isp_dev_exec_cancel() */
 		if (re_map_page(e, &db->slc, L->c_first + pg, r->page, &p, &ppa))
 			return -EIO;
 		e->ham(r->qw, p, L->cb, words, cnt, r->dist);

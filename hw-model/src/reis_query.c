@@ -539,6 +539,11 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 
 	re_cost_init(&r.c, e->ft, &ctx->ftc, e->p->reis_pl && !(s.flags & ISP_REIS_SF_NO_PL));
 	ret = re_run_queries(&r, &s, data, dbs, ndbs, tq, hits, tmp, &end);
+	if (ret == -ECANCELED) {
+		st = isp_status_from_errno(ret);
+		why = "stopped by the transport (reset, queue deletion or Abort)";
+		goto fail;
+	}
 	if (ret) {
 		why = ret == -ENOMEM ? "out of memory" : "flash data of the database is corrupt";
 		goto fail;

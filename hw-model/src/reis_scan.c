@@ -321,6 +321,8 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
 		for (i = 0; i < r->vs.nv; i++) {
 			struct re_visit *v = &r->vs.v[(uint32_t)r->vs.ord[i]];
 
+			if (isp_ctx_cancelled(r->ctx))
+				return -ECANCELED;	/* isp_dev_exec_cancel() */
 			if (i + 1 < r->vs.nv)
 				re_fine_next(r, db, &r->vs.v[(uint32_t)r->vs.ord[i + 1]]);
 			ret = re_fine_scan(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr, v);
@@ -334,6 +336,8 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
 			uint64_t left = db->c.n - pg * L->epb;
 			struct re_visit v;
 
+			if (isp_ctx_cancelled(r->ctx))
+				return -ECANCELED;	/* isp_dev_exec_cancel() */
 			whole.lo = 0;
 			whole.hi = (uint32_t)(left < L->epb ? left : L->epb);
 			if (pg + 1 < L->bpages)

@@ -455,21 +455,17 @@ struct t_sopts {
 
 static uint32_t t_ticket = 100;
 
-/* SEARCH / IVF_SEARCH under result ticket @ticket, then read the result. */
-static inline uint16_t t_search_ticket(struct isp_dev *dev, int ivf, const struct t_sopts *o,
-				       const struct t_query *q, uint32_t ticket,
-				       struct t_res *r)
+/* The SEARCH / IVF_SEARCH data of @q under @o (malloc'd, *@len bytes). */
+static inline uint8_t *t_search_data(const struct t_sopts *o, const struct t_query *q,
+				     size_t *len)
 {
 	struct isp_wire_reis_search s;
 	uint32_t cb = q->dim / 8, rerank = !(o->flags & ISP_REIS_SF_NO_RERANK);
-	size_t len = sizeof(s) + (size_t)q->nq * (cb + (rerank ? q->dim : 0));
-	uint8_t *buf = calloc(1, len);
-	struct isp_cpl cpl;
-	struct isp_cmd c;
-	uint16_t st;
+	uint8_t *buf;
 
+	*len = sizeof(s) + (size_t)q->nq * (cb + (rerank ? q->dim : 0));
+	buf = calloc(1, *len);
 	REQUIRE(buf);
-	memset(r, 0, sizeof(*r));
 	memset(&s, 0, sizeof(s));
 	s.did = o->did;
 	s.nq = q->nq;
@@ -487,6 +483,21 @@ static inline uint16_t t_search_ticket(struct isp_dev *dev, int ivf, const struc
 	memcpy(buf + sizeof(s), q->bin, (size_t)q->nq * cb);
 	if (rerank)
 		memcpy(buf + sizeof(s) + (size_t)q->nq * cb, q->i8, (size_t)q->nq * q->dim);
+	return buf;
+}
+
+/* SEARCH / IVF_SEARCH under result ticket @ticket, then read the result. */
+static inline uint16_t t_search_ticket(struct isp_dev *dev, int ivf, const struct t_sopts *o,
+				       const struct t_query *q, uint32_t ticket,
+				       struct t_res *r)
+{
+	size_t len;
+	uint8_t *buf = t_search_data(o, q, &len);
+	struct isp_cpl cpl;
+	struct isp_cmd c;
+	uint16_t st;
+
+	memset(r, 0, sizeof(*r));
 	c = t_mk(ivf ? ISP_OP_REIS_IVF_SEARCH : ISP_OP_REIS_SEARCH, (uint32_t)len);
 	c.cdw12 = ticket;
 	st = t_run(dev, &c, buf, len, &cpl);

@@ -156,4 +156,23 @@ if [ "$STACK" = 10.0 ]; then
     check ocp-alone ok "ocp=on"
 fi
 
+# --- ISP glue driven through the qtest protocol (tests/qtest/isp_qtest.py) ---
+# The script is the NVMe host: it deletes single queues and holds the
+# virtual clock, which a Linux guest cannot.
+# The search database is deployed once per run by the in-process reis CLI.
+qcache=$(mktemp -d /tmp/isp-qtest-cache.XXXXXX)
+REIS_CLI=$BUILD/host-lib/reis ISP_QTEST_CACHE=$qcache \
+    "$ROOT/tests/qtest/isp_qtest.py" "$qemu" "$results" >"$results/qtest.isp.out" 2>&1 || true
+rm -rf "$qcache"
+sed -n 's/^  /qtest: isp: /p' "$results/qtest.isp.out"
+grep -e '^PASS' -e '^FAIL' -e '^SKIP' "$results/qtest.isp.out" || true
+# shellcheck disable=SC2046
+set -- $(sed -n 's/^isp-qtest: \([0-9]*\) \([0-9]*\) \([0-9]*\)$/\1 \2 \3/p' "$results/qtest.isp.out")
+if [ $# = 3 ]; then
+    pass=$((pass + $1)) fail=$((fail + $2)) skip=$((skip + $3))
+else
+    fail=$((fail + 1)); echo "FAIL qtest/isp (no summary line)"
+    tail -n 10 "$results/qtest.isp.out" | sed 's/^/    /'
+fi
+
 finish

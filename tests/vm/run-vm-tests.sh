@@ -16,9 +16,17 @@
 #            reject the vendor opcodes;
 #   delay    isp=on (in memory), isp-timing=delay, 200 ms per command:
 #            test_*_delay;
-#   kill     for each test_*_kill, isp=on on a backing file of its own:
-#            when the program prints @@ISP-KILL-ME, QEMU gets SIGKILL a
-#            random 0.3-2.5 s later (a power cut for the process);
+#   kill     for each test_*_kill and each of KILL_ROUNDS rounds (default
+#            2), isp=on on a fresh backing file: once the program prints
+#            @@ISP-KILL-ME, QEMU gets SIGKILL (a power cut for the
+#            process) in the phase the round aims at: the program names
+#            its phases (@@ISP-KILL-PHASES a|b|c), round r waits for phase
+#            (r-1) mod n to start and kills 0, 0.1, 0.2 or 0.3 s into it
+#            (the offset steps every n rounds), so the rounds sweep every
+#            phase at several depths (a phase shorter than the runner's
+#            poll, about 0.05 s, is often over by then: the PASS line names
+#            the phase the kill really hit); without phases, a random
+#            0.3-2.5 s;
 #   after-kill  the same program again on that backing file: it checks
 #            what survived.
 # STACK=10.0|7.2 picks the QEMU and guest kernel pair (scripts/vm-lib.sh).
@@ -142,12 +150,25 @@ boot() {
     fi
 }
 
-# boot_kill TEST BACKING: run TEST alone and SIGKILL QEMU a random 0.3-2.5 s
-# after it prints @@ISP-KILL-ME. Passes when the kill came while the
-# program was still running (it never ends by itself in this boot).
+# --- kill rounds -------------------------------------------------------------
+# kill_phase LOG ROUND: "OFFSET PHASE", the phase round ROUND aims at and
+# how many seconds into it to kill; nothing if the program names no phases.
+kill_phase() {
+    sed -n 's/^@@ISP-KILL-PHASES //p' "$1" | head -n 1 | tr -d '\r' |
+        awk -F'|' -v r="$2" '{ printf "%.1f %s\n", (int((r - 1) / NF) % 4) * 0.1, $(((r - 1) % NF) + 1) }'
+}
+# phase_starts LOG PHASE: how many times a "cycle N: PHASE" line was printed.
+phase_starts() {
+    tr -d '\r' <"$1" | awk -v p="$2" '$1 == "cycle" { l = $0; sub(/^cycle [0-9]+: /, "", l); if (l == p) n++ } END { print n + 0 }'
+}
+
+# boot_kill TEST BACKING [ROUND]: run TEST alone and SIGKILL QEMU after it
+# prints @@ISP-KILL-ME: in the phase ROUND aims at (kill_phase), else a
+# random 0.3-2.5 s later. Passes when the kill came while the program was
+# still running (it never ends by itself in this boot).
 boot_kill() {
-    t=$1 name=kill
-    log=$results/vm.$name.$t.console.log
+    t=$1 name=kill round=${3:-1}
+    log=$results/vm.$name.$t.r$round.console.log
     limit=$((boot_timeout + test_timeout))
     start=$(date +%s)
     : >"$log.raw"    # exists before the poll below looks at it
@@ -165,9 +186,24 @@ boot_kill() {
         fi
         sleep 0.2
     done
-    killed=0
+    killed=0 target="" kill_offset=0
     if [ "$marked" = 1 ]; then
+        aimed=$(kill_phase "$log.raw" "$round")
+        kill_offset=${aimed%% *}
+        target=${aimed#* }
+    fi
+    if [ -n "$target" ]; then
+        # wait for a new start of the target phase, then the offset
+        seen=$(phase_starts "$log.raw" "$target")
+        while kill -0 "$qpid" 2>/dev/null && [ $(($(date +%s) - start)) -lt "$limit" ] &&
+            [ "$(phase_starts "$log.raw" "$target")" -le "$seen" ]; do
+            sleep 0.02
+        done
+        sleep "$kill_offset"
+    elif [ "$marked" = 1 ]; then
         sleep "$(awk 'BEGIN { srand(); printf "%.2f", 0.3 + 2.2 * rand() }')"
+    fi
+    if [ "$marked" = 1 ]; then
         # Still running: not ended by itself (a failure or the cycle limit).
         if kill -0 "$qpid" 2>/dev/null && ! grep -q "^@@ISP-RESULT $t" "$log.raw"; then
             kill -9 "$qpid" && killed=1
@@ -178,15 +214,17 @@ boot_kill() {
     tr -d '\r' <"$log.raw" >"$log"
     rm -f "$log.raw"
     at=$(grep '^cycle ' "$log" | tail -n 1)
-    echo "vm: boot '$name' ($t): $(($(date +%s) - start)) s wall; killed during: ${at:-before the first cycle}"
+    aim=""
+    [ -z "$target" ] || aim=", aimed at '$target' +${kill_offset} s"
+    echo "vm: boot '$name' ($t, round $round$aim): $(($(date +%s) - start)) s wall; killed during: ${at:-before the first cycle}"
     if [ "$killed" = 1 ]; then
-        pass=$((pass + 1)); echo "PASS vm/$name/$t (SIGKILL during: ${at:-setup})"
+        pass=$((pass + 1)); echo "PASS vm/$name/$t/r$round (SIGKILL during: ${at:-setup})"
     else
         fail=$((fail + 1))
         if [ "$marked" = 1 ]; then
-            echo "FAIL vm/$name/$t (ended before the kill)"
+            echo "FAIL vm/$name/$t/r$round (ended before the kill)"
         else
-            echo "FAIL vm/$name/$t (no @@ISP-KILL-ME within ${limit}s)"
+            echo "FAIL vm/$name/$t/r$round (no @@ISP-KILL-ME within ${limit}s)"
         fi
         tail -n 20 "$log" | sed 's/^/    /'
     fi
@@ -249,13 +287,21 @@ if [ -n "$off_tests" ]; then
 fi
 # shellcheck disable=SC2086
 boot delay "isp=on,isp-timing=delay,isp-params=ctrl_cmd=200ms" $delay_tests
+# KILL_ROUNDS rounds per kill test, each on a fresh backing file.
+kill_rounds=${KILL_ROUNDS:-2}
 for t in $kill_tests; do
-    boot_kill "$t" "$tmp/flash-$t.img"
-    if [ -e "$tmp/flash-$t.img" ]; then
-        boot after-kill "isp=on,isp-backing=$tmp/flash-$t.img" "$t"
-    else
-        fail=$((fail + 1)); echo "FAIL vm/after-kill/$t: the kill boot created no backing file"
-    fi
+    r=1
+    while [ "$r" -le "$kill_rounds" ]; do
+        f=$tmp/flash-$t-r$r.img
+        boot_kill "$t" "$f" "$r"
+        if [ -e "$f" ]; then
+            boot "after-kill-r$r" "isp=on,isp-backing=$f" "$t"
+        else
+            fail=$((fail + 1)); echo "FAIL vm/after-kill-r$r/$t: the kill boot created no backing file"
+        fi
+        rm -f "$f"
+        r=$((r + 1))
+    done
 done
 
 # Device groups: four ISP drives, each its own controller, namespace and

@@ -16,7 +16,6 @@
 #define HW_NVME_ISP_COMPAT_H
 
 #include "block/aio.h"
-#include "block/thread-pool.h"
 
 #if QEMU_VERSION_MAJOR >= 10
 
@@ -28,15 +27,6 @@
 typedef const Property NvmeIspProperty;
 /* PropertyInfo.name is called .type */
 #define NVME_ISP_PROPINFO_TYPE type
-
-/* No pool argument: the current AioContext's pool, the main loop's here. */
-static inline BlockAIOCB *nvme_isp_submit_work(ThreadPoolFunc *func,
-                                               void *arg,
-                                               BlockCompletionFunc *cb,
-                                               void *opaque)
-{
-    return thread_pool_submit_aio(func, arg, cb, opaque);
-}
 
 /*
  * AIOCBInfo has no .get_aio_context: blk_aio_cancel() waits in the
@@ -69,15 +59,6 @@ static inline bool nvme_isp_ocp_enabled(NvmeCtrl *n)
 
 typedef Property NvmeIspProperty;
 #define NVME_ISP_PROPINFO_TYPE name
-
-static inline BlockAIOCB *nvme_isp_submit_work(ThreadPoolFunc *func,
-                                               void *arg,
-                                               BlockCompletionFunc *cb,
-                                               void *opaque)
-{
-    return thread_pool_submit_aio(aio_get_thread_pool(qemu_get_aio_context()),
-                                  func, arg, cb, opaque);
-}
 
 /* blk_aio_cancel() polls the context the AIOCB names: the main loop's. */
 static inline AioContext *nvme_isp_aiocb_context(BlockAIOCB *acb)

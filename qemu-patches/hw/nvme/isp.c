@@ -5,9 +5,10 @@
  * computational drive modelled by hw-model (isp-model/isp_dev.h). This file
  * stays thin: on the main loop it decodes a command, has the model check it
  * before any guest memory is touched and copies host-to-controller data into
- * a bounce buffer; the model executes on QEMU's thread pool; the completion
- * callback copies controller-to-host data back and posts the CQE, after a
- * QEMU_CLOCK_VIRTUAL timer when isp-timing=delay.
+ * a bounce buffer; the model executes on the controller's own ISP workers
+ * (not QEMU's shared thread pool, which block I/O uses too); the completion
+ * bottom half copies controller-to-host data back and posts the CQE, after
+ * a QEMU_CLOCK_VIRTUAL timer when isp-timing=delay.
  *
  * Completion DW0/DW1 carry the model's 64-bit result (time and energy) for
  * every ISP command, successful or not.
@@ -19,6 +20,8 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/thread.h"
+#include <sys/resource.h>
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
@@ -39,6 +42,22 @@
  */
 #define NVME_ISP_BOUNCE_MAX (64 * MiB)
 
+/*
+ * ISP worker threads per controller: this many commands execute in the
+ * model at once (the model is thread-safe, docs/architecture.md); the rest
+ * queue, FIFO. QEMU's shared thread pool (64 threads, also block I/O's)
+ * never sees an ISP job, so long searches cannot take it from reads.
+ */
+#define NVME_ISP_WORKERS 8
+
+/*
+ * Nice value of the workers (Linux: per thread). On a host with fewer cores
+ * than busy threads, the vCPUs and the main loop, which serve every other
+ * queue, then preempt a long model run instead of sharing the core with it
+ * evenly (docs/platform.md section 7).
+ */
+#define NVME_ISP_WORKER_NICE 10
+
 /* Upper bound on one Get Log Page transfer of a vendor log. */
 #define NVME_ISP_LOG_MAX (64 * KiB)
 
@@ -47,12 +66,29 @@
 
 typedef enum NvmeIspState {
     NVME_ISP_WAITING,   /* for bounce buffer budget */
-    NVME_ISP_RUNNING,   /* on the thread pool */
+    NVME_ISP_RUNNING,   /* queued for or on an ISP worker */
     NVME_ISP_DELAYED,   /* done, held until the modeled time has passed */
     NVME_ISP_DONE,      /* completion scheduled */
 } NvmeIspState;
 
 typedef struct NvmeIspAIOCB NvmeIspAIOCB;
+
+/*
+ * The workers and their two lists. @lock guards @queue, @done and
+ * NvmeIspAIOCB.queued; everything else of a command belongs to the main
+ * loop, or to the one worker running it (between taking it from @queue
+ * and putting it on @done).
+ */
+typedef struct NvmeIspPool {
+    QemuMutex lock;
+    QemuCond cond;
+    bool stopping;
+    QTAILQ_HEAD(, NvmeIspAIOCB) queue;  /* waiting for a worker */
+    QTAILQ_HEAD(, NvmeIspAIOCB) done;   /* model finished, for the BH */
+    QEMUBH *bh;                         /* main loop: collects @done */
+    QemuThread threads[NVME_ISP_WORKERS];
+    int nthreads;
+} NvmeIspPool;
 
 struct NvmeIsp {
     struct isp_dev *dev;
@@ -60,6 +96,7 @@ struct NvmeIsp {
     bool delay;
     bool draining;
     uint64_t bounce_bytes;
+    NvmeIspPool pool;
     Notifier exit_notifier;
     QTAILQ_HEAD(, NvmeIspAIOCB) inflight;
     QTAILQ_HEAD(, NvmeIspAIOCB) waiting;
@@ -68,11 +105,13 @@ struct NvmeIsp {
 struct NvmeIspAIOCB {
     BlockAIOCB common;
     /* everything below is zeroed by nvme_isp_aiocb_new() */
-    BlockAIOCB *aiocb;
+    bool queued;            /* on pool.queue (pool.lock) */
     NvmeRequest *req;
     NvmeIsp *isp;
     NvmeIspState state;
     bool cancelled;
+    /* set by nvme_isp_cancel(), read by the model on the worker */
+    atomic_int stop;
     QEMUTimer *timer;
     struct isp_cmd cmd;
     struct isp_cpl cpl;
@@ -80,6 +119,7 @@ struct NvmeIspAIOCB {
     size_t len;
     QTAILQ_ENTRY(NvmeIspAIOCB) entry;
     QTAILQ_ENTRY(NvmeIspAIOCB) wait_entry;
+    QTAILQ_ENTRY(NvmeIspAIOCB) pool_entry;  /* pool.queue or pool.done */
 };
 
 static const char *nvme_isp_opc_str(uint8_t opc)
@@ -167,9 +207,70 @@ static void nvme_isp_finish(NvmeIspAIOCB *iocb)
     nvme_isp_complete(iocb, status);
 }
 
+static void nvme_isp_kick(NvmeIsp *isp);
+
+/*
+ * A cancelled WAITING or DELAYED command: its bounce buffer goes back to
+ * the budget, so commands waiting for budget may start now; nothing else
+ * would wake them until another ISP command completes.
+ */
 static void nvme_isp_finish_bh(void *opaque)
 {
-    nvme_isp_finish(opaque);
+    NvmeIspAIOCB *iocb = opaque;
+    NvmeIsp *isp = iocb->isp;
+
+    nvme_isp_finish(iocb);
+    nvme_isp_kick(isp);
+}
+
+static void nvme_isp_work_cb(void *opaque, int ret);
+
+/* Main loop: one entry of pool.done per model run, in completion order. */
+static void nvme_isp_pool_bh(void *opaque)
+{
+    NvmeIspPool *pool = opaque;
+    NvmeIspAIOCB *iocb;
+
+    for (;;) {
+        qemu_mutex_lock(&pool->lock);
+        iocb = QTAILQ_FIRST(&pool->done);
+        if (iocb) {
+            QTAILQ_REMOVE(&pool->done, iocb, pool_entry);
+        }
+        qemu_mutex_unlock(&pool->lock);
+        if (!iocb) {
+            return;
+        }
+        nvme_isp_work_cb(iocb, 0);
+    }
+}
+
+static void nvme_isp_unqueued_bh(void *opaque)
+{
+    nvme_isp_work_cb(opaque, -ECANCELED);
+}
+
+/*
+ * A cancelled RUNNING command still waiting for a worker leaves the queue
+ * and completes from a bottom half (cancel_async must not complete it
+ * synchronously); one a worker holds stops on its own (the stop flag).
+ */
+static void nvme_isp_pool_unqueue(NvmeIspAIOCB *iocb)
+{
+    NvmeIspPool *pool = &iocb->isp->pool;
+    bool was_queued;
+
+    qemu_mutex_lock(&pool->lock);
+    was_queued = iocb->queued;
+    if (was_queued) {
+        QTAILQ_REMOVE(&pool->queue, iocb, pool_entry);
+        iocb->queued = false;
+    }
+    qemu_mutex_unlock(&pool->lock);
+    if (was_queued) {
+        aio_bh_schedule_oneshot(qemu_get_aio_context(), nvme_isp_unqueued_bh,
+                                iocb);
+    }
 }
 
 static void nvme_isp_cancel(BlockAIOCB *acb)
@@ -181,10 +282,14 @@ static void nvme_isp_cancel(BlockAIOCB *acb)
 
     switch (iocb->state) {
     case NVME_ISP_RUNNING:
-        /* a queued job is dropped; a running one finishes first */
-        if (iocb->aiocb) {
-            blk_aio_cancel_async(iocb->aiocb);
-        }
+        /*
+         * A queued job is dropped; a running one stops at the next flash
+         * page it would scan, read or program (isp_dev_exec_cancel()), so
+         * reset and SQ deletion, which wait here with the BQL held, wait
+         * for one page's work, not for the whole search.
+         */
+        atomic_store(&iocb->stop, 1);
+        nvme_isp_pool_unqueue(iocb);
         break;
     case NVME_ISP_WAITING:
         QTAILQ_REMOVE(&iocb->isp->waiting, iocb, wait_entry);
@@ -209,8 +314,6 @@ static const AIOCBInfo nvme_isp_aiocb_info = {
     NVME_ISP_AIOCB_INFO_CONTEXT
 };
 
-static void nvme_isp_kick(NvmeIsp *isp);
-
 static void nvme_isp_timer_cb(void *opaque)
 {
     NvmeIspAIOCB *iocb = opaque;
@@ -220,15 +323,91 @@ static void nvme_isp_timer_cb(void *opaque)
     nvme_isp_kick(isp);
 }
 
-/* Worker thread: the model only; no QEMU state is touched here. */
-static int nvme_isp_work(void *opaque)
+/*
+ * Worker thread: takes commands FIFO and runs the model; touches no QEMU
+ * state but the pool's lists and its bottom half (qemu_bh_schedule() is
+ * thread-safe).
+ */
+static void *nvme_isp_worker(void *opaque)
 {
-    NvmeIspAIOCB *iocb = opaque;
+    NvmeIsp *isp = opaque;
+    NvmeIspPool *pool = &isp->pool;
+    NvmeIspAIOCB *iocb;
 
-    isp_dev_exec(iocb->isp->dev, &iocb->cmd, iocb->buf, iocb->len,
-                 &iocb->cpl);
+    /*
+     * Only lowers the priority, which needs no privilege; if it fails the
+     * worker keeps the default and nothing else changes.
+     */
+    (void)setpriority(PRIO_PROCESS, qemu_get_thread_id(), NVME_ISP_WORKER_NICE);
 
-    return 0;
+    qemu_mutex_lock(&pool->lock);
+    while (!pool->stopping) {
+        iocb = QTAILQ_FIRST(&pool->queue);
+        if (!iocb) {
+            qemu_cond_wait(&pool->cond, &pool->lock);
+            continue;
+        }
+        QTAILQ_REMOVE(&pool->queue, iocb, pool_entry);
+        iocb->queued = false;
+        qemu_mutex_unlock(&pool->lock);
+
+        isp_dev_exec_cancel(isp->dev, &iocb->cmd, iocb->buf, iocb->len,
+                            &iocb->cpl, &iocb->stop);
+
+        qemu_mutex_lock(&pool->lock);
+        QTAILQ_INSERT_TAIL(&pool->done, iocb, pool_entry);
+        qemu_bh_schedule(pool->bh);
+    }
+    qemu_mutex_unlock(&pool->lock);
+
+    return NULL;
+}
+
+static void nvme_isp_pool_submit(NvmeIspAIOCB *iocb)
+{
+    NvmeIspPool *pool = &iocb->isp->pool;
+
+    qemu_mutex_lock(&pool->lock);
+    iocb->queued = true;
+    QTAILQ_INSERT_TAIL(&pool->queue, iocb, pool_entry);
+    qemu_cond_signal(&pool->cond);
+    qemu_mutex_unlock(&pool->lock);
+}
+
+static void nvme_isp_pool_init(NvmeIsp *isp)
+{
+    NvmeIspPool *pool = &isp->pool;
+    int i;
+
+    qemu_mutex_init(&pool->lock);
+    qemu_cond_init(&pool->cond);
+    QTAILQ_INIT(&pool->queue);
+    QTAILQ_INIT(&pool->done);
+    pool->bh = aio_bh_new(qemu_get_aio_context(), nvme_isp_pool_bh, pool);
+    for (i = 0; i < NVME_ISP_WORKERS; i++) {
+        qemu_thread_create(&pool->threads[i], "isp-worker", nvme_isp_worker,
+                           isp, QEMU_THREAD_JOINABLE);
+    }
+    pool->nthreads = NVME_ISP_WORKERS;
+}
+
+/* After nvme_isp_drain(): nothing is queued or running. */
+static void nvme_isp_pool_destroy(NvmeIsp *isp)
+{
+    NvmeIspPool *pool = &isp->pool;
+    int i;
+
+    qemu_mutex_lock(&pool->lock);
+    pool->stopping = true;
+    qemu_cond_broadcast(&pool->cond);
+    qemu_mutex_unlock(&pool->lock);
+    for (i = 0; i < pool->nthreads; i++) {
+        qemu_thread_join(&pool->threads[i]);
+    }
+    assert(QTAILQ_EMPTY(&pool->queue) && QTAILQ_EMPTY(&pool->done));
+    qemu_bh_delete(pool->bh);
+    qemu_cond_destroy(&pool->cond);
+    qemu_mutex_destroy(&pool->lock);
 }
 
 static void nvme_isp_work_cb(void *opaque, int ret)
@@ -236,8 +415,6 @@ static void nvme_isp_work_cb(void *opaque, int ret)
     NvmeIspAIOCB *iocb = opaque;
     NvmeIsp *isp = iocb->isp;
     int64_t now, deadline;
-
-    iocb->aiocb = NULL;
 
     if (ret < 0) {
         /* dropped from the pool's queue before it ran */
@@ -264,7 +441,7 @@ static void nvme_isp_work_cb(void *opaque, int ret)
     nvme_isp_kick(isp);
 }
 
-/* Fill the bounce buffer and hand the command to the thread pool. */
+/* Fill the bounce buffer and hand the command to the ISP workers. */
 static void nvme_isp_start(NvmeIspAIOCB *iocb)
 {
     NvmeIsp *isp = iocb->isp;
@@ -290,8 +467,7 @@ static void nvme_isp_start(NvmeIspAIOCB *iocb)
 
     trace_pci_nvme_isp_exec(nvme_cid(req), iocb->len, isp->bounce_bytes);
     iocb->state = NVME_ISP_RUNNING;
-    iocb->aiocb = nvme_isp_submit_work(nvme_isp_work, iocb, nvme_isp_work_cb,
-                                       iocb);
+    nvme_isp_pool_submit(iocb);
 }
 
 static void nvme_isp_kick(NvmeIsp *isp)
@@ -732,6 +908,7 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
         return false;
     }
 
+    nvme_isp_pool_init(isp);
     isp->exit_notifier.notify = nvme_isp_exit_notify;
     qemu_add_exit_notifier(&isp->exit_notifier);
     nvme_isp_add_effects(n);
@@ -753,6 +930,7 @@ void nvme_isp_unrealize(NvmeCtrl *n)
     }
 
     nvme_isp_drain(n);
+    nvme_isp_pool_destroy(isp);
     qemu_remove_exit_notifier(&isp->exit_notifier);
     isp_dev_close(isp->dev);
     g_free(isp);

@@ -8,6 +8,11 @@
  *   3. REIS_SEARCH (libreis, asynchronous): brute force over a generated
  *      database of SEARCH_N x SEARCH_DIM-bit codes, one query, k = 10,
  *      INT8 rerank; a quarter of the iterations.
+ *   4. 4 KiB reads at QD 1 alone, then while searches of LONG_NQ queries
+ *      over a second database of LONG_N codes (binary only; about a second
+ *      of model work each) run back to back on the libreis handle's own
+ *      ring: how much a long ISP job delays plain reads (the reads' p50
+ *      and p99 against idle).
  * Prints mean, p50 and p99 latency in microseconds and IOPS. Not a
  * pass/fail test (it exits 0 unless a command fails).
  * Usage: bench_vm_latency [iterations]   (default 2000)
@@ -148,37 +153,150 @@ static int s_bench(struct sbench *b, unsigned qd, unsigned iters)
 	return b->fail;
 }
 
+/* A seeded byte stream (64-bit LCG, top byte) for the generated codes. */
+static uint8_t s_rand8(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint8_t)(*s >> 56);
+}
+
+/* Deploy a brute-force database of @n codes (INT8 section when @i8). */
+static int s_deploy(struct reis_dev *dev, uint32_t did, const char *name, uint8_t *bin,
+		    int8_t *i8, uint32_t n)
+{
+	struct reis_db_image img;
+	char err[256] = "";
+
+	memset(&img, 0, sizeof(img));
+	img.did = did;
+	img.kind = REIS_DB_BF;
+	img.flags = i8 ? REIS_DBF_INT8 : 0;
+	img.dim = SEARCH_DIM;
+	img.n = n;
+	img.metric = REIS_METRIC_IP;
+	snprintf(img.name, sizeof(img.name), "%s", name);
+	img.bin = bin;
+	img.int8 = i8;
+	if (reis_db_image_check(&img, err, sizeof(err)) || reis_db_deploy(dev, &img, NULL)) {
+		fprintf(stderr, "REIS deploy %s: %s %s\n", name, err, reis_last_error(dev));
+		return 1;
+	}
+	return 0;
+}
+
+#define LONG_NQ 512u
+#define LONG_READS_MAX 200000u
+#define LONG_N 400000u
+#define LONG_DID 78u
+
+/* The long searches' database: LONG_N random codes, no INT8 section. */
+static uint8_t *s_long_setup(struct sbench *b)
+{
+	uint8_t *bin = malloc((size_t)LONG_N * SEARCH_DIM / 8);
+	uint64_t s = 4242, i;
+
+	if (!bin)
+		return NULL;
+	for (i = 0; i < (uint64_t)LONG_N * SEARCH_DIM / 8; i++)
+		bin[i] = s_rand8(&s);
+	if (s_deploy(b->dev, LONG_DID, "vm-bench-long", bin, NULL, LONG_N)) {
+		free(bin);
+		return NULL;
+	}
+	return bin;
+}
+
+/*
+ * 4 KiB reads at QD 1 on @r while long searches keep the drive busy on
+ * @b's handle, back to back, until @iters reads are done; the reads go on
+ * until the search in flight then ends (at most LONG_READS_MAX).
+ */
+static int s_interfere(struct sbench *b, struct pt_ring *r, unsigned iters)
+{
+	struct reis_search_opts so = b->so;
+	uint8_t *codes = s_long_setup(b);
+	struct reis_queries q;
+	struct reis_search_req sr;
+	uint64_t *lat = calloc(LONG_READS_MAX, sizeof(*lat)), start, t;
+	uint8_t *buf = pt_alloc(4096);
+	unsigned n = 0, searches = 0;
+	struct pt_cmd pc;
+	int fail = 0, busy = 0;
+
+	if (!lat || !codes) {
+		free(lat);
+		free(codes);
+		return 1;
+	}
+	memset(&q, 0, sizeof(q));
+	q.nq = LONG_NQ;		/* the first LONG_NQ codes, contiguous */
+	q.dim = SEARCH_DIM;
+	q.bin = codes;
+	so.did = LONG_DID;
+	so.flags = REIS_SF_NO_RERANK;
+	start = pt_now_ns();
+	while (!fail && n < LONG_READS_MAX && (busy || n < iters)) {
+		if (!busy) {
+			memset(&sr, 0, sizeof(sr));
+			fail = reis_search_submit(b->dev, &sr, REIS_OP_SEARCH, &so, &q, NULL,
+						  NULL) != 0;
+			if (fail)
+				fprintf(stderr, "long REIS_SEARCH: %s\n", reis_last_error(b->dev));
+			busy = 1;
+			searches++;
+		}
+		pt_rw(&pc, 0, buf, (uint64_t)(n % 64) * 8, 8, 512);
+		t = pt_now_ns();
+		if (pt_run(r, &pc)) {
+			fprintf(stderr, "read during search: status %d\n", pc.res);
+			fail = 1;
+		}
+		lat[n++] = pt_now_ns() - t;
+		if (reis_poll(b->dev, 1) < 0)
+			fail = 1;
+		if (busy && reis_search_req_done(&sr)) {
+			if (sr.err) {
+				fprintf(stderr, "long REIS_SEARCH: %s\n", sr.msg);
+				fail = 1;
+			}
+			reis_search_result_free(&sr.res);
+			busy = 0;
+		}
+	}
+	while (busy && !fail && !reis_search_req_done(&sr))
+		fail = reis_wait(b->dev, 1, 60000) < 0;
+	if (busy)
+		reis_search_result_free(&sr.res);
+	if (!fail) {
+		printf("@@BENCH %u searches of %u queries on the libreis ring, %.1f ms each "
+		       "(wall, mean)\n", searches, LONG_NQ,
+		       (pt_now_ns() - start) / 1e6 / searches);
+		report("read+search", 1, lat, n, pt_now_ns() - start);
+	}
+	reis_db_delete(b->dev, LONG_DID);
+	free(codes);
+	free(buf);
+	free(lat);
+	return fail;
+}
+
 /* A generated brute-force database (random codes, seeded) on the drive. */
 static int s_setup(struct sbench *b, uint8_t **bin, int8_t **i8)
 {
-	struct reis_db_image img;
 	uint64_t s = 42, i;
-	char err[256];
 
 	*bin = malloc((size_t)SEARCH_N * SEARCH_DIM / 8);
 	*i8 = malloc((size_t)SEARCH_N * SEARCH_DIM);
 	if (!*bin || !*i8 || reis_open(PT_CHAR_DEV, 0, &b->dev))
 		return 1;
 	for (i = 0; i < (uint64_t)SEARCH_N * SEARCH_DIM / 8; i++)
-		(*bin)[i] = (uint8_t)((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+		(*bin)[i] = s_rand8(&s);
 	for (i = 0; i < (uint64_t)SEARCH_N * SEARCH_DIM; i++)
-		(*i8)[i] = (int8_t)((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 56);
-	memset(&img, 0, sizeof(img));
-	img.did = 77;
-	img.kind = REIS_DB_BF;
-	img.flags = REIS_DBF_INT8;
-	img.dim = SEARCH_DIM;
-	img.n = SEARCH_N;
-	img.metric = REIS_METRIC_IP;
-	snprintf(img.name, sizeof(img.name), "vm-bench");
-	img.bin = *bin;
-	img.int8 = *i8;
-	if (reis_db_image_check(&img, err, sizeof(err)) || reis_db_deploy(b->dev, &img, NULL)) {
-		fprintf(stderr, "REIS deploy: %s %s\n", err, reis_last_error(b->dev));
+		(*i8)[i] = (int8_t)s_rand8(&s);
+	if (s_deploy(b->dev, 77, "vm-bench", *bin, *i8, SEARCH_N))
 		return 1;
-	}
 	memset(&b->so, 0, sizeof(b->so));
-	b->so.did = img.did;
+	b->so.did = 77;
 	b->so.k = 10;
 	for (i = 0; i < MAXQD; i++) {
 		uint64_t e = (i * 7919) % SEARCH_N;
@@ -223,6 +341,14 @@ int main(int argc, char **argv)
 		       "command\n", SEARCH_N, SEARCH_DIM);
 		for (i = 0; i < 4; i++)
 			ret |= s_bench(&sb, qds[i], iters / 4 < 16 ? 16 : iters / 4);
+		if (pt_open(&r, NULL, 64) == 0) {
+			printf("@@BENCH 4 KiB reads, QD 1: idle, then beside long searches\n");
+			ret |= bench(&r, "read idle", 0, 1, iters, 512);
+			ret |= s_interfere(&sb, &r, iters);
+			pt_close(&r);
+		} else {
+			ret = 1;
+		}
 		reis_db_delete(sb.dev, 77);
 	}
 	if (sb.dev)

@@ -14,9 +14,14 @@
 #include "check.h"
 #include "libreis.h"
 
-/* The runner's cue: from now on QEMU may be killed at any moment. */
-static inline void kill_arm(void)
+/*
+ * The runner's cue: from now on QEMU may be killed at any moment. @phases
+ * names, '|'-separated, every step kill_step() prints in a cycle: with
+ * KILL_ROUNDS the runner aims round r at phase r mod n (run-vm-tests.sh).
+ */
+static inline void kill_arm(const char *phases)
 {
+	printf("@@ISP-KILL-PHASES %s\n", phases);
 	printf("@@ISP-KILL-ME\n");
 	fflush(stdout);
 }

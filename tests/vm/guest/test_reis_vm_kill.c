@@ -85,7 +85,7 @@ static int phase1(struct reis_dev *dev)
 	check_db(dev, 0, "anchor");
 	printf("phase 1: anchor %u deployed; deploying and deleting %u until QEMU is "
 	       "killed\n", ANCHOR, CHURN);
-	kill_arm();
+	kill_arm("deploy|search|delete");
 	for (c = 1; c <= MAX_CYCLES && !t_failures; c++) {
 		kill_step(c, "deploy");
 		CHECK(deploy(dev, 1) == 0);

@@ -75,7 +75,8 @@ static int phase1(struct reis_dev *dev)
 	REQUIRE(rf_tbl_deploy(dev, &t, NULL) == 0);
 	sums(dev, 1);
 	printf("phase 1: table %u deployed; remapping until QEMU is killed\n", TID);
-	kill_arm();
+	kill_arm("profile|remap full (staged)|sums on the old mapping|switch|"
+		 "remap adaptive + switch");
 	for (c = 1; c <= MAX_CYCLES && !t_failures; c++) {
 		kill_step(c, "profile");
 		profile(counts, c & 1);

@@ -1,0 +1,518 @@
+#!/usr/bin/env python3
+# isp_qtest.py QEMU RESULTS_DIR [TEST...] - ISP glue tests driven through
+# QEMU's qtest protocol (-accel qtest): this script is the NVMe host driver.
+# It programs the PCI function, builds admin and I/O queues in guest RAM and
+# rings doorbells itself, so it can do what a Linux guest cannot (delete one
+# I/O submission queue, hold the virtual clock still so isp-timing=delay
+# completions wait until it says so) and time the main loop from outside
+# while QEMU cancels commands. Called by run-qtest.sh; prints one
+# PASS/FAIL/SKIP line per test and "isp-qtest: P F S" last.
+#
+# Tests:
+#   lost-wakeup   delayed commands fill the glue's bounce-buffer budget, a
+#                 command on another queue waits for budget, the first queue
+#                 is deleted: the waiting command must start (and complete
+#                 once the virtual clock passes its modeled time).
+#   delete-sq-during-search, reset-during-search
+#                 a 1024-query brute-force search over 100000 codes runs
+#                 (database deployed into a backing file by $REIS_CLI,
+#                 cached in $ISP_QTEST_CACHE); Delete I/O SQ, or CC.EN=0,
+#                 must finish in under a quarter of the search's own time
+#                 while a thread pings the QMP monitor (worst round trip
+#                 printed and bounded the same way); 08h for the deleted
+#                 queue's search; the drive answers a new search after.
+import os
+import random
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BAR0 = 0xFE000000
+PAGE = 4096
+NSID = 1
+ISP_OP_ECHO_C2H = 0x86
+NVME_CMD_ABORT_SQ_DEL = 0x0008
+
+
+class Qtest:
+    """One QEMU process under -accel qtest, spoken to over a unix socket."""
+
+    def __init__(self, qemu, dev_opts, tmp, extra=()):
+        self.sock_path = os.path.join(tmp, "qtest.sock")
+        self.qmp_path = os.path.join(tmp, "qmp.sock")
+        img = os.path.join(tmp, "ns.img")
+        with open(img, "wb") as f:
+            f.truncate(16 << 20)
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(self.sock_path)
+        srv.listen(1)
+        self.log = open(os.path.join(tmp, "qemu.log"), "w")
+        args = [qemu, "-M", "pc", "-accel", "qtest", "-m", "256M",
+                "-nodefaults", "-display", "none",
+                "-qtest", "unix:" + self.sock_path, "-qtest-log", "/dev/null",
+                "-qmp", "unix:%s,server=on,wait=off" % self.qmp_path,
+                "-drive", "file=%s,if=none,id=d0,format=raw" % img,
+                "-device", "nvme,serial=qt0,drive=d0,addr=04.0," + dev_opts]
+        args += list(extra)
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
+                                     stdout=self.log, stderr=self.log)
+        srv.settimeout(30)
+        self.s, _ = srv.accept()
+        srv.close()
+        self.s.settimeout(120)
+        self.buf = b""
+
+    def cmd(self, line):
+        self.s.sendall(line.encode() + b"\n")
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl >= 0:
+                reply, self.buf = self.buf[:nl].decode(), self.buf[nl + 1:]
+                if reply.startswith("IRQ"):
+                    continue
+                if not reply.startswith("OK"):
+                    raise RuntimeError("qtest: %s -> %s" % (line, reply))
+                return reply[3:]
+            data = self.s.recv(65536)
+            if not data:
+                raise RuntimeError("qtest: QEMU closed the socket")
+            self.buf += data
+
+    def outl(self, port, v):
+        self.cmd("outl 0x%x 0x%x" % (port, v))
+
+    def inl(self, port):
+        return int(self.cmd("inl 0x%x" % port), 16)
+
+    def writel(self, a, v):
+        self.cmd("writel 0x%x 0x%x" % (a, v))
+
+    def writeq(self, a, v):
+        self.cmd("writeq 0x%x 0x%x" % (a, v))
+
+    def readl(self, a):
+        return int(self.cmd("readl 0x%x" % a), 16)
+
+    def readq(self, a):
+        return int(self.cmd("readq 0x%x" % a), 16)
+
+    def write(self, a, data):
+        if data:
+            self.cmd("write 0x%x 0x%x 0x%s" % (a, len(data), data.hex()))
+
+    def read(self, a, n):
+        return bytes.fromhex(self.cmd("read 0x%x 0x%x" % (a, n))[2:])
+
+    def clock_step(self, ns):
+        self.cmd("clock_step %d" % ns)
+
+    def close(self):
+        """Stop QEMU (SIGTERM: a clean exit); True if it was still alive."""
+        alive = self.proc.poll() is None
+        self.s.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        return alive
+
+
+class Queue:
+    def __init__(self, qid, size, sq, cq):
+        self.qid, self.size, self.sq, self.cq = qid, size, sq, cq
+        self.tail = 0
+        self.head = 0
+        self.phase = 1
+
+
+class Nvme:
+    """A minimal NVMe host driver: polled queues, PRP lists, no interrupts."""
+
+    def __init__(self, qt):
+        self.qt = qt
+        self.next_mem = 0x1000000   # guest RAM above 16 MiB is ours
+        self.cid = 0
+        cfg = 0x80000000 | (4 << 11)    # bus 0, device 4, function 0
+        qt.outl(0xCF8, cfg | 0x10)
+        qt.outl(0xCFC, BAR0)
+        qt.outl(0xCF8, cfg | 0x14)
+        qt.outl(0xCFC, 0)
+        qt.outl(0xCF8, cfg | 0x04)
+        qt.outl(0xCFC, 0x6)             # memory space + bus master
+        cap = qt.readq(BAR0)
+        self.dstrd = 4 << ((cap >> 32) & 0xF)
+        self.admin = self._queue(0, 32)
+        qt.writel(BAR0 + 0x24, (31 << 16) | 31)        # AQA
+        qt.writeq(BAR0 + 0x28, self.admin.sq)          # ASQ
+        qt.writeq(BAR0 + 0x30, self.admin.cq)          # ACQ
+        self.enable()
+
+    def enable(self):
+        self.qt.writel(BAR0 + 0x14, 1 | (6 << 16) | (4 << 20))
+        self.wait_csts(1)
+
+    def wait_csts(self, rdy, secs=30):
+        end = time.time() + secs
+        while (self.qt.readl(BAR0 + 0x1C) & 1) != rdy:
+            if time.time() > end:
+                raise RuntimeError("CSTS.RDY never became %d" % rdy)
+            time.sleep(0.01)
+
+    def alloc(self, n):
+        a = self.next_mem
+        self.next_mem += (n + PAGE - 1) // PAGE * PAGE
+        return a
+
+    def _queue(self, qid, size):
+        q = Queue(qid, size, self.alloc(size * 64), self.alloc(size * 16))
+        self.qt.write(q.cq, bytes(size * 16))
+        return q
+
+    def prps(self, buf, n):
+        """PRP1/PRP2 for @n bytes at page-aligned @buf (one list page)."""
+        if n <= PAGE:
+            return buf, 0
+        if n <= 2 * PAGE:
+            return buf, buf + PAGE
+        pages = (n + PAGE - 1) // PAGE
+        assert pages - 1 <= PAGE // 8
+        lst = self.alloc(PAGE)
+        self.qt.write(lst, b"".join(struct.pack("<Q", buf + i * PAGE)
+                                    for i in range(1, pages)))
+        return buf, lst
+
+    def submit(self, q, opc, nsid=0, prp=(0, 0), cdw=(0,) * 6, ring=True):
+        self.cid = (self.cid + 1) & 0xFFFF
+        sqe = struct.pack("<IIQQQQ6I", opc | (self.cid << 16), nsid, 0, 0,
+                          prp[0], prp[1], *cdw)
+        self.qt.write(q.sq + q.tail * 64, sqe)
+        q.tail = (q.tail + 1) % q.size
+        if ring:
+            self.ring(q)
+        return self.cid
+
+    def ring(self, q):
+        self.qt.writel(BAR0 + 0x1000 + 2 * q.qid * self.dstrd, q.tail)
+
+    def poll(self, q):
+        """The next completion of @q as (cid, status, dw0), or None."""
+        e = self.qt.read(q.cq + q.head * 16, 16)
+        dw0, _, _, cid, sf = struct.unpack("<IIIHH", e)
+        if (sf & 1) != q.phase:
+            return None
+        q.head = (q.head + 1) % q.size
+        if q.head == 0:
+            q.phase ^= 1
+        self.qt.writel(BAR0 + 0x1000 + (2 * q.qid + 1) * self.dstrd, q.head)
+        return cid, sf >> 1, dw0
+
+    def wait(self, q, secs=60):
+        end = time.time() + secs
+        while True:
+            c = self.poll(q)
+            if c:
+                return c
+            if time.time() > end:
+                return None
+            time.sleep(0.002)
+
+    def admin_cmd(self, opc, cdw10=0, cdw11=0, prp1=0, secs=60):
+        cid = self.submit(self.admin, opc, prp=(prp1, 0),
+                          cdw=(cdw10, cdw11, 0, 0, 0, 0))
+        c = self.wait(self.admin, secs)
+        if c is None:
+            raise RuntimeError("admin opcode 0x%x timed out" % opc)
+        assert c[0] == cid, c
+        return c[1]
+
+    def create_io_queue(self, qid, size):
+        q = self._queue(qid, size)
+        st = self.admin_cmd(0x05, ((size - 1) << 16) | qid, 1, q.cq)
+        if st:
+            raise RuntimeError("Create I/O CQ %d: status 0x%x" % (qid, st))
+        st = self.admin_cmd(0x01, ((size - 1) << 16) | qid, (qid << 16) | 1,
+                            q.sq)
+        if st:
+            raise RuntimeError("Create I/O SQ %d: status 0x%x" % (qid, st))
+        return q
+
+    def delete_sq(self, qid, secs=60):
+        return self.admin_cmd(0x00, qid, secs=secs)
+
+    def delete_cq(self, qid):
+        return self.admin_cmd(0x04, qid)
+
+
+def with_qemu(qt, body):
+    """Run body(qt) -> reason or None, then stop QEMU, which must be alive."""
+    try:
+        why = body(qt)
+    finally:
+        alive = qt.close()
+    if why is None and not alive:
+        why = "QEMU exited during the test"
+    return why
+
+
+def test_lost_wakeup(qemu, tmp):
+    """A cancelled DELAYED command frees budget: the waiter must start."""
+    # mdts=0: 2 MiB per command, so 32 fill the 64 MiB budget; every
+    # completion is held for 1 s of virtual time, which stands still.
+    qt = Qtest(qemu, "mdts=0,isp=on,isp-timing=delay,isp-params=ctrl_cmd=1000ms",
+               tmp, os.environ.get("ISP_QTEST_EXTRA", "").split())
+    return with_qemu(qt, lost_wakeup)
+
+
+def lost_wakeup(qt):
+    nv = Nvme(qt)
+    q1 = nv.create_io_queue(1, 64)
+    q2 = nv.create_io_queue(2, 8)
+    big = 2 << 20
+    buf = nv.alloc(big)
+    prp = nv.prps(buf, big)
+    for i in range(32):
+        nv.submit(q1, ISP_OP_ECHO_C2H, NSID, prp,
+                  (big // 4, 0, i, 0, 0, 0), ring=False)
+    nv.ring(q1)
+    time.sleep(1.0)     # the model runs them; then they sit DELAYED
+    small = nv.alloc(PAGE)
+    cid = nv.submit(q2, ISP_OP_ECHO_C2H, NSID, (small, 0),
+                    (PAGE // 4, 0, 77, 0, 0, 0))
+    time.sleep(0.3)
+    if nv.poll(q2) is not None:
+        return "the waiter completed before the budget was free"
+    st = nv.delete_sq(1)
+    if st:
+        return "Delete I/O SQ 1: status 0x%x" % st
+    aborted = 0
+    while True:
+        c = nv.poll(q1)
+        if c is None:
+            break
+        if c[1] != NVME_CMD_ABORT_SQ_DEL:
+            return "a deleted queue's command completed with 0x%x" % c[1]
+        aborted += 1
+    if aborted != 32:
+        return "%d of 32 commands of the deleted queue completed" % aborted
+    time.sleep(0.5)     # a started waiter reaches DELAYED
+    # the modeled controller is still busy with the 32 cancelled ones
+    # (about 1 s each, three at a time): well past all of them
+    qt.clock_step(60 * 10**9)
+    c = nv.wait(q2, 10)
+    if c is None:
+        return ("the waiting command never started after SQ deletion "
+                "freed the budget (%d aborted)" % aborted)
+    if c[0] != cid or c[1] != 0:
+        return "waiter completed cid %d status 0x%x" % (c[0], c[1])
+    data = qt.read(small, 16)
+    if data == bytes(16):
+        return "the waiter's data never arrived"
+    return None
+
+
+ISP_OP_REIS_SEARCH = 0x99
+ISP_OP_RESULT_RELEASE = 0xA4
+ISP_REIS_SF_NO_RERANK = 1 << 3
+SEARCH_DIM = 512
+SEARCH_N = 100000
+SEARCH_NQ = 1024
+
+
+class QmpPinger(threading.Thread):
+    """Sends query-status to the QMP monitor back to back; keeps the worst
+    round trip, so a main loop held by a cancel shows up here."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(path)
+        self.f = self.s.makefile("rwb")
+        self.f.readline()                               # greeting
+        self._call("qmp_capabilities")
+        self.worst = 0.0
+        self.count = 0
+        self.done = threading.Event()
+
+    def _call(self, cmd):
+        self.f.write(('{"execute": "%s"}\n' % cmd).encode())
+        self.f.flush()
+        while True:
+            line = self.f.readline()
+            if not line:
+                raise RuntimeError("QMP closed")
+            if b'"return"' in line or b'"error"' in line:
+                return line
+
+    def run(self):
+        while not self.done.is_set():
+            t = time.time()
+            self._call("query-status")
+            self.worst = max(self.worst, time.time() - t)
+            self.count += 1
+            time.sleep(0.005)
+
+    def stop(self):
+        self.done.set()
+        self.join(30)
+        self.s.close()
+        return self.worst
+
+
+def search_backing(tmp):
+    """A backing file holding database 1: SEARCH_N random 512-bit codes,
+    deployed in-process by the reis CLI (same model, same geometry)."""
+    cache = os.environ.get("ISP_QTEST_CACHE", tmp)
+    img = os.path.join(cache, "isp-qtest-search.img")
+    if os.path.exists(img):
+        return img
+    reis = os.environ.get("REIS_CLI", "")
+    if not reis or not os.access(reis, os.X_OK):
+        return None
+    vec = os.path.join(tmp, "v.bvecs")
+    rnd = random.Random(7)
+    with open(vec, "wb") as f:
+        head = struct.pack("<i", SEARCH_DIM)
+        for _ in range(SEARCH_N):
+            f.write(head + bytes(rnd.getrandbits(8) for _ in range(SEARCH_DIM)))
+    tmp_img = img + ".part"
+    subprocess.check_call([reis, "--backing", tmp_img, "deploy", "--did", "1",
+                           vec], stdout=subprocess.DEVNULL)
+    os.replace(tmp_img, img)
+    os.remove(vec)
+    return img
+
+
+def search_cmd(nv, q, nq, ticket):
+    """Queue (and ring) a brute-force SEARCH of @nq random queries."""
+    rnd = random.Random(nq)
+    hdr = struct.pack("<10IQQ16x", 1, nq, 10, ISP_REIS_SF_NO_RERANK, 0, 0, 0,
+                      0, 0, SEARCH_DIM, 0, 0)
+    data = hdr + bytes(rnd.getrandbits(8) for _ in range(nq * SEARCH_DIM // 8))
+    data += bytes(-len(data) % 4)
+    buf = nv.alloc(len(data))
+    nv.qt.write(buf, data)
+    return nv.submit(q, ISP_OP_REIS_SEARCH, NSID, nv.prps(buf, len(data)),
+                     (len(data) // 4, 0, ticket, 0, 0, 0))
+
+
+def timed_search(nv, q, ticket):
+    """One full search; its wall time (the stop must be a small part)."""
+    t = time.time()
+    search_cmd(nv, q, SEARCH_NQ, ticket)
+    c = nv.wait(q, 300)
+    if c is None or c[1]:
+        raise RuntimeError("uncancelled search: %s" % (c,))
+    nv.submit(q, ISP_OP_RESULT_RELEASE, NSID, cdw=(0, 0, ticket, 0, 0, 0))
+    nv.wait(q, 30)
+    return time.time() - t
+
+
+def cancel_test(qemu, tmp, how):
+    img = search_backing(tmp)
+    if img is None:
+        return "SKIP no REIS_CLI to deploy the database with"
+    qt = Qtest(qemu, "mdts=0,isp=on,isp-backing=" + img, tmp)
+
+    def body(qt):
+        nv = Nvme(qt)
+        q1 = nv.create_io_queue(1, 16)
+        full = timed_search(nv, q1, 1)
+        search_cmd(nv, q1, SEARCH_NQ, 2)
+        time.sleep(min(0.2, full / 5))      # well inside the search
+        ping = QmpPinger(qt.qmp_path)
+        ping.start()
+        time.sleep(0.05)
+        t = time.time()
+        if how == "delete-sq":
+            st = nv.delete_sq(1)
+            took = time.time() - t
+            if st:
+                return "Delete I/O SQ: status 0x%x" % st
+            c = nv.poll(q1)
+            if c is None or c[1] != NVME_CMD_ABORT_SQ_DEL:
+                return "the search completed with %s, not 08h" % (c,)
+            nv.delete_cq(1)
+        else:
+            qt.writel(BAR0 + 0x14, 0)       # CC.EN = 0: controller reset
+            nv.wait_csts(0)
+            took = time.time() - t
+            nv.admin = nv._queue(0, 32)
+            qt.writeq(BAR0 + 0x28, nv.admin.sq)
+            qt.writeq(BAR0 + 0x30, nv.admin.cq)
+            nv.enable()
+        time.sleep(0.05)
+        worst = ping.stop()
+        print("  %s during a %.0f ms search: done in %.1f ms; worst QMP "
+              "round trip %.1f ms over %d pings" %
+              (how, full * 1e3, took * 1e3, worst * 1e3, ping.count))
+        # the drive still answers: a new queue, a short search
+        q3 = nv.create_io_queue(3, 8)
+        search_cmd(nv, q3, 1, 3)
+        c = nv.wait(q3, 60)
+        if c is None or c[1]:
+            return "search after the %s: %s" % (how, c)
+        # bound: the stop waits for one page's work, never for the search
+        if took > full / 4 or worst > full / 4:
+            return ("%s took %.0f ms, QMP stalled %.0f ms, against a %.0f "
+                    "ms search" % (how, took * 1e3, worst * 1e3, full * 1e3))
+        return None
+    return with_qemu(qt, body)
+
+
+def test_delete_sq_search(qemu, tmp):
+    """Delete I/O SQ while a long search runs: bounded, 08h, monitor live."""
+    return cancel_test(qemu, tmp, "delete-sq")
+
+
+def test_reset_search(qemu, tmp):
+    """Controller reset while a long search runs: bounded, monitor live."""
+    return cancel_test(qemu, tmp, "reset")
+
+
+TESTS = {
+    "lost-wakeup": test_lost_wakeup,
+    "delete-sq-during-search": test_delete_sq_search,
+    "reset-during-search": test_reset_search,
+}
+
+
+def main():
+    qemu, results = sys.argv[1], sys.argv[2]
+    names = sys.argv[3:] or list(TESTS)
+    os.makedirs(results, exist_ok=True)
+    counts = [0, 0, 0]
+    for name in names:
+        tmp = tempfile.mkdtemp(prefix="isp-qtest.")
+        start = time.time()
+        try:
+            why = TESTS[name](qemu, tmp)
+        except Exception as e:          # a harness error is a failure
+            why = "%s: %s" % (type(e).__name__, e)
+        secs = time.time() - start
+        log = os.path.join(tmp, "qemu.log")
+        if os.path.exists(log):
+            os.replace(log, os.path.join(results, "qtest.isp.%s.log" % name))
+        if why is None:
+            counts[0] += 1
+            print("PASS qtest/isp/%s (%.1f s)" % (name, secs))
+        elif why.startswith("SKIP "):
+            counts[2] += 1
+            print("SKIP qtest/isp/%s: %s" % (name, why[5:]))
+        else:
+            counts[1] += 1
+            print("FAIL qtest/isp/%s: %s" % (name, why))
+        subprocess.call(["rm", "-rf", tmp])
+        sys.stdout.flush()
+    print("isp-qtest: %d %d %d" % tuple(counts))
+    return 1 if counts[1] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
