@@ -16,18 +16,26 @@
  *      and write the image (scripts/rag-bundle.sh puts it at the start of
  *      the namespace image, so the guest reads it from /dev/nvme0n1).
  *
+ * `rag_demo questions TEXT FVECS OUT` makes the user's questions (`make demo
+ * Q=...`, embedded by scripts/rag-bundle.sh with the corpus' model) a
+ * section of the same layout; rag-bundle.sh writes it after the bundle.
+ *
  * In the guest, `rag_demo [run] [--dev /dev/ng0n1] [--bundle /dev/nvme0n1]
- * [--query N] [--k K] [--recall R]` (`--inproc BACKING` runs it on the host
- * against an in-process drive):
+ * [--query N | --questions BYTE] [--k K] [--recall R]` (`--inproc BACKING`
+ * runs it on the host against an in-process drive):
  *   1. read the image from the block device (normal SSD mode);
  *   2. find the database on the drive, or deploy it (RAG mode) with a
  *      progress line; the deploy stores the quantizer with it (META);
  *   3. read the quantizer back from the drive (reis_db_quantizer(): what a
- *      host that did not deploy the database would do), and for each demo
- *      query: encode its embedding with it, IVF_SEARCH with a target recall
- *      and the documents, print the top passages, the modeled latency and
- *      energy;
- *   4. print what the drive did (ISP_STATS before and after).
+ *      host that did not deploy the database would do), and for each
+ *      question (the built-in ones, or the user's at --questions): encode
+ *      its embedding with it, IVF_SEARCH with a target recall and the
+ *      documents, print the top passages, the modeled latency and energy;
+ *      then the conventional path: read the database again with ordinary
+ *      reads, reference search on this CPU, identical hits required, its
+ *      modeled cost (examples/common/conventional.h);
+ *   4. print what the drive did (ISP_STATS before and after) and the
+ *      summary table, drive against conventional, per question.
  */
 #include <errno.h>
 #include <fcntl.h>
