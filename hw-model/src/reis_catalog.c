@@ -108,6 +108,8 @@ uint16_t re_cmd_delete(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	if (!db) {
 		st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
 		why = "unknown database";
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(12), 0, "database %u (CDW12) does "
+			   "not exist", cmd->cdw12);
 	} else if (db->refs || db->writing || db->state == RE_COMMITTING) {
 		st = ISP_SC_BUSY | ISP_STATUS_DNR;
 		why = "database is being searched, written or committed";
@@ -156,8 +158,11 @@ uint16_t re_cmd_info(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd
 		found = 1;
 	}
 	pthread_mutex_unlock(&e->lock);
-	if (!found)
+	if (!found) {
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(12), 0, "database %u (CDW12) does "
+			   "not exist", cmd->cdw12);
 		return isp_fail(cpl, ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR, "unknown database");
+	}
 	isp_link_xfer(ctx, len, 1, ctx->ready);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;
