@@ -626,9 +626,12 @@ uint16_t isp_dev_check(struct isp_dev *dev, const struct isp_cmd *cmd,
 	memset(cpl, 0, sizeof(*cpl));
 	status = isp_check_cmd(dev, cmd, &op, cpl);
 	if (status) {
-		/* Rejected at decode: only the controller's overhead is spent. */
+		/* Rejected at decode: only the controller's overhead is spent,
+		 * its time and the core cycles' energy (as ft_ctrl() charges). */
 		cpl->model_ns = (dev->params.ctrl_cmd + FT_PS_PER_NS - 1) / FT_PS_PER_NS;
-		cpl->result = isp_wire_result_pack(cpl->model_ns, 0);
+		cpl->energy_pj = dev->params.ctrl_cmd * dev->params.core_mhz / 1000000u *
+				 dev->params.e_core_cycle;
+		cpl->result = isp_wire_result_pack(cpl->model_ns, cpl->energy_pj / 1000);
 		isp_count(dev, op, status, 0);
 		isp_err_note(dev, cmd, cpl);
 	}

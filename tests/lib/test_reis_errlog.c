@@ -4,7 +4,8 @@
  * through libreis and the in-process drive: a search with k above the
  * database's size, nprobe on a brute-force database, a tag on an untagged
  * one, a DF threshold above the dimension, an unknown database, k = 0 sent
- * raw: each libreis message names the field, the value and the allowed
+ * raw, NDM set (refused at decode, with its time and energy): each libreis
+ * message names the field, the value and the allowed
  * range, and points at its error log entry. The drive's Error Information
  * log (LID 01h, NVMe's 64-byte entries) and the reasons page (C2h) are read
  * back: error counts newest first, SQID/CID, status field, Parameter Error
@@ -49,7 +50,7 @@ static void check_log(const struct reis_queries *q)
 	REQUIRE(reis_log_page(dev, ISP_LID_ERROR, 0, ent, 4 * 64) == 0);
 	REQUIRE(reis_log_page(dev, ISP_LID_ERRTEXT, 0, t, sizeof(t)) == 0);
 	newest = errlog_u64(ent);
-	CHECK(newest >= 6);
+	CHECK(newest >= 7);
 	for (i = 0; i < 4; i++) {
 		const uint8_t *e = ent + 64 * i;
 
@@ -63,15 +64,17 @@ static void check_log(const struct reis_queries *q)
 		CHECK(t[i].sqid == 1 && t[i].cid == errlog_u16(e + 10));
 		CHECK(t[i].msg[0] != 0);
 	}
-	/* The newest: k = 0 sent raw, data byte 8 (k) of the search header. */
-	CHECK(t[0].loc == ISP_ERR_LOC_NONE);
-	CHECK(t[0].data_byte == 8 + 1);
-	CHECK(strstr(t[0].msg, "k = 0: 1..") != NULL);
+	/* The newest: NDM, command byte 44 (CDW11). */
+	CHECK(t[0].loc == 44 && t[0].data_byte == 0);
+	/* Before it: k = 0 sent raw, data byte 8 (k) of the search header. */
+	CHECK(t[1].loc == ISP_ERR_LOC_NONE);
+	CHECK(t[1].data_byte == 8 + 1);
+	CHECK(strstr(t[1].msg, "k = 0: 1..") != NULL);
 	/* Before it: the unknown database, data byte 0 (did). */
-	CHECK(t[1].loc == ISP_ERR_LOC_NONE && t[1].data_byte == 1);
-	CHECK((t[1].status & 0xff) == (REIS_SC_UNKNOWN_ID & 0xff));
+	CHECK(t[2].loc == ISP_ERR_LOC_NONE && t[2].data_byte == 1);
+	CHECK((t[2].status & 0xff) == (REIS_SC_UNKNOWN_ID & 0xff));
 	/* The brute-force database's nprobe: the opcode, command byte 0. */
-	CHECK(t[4].loc == 0 && t[4].data_byte == 0);
+	CHECK(t[5].loc == 0 && t[5].data_byte == 0);
 
 	/* 70 more: the ring keeps the newest 64, entry 64 is past the page. */
 	for (i = 0; i < 70; i++)
@@ -132,6 +135,14 @@ int main(void)
 	c.cdw12 = 0x1234;
 	ret = reis_cmd_raw(dev, &c, raw, sizeof(raw), &cpl);
 	expect(ret, "k = 0: 1..1024 allowed", "data byte 8)");
+
+	/* Refused at decode (NDM set): named, and it costs time and energy. */
+	memset(&c, 0, sizeof(c));
+	c.opcode = REIS_OP_SEARCH;
+	c.cdw11 = 1;
+	ret = reis_cmd_raw(dev, &c, NULL, 0, &cpl);
+	expect(ret, "NDM (CDW11) = 0x1 must be 0", "command byte 44)");
+	CHECK(cpl.time_ns > 0 && cpl.energy_nj > 0);
 
 	check_log(&q);
 
