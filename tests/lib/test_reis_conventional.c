@@ -34,15 +34,6 @@ static char dir[] = "/tmp/test_reis_conventional.XXXXXX";
 static char tool[PATH_MAX + 64];
 static char out[1 << 16];
 
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
-		n++;
-	return n;
-}
-
 static int run(const char *args)
 {
 	char cmd[PATH_MAX * 4];
@@ -197,11 +188,11 @@ int main(void)
 	snprintf(args, sizeof(args), "run --inproc %s --bundle %s", flash, img_path);
 	CHECK(run(args) == 0);
 	CHECK(strstr(out, "deploying database 4242") != NULL);
-	CHECK(count(out, ": the same 5 hits") == NQ);
-	CHECK(count(out, "conventional path (modeled)") == NQ);
+	CHECK(cli_count(out, ": the same 5 hits") == NQ);
+	CHECK(cli_count(out, "conventional path (modeled)") == NQ);
 	CHECK(strstr(out, "== summary") != NULL);
 	CHECK(strstr(out, "2  second question") != NULL);
-	if (count(out, ": the same 5 hits") != NQ)
+	if (cli_count(out, ": the same 5 hits") != NQ)
 		fprintf(stderr, "%s\n", out);
 
 	/* The user's questions after the bundle; the database is found again. */
@@ -209,7 +200,7 @@ int main(void)
 		 img_path, (unsigned long long)qoff);
 	CHECK(run(args) == 0);
 	CHECK(strstr(out, "already deployed") != NULL);
-	CHECK(count(out, ": the same 5 hits") == NQ);
+	CHECK(cli_count(out, ": the same 5 hits") == NQ);
 	CHECK(strstr(out, "question: \"and a fourth question?\"") != NULL);
 	CHECK(strstr(out, "(*)") == NULL);
 
