@@ -120,9 +120,12 @@ static uint64_t index_lines(const uint8_t *txt, uint64_t len, uint64_t **starts,
 static void build_progress(void *arg, const char *stage, double frac)
 {
 	(void)arg;
-	(void)frac;
-	if (strcmp(stage, "done"))
+	if (!strcmp(stage, "done"))
+		return;
+	if (frac <= 0)
 		fprintf(stderr, "rag_demo: %s\n", stage);
+	else
+		fprintf(stderr, "rag_demo: %s %3.0f%%\n", stage, 100 * frac);
 }
 
 static int cmd_bundle(const char *dir, const char *out)

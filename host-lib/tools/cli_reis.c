@@ -446,13 +446,23 @@ static void deploy_progress(void *arg, uint64_t done, uint64_t total)
 	bar_draw(arg, "deploy", total ? (double)done / total : 1, extra);
 }
 
+/* A line per build stage; the long ones (k-means, calibration) as a bar. */
 static void build_progress(void *arg, const char *stage, double frac)
 {
 	struct bar *b = arg;
+	char what[32];
 
-	if (b->on && strcmp(stage, "done"))
+	if (!b->on || !strcmp(stage, "done"))
+		return;
+	if (frac <= 0) {
+		if (b->last_pct > 0 && b->last_pct < 100)
+			fputc('\n', stderr);	/* k-means converged early */
+		b->last_pct = -1;
 		fprintf(stderr, "build: %s\n", stage);
-	(void)frac;
+		return;
+	}
+	snprintf(what, sizeof(what), "build: %s", stage);
+	bar_draw(b, what, frac, "");
 }
 
 static int first_free_did(struct reis_dev *dev, uint32_t *did)
