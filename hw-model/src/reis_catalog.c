@@ -141,6 +141,12 @@ static void re_fill_info(const struct re_db *db, struct isp_wire_reis_dbinfo *in
 	in->pages[3] = db->L.dpages;
 	in->dram_bytes = db->dram_db + db->dram_ivf;
 	in->searches = db->searches;
+	/* the table ascends: its last point is the best a target can get,
+	 * so a host can say when a target recall is out of reach */
+	if (db->calib && db->c.ncalib && db->state == RE_READY) {
+		in->calib_best_recall = db->calib[db->c.ncalib - 1].recall;
+		in->calib_best_nprobe = db->calib[db->c.ncalib - 1].nprobe;
+	}
 }
 
 uint16_t re_cmd_info(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,

@@ -120,7 +120,8 @@ static const struct wfield fields[] = {
 	F(isp_wire_reis_dbinfo, create), F(isp_wire_reis_dbinfo, state),
 	F(isp_wire_reis_dbinfo, epb), FA(isp_wire_reis_dbinfo, received),
 	FA(isp_wire_reis_dbinfo, pages), F(isp_wire_reis_dbinfo, dram_bytes),
-	F(isp_wire_reis_dbinfo, searches), FA(isp_wire_reis_dbinfo, rsvd),
+	F(isp_wire_reis_dbinfo, searches), F(isp_wire_reis_dbinfo, calib_best_recall),
+	F(isp_wire_reis_dbinfo, calib_best_nprobe), FA(isp_wire_reis_dbinfo, rsvd),
 
 	F(isp_wire_reis_list, total), F(isp_wire_reis_list, count),
 	FA(isp_wire_reis_list, rsvd),
