@@ -11,7 +11,8 @@
  * back: error counts newest first, SQID/CID, status field, Parameter Error
  * Location (command byte) or the data byte in C2h, the C2h pointer in the
  * vendor-information byte; after 70 more failures the ring keeps the
- * newest 64 and the page ends there.
+ * newest 64 and the page ends there. Deploying one-entry databases until
+ * the drive refuses gives Capacity Exceeded naming the SLC stripes.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -97,6 +98,7 @@ int main(void)
 	struct reis_cpl cpl;
 	uint8_t raw[72 + DIM / 8 + DIM];
 	char err[256];
+	uint32_t did;
 	int ret;
 
 	REQUIRE(x);
@@ -145,6 +147,20 @@ int main(void)
 	CHECK(cpl.time_ns > 0 && cpl.energy_nj > 0);
 
 	check_log(&q);
+
+	/* Capacity Exceeded names the limit: here the SLC stripes (one per
+	 * database); a delete gives one back. */
+	for (did = 100; did < 100 + 300; did++) {
+		img.did = did;
+		ret = reis_db_deploy(dev, &img, NULL);
+		if (ret)
+			break;
+	}
+	CHECK(ret == -ENOSPC);
+	expect(ret, "SLC flash: 1 pages needed, largest free run 0", "Capacity Exceeded");
+	CHECK(did > 100 && did < 100 + 256);
+	CHECK(reis_db_delete(dev, 100) == 0);
+	CHECK(reis_db_deploy(dev, &img, NULL) == 0);
 
 	reis_queries_free(&q);
 	reis_db_image_free(&img);
