@@ -65,6 +65,8 @@ guest: deps hostlib examples
 	@$(for_stacks) GUEST_KERNEL=$$k scripts/guest-image.sh $(end_stacks)
 
 # The demo needs one stack only: the newer unless STACK says otherwise.
+# Q="question|question" (a command-line variable, so in the recipe's
+# environment) asks the user's questions (scripts/demo.sh).
 demo: corpus
 	@$(MAKE) --no-print-directory qemu guest STACK=$(DEMO_STACK)
 	STACK=$(DEMO_STACK) scripts/demo.sh

@@ -17,7 +17,10 @@
  *   4. the same inference with the embedding sums computed on the host
  *      (reis_rf_sls_ref()); the click probabilities must be identical;
  *   5. print the probabilities, the modeled embedding-stage time and read
- *      energy, and delete the tables.
+ *      energy, the host MLP time (measured), and delete the tables;
+ *   6. by default steps 2-5 run for each placement the drive offers, the
+ *      same batches each time: RecSSD-like, RM-SSD-like and RecFlash
+ *      (RecFlash §V), then a side-by-side table per batch.
  *
  * Exit 0 when drive and host agree, 1 otherwise, 77 when there is no drive
  * with RecFlash. Small defaults keep it quick under TCG in the guest.
@@ -55,7 +58,8 @@ static void usage(FILE *f)
 		"  --batches N       batches (default 2)\n"
 		"  --k K             trace locality K (default 0.3)\n"
 		"  --dtype T         fp32 (default), fp16, int8\n"
-		"  --mode M          recflash (default), rmssd, recssd\n"
+		"  --mode M          all (default: RecSSD-like, RM-SSD-like, RecFlash side\n"
+		"                    by side), recflash, rmssd, recssd\n"
 		"  --tid-base N      first table id (default 53504)\n"
 		"  --seed N          seed of weights, tables and traces (default 1)\n"
 		"  --quiet           only the summary\n");
@@ -106,7 +110,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->batches = 2;
 	o->k = 0.3;
 	o->dtype = REIS_RF_FP32;
-	o->mode = REIS_RF_RECFLASH;
+	o->mode = 0;		/* all three */
 	o->tid_base = 0xd100;
 	o->seed = 1;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -144,8 +148,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->mode = !strcmp(optarg, "recssd") ? REIS_RF_RECSSD :
 				  !strcmp(optarg, "rmssd") ? REIS_RF_RMSSD :
 				  !strcmp(optarg, "recflash") ? REIS_RF_RECFLASH : 0;
-			if (!o->mode)
-				return fprintf(stderr, "--mode is recflash, rmssd or recssd\n"), -1;
+			if (!o->mode && strcmp(optarg, "all"))
+				return fprintf(stderr, "--mode is all, recflash, rmssd or "
+					       "recssd\n"), -1;
 			break;
 		case 'T':
 			if (parse_u32(optarg, 1, UINT32_MAX - 64, &o->tid_base))
@@ -202,12 +207,38 @@ static struct reis_dev *open_drive(const struct opts *o)
 	return dev;
 }
 
-int main(int argc, char **argv)
+/* What one mode's run measured. */
+struct mode_run {
+	uint32_t mode;
+	uint64_t flash_ns, flash_pj, page_reads, hits, lookups;
+	double mlp_s;		/* host: bottom MLP, interaction, top MLP (wall) */
+	int mismatches;
+};
+
+static const char *mode_name(uint32_t mode)
 {
-	struct opts o;
-	struct reis_dlrm_cfg cfg;
-	struct reis_dlrm *model = NULL;
-	struct reis_dev *dev;
+	return mode == REIS_RF_RECSSD ? "RecSSD-like" : mode == REIS_RF_RMSSD ? "RM-SSD-like" :
+	       "RecFlash";
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * run_mode - deploy the tables in @mode, run the batches (the same traces
+ * and dense features for every mode: seeded), check against the host-only
+ * inference, delete the tables. Return: 0, or 1 with a message.
+ */
+static int run_mode(struct reis_dev *dev, const struct opts *po, const struct reis_dlrm_cfg *pcfg,
+		    struct reis_dlrm *model, uint32_t mode, struct mode_run *mr)
+{
+	struct opts o = *po;
+	const struct reis_dlrm_cfg cfg = *pcfg;
 	struct reis_rf_table *desc = NULL;
 	struct reis_rf_trace **tr = NULL;
 	struct reis_rf_sls_op *ops = NULL;
@@ -218,39 +249,13 @@ int main(int argc, char **argv)
 	uint64_t flash_ns = 0, flash_pj = 0, page_reads = 0, hits = 0, lookups = 0;
 	uint32_t t, b, s, rb;
 	int ret, rc = 1, mismatches = 0, deployed = 0;
-	const char *why;
+	double mlp_s = 0, t0;
 
-	if (parse_args(argc, argv, &o))
-		return 2;
-	if (reis_dlrm_preset(o.model, &cfg)) {
-		fprintf(stderr, "dlrm_demo: unknown model '%s' (rmc1, rmc2, rmc3)\n", o.model);
-		return 2;
-	}
-	cfg.rows = o.rows;
-	if (reis_dlrm_cfg_check(&cfg, &why)) {
-		fprintf(stderr, "dlrm_demo: %s\n", why);
-		return 2;
-	}
-	dev = open_drive(&o);
-	if (!dev)
-		return 1;
-	if (!(reis_dev_info(dev)->caps & REIS_CAP_RECFLASH)) {
-		printf("dlrm_demo: %s has no RecFlash engine\n", reis_path(dev));
-		reis_close(dev);
-		return 77;
-	}
-	printf("DLRM %s: %u tables x %u rows x %u dims (%s), %u lookups/table/sample, "
-	       "bottom", cfg.name, cfg.ntables, cfg.rows, cfg.dim,
-	       o.dtype == REIS_RF_FP32 ? "fp32" : o.dtype == REIS_RF_FP16 ? "fp16" : "int8",
-	       cfg.lookups);
-	for (t = 0; t < cfg.nbot; t++)
-		printf("%s%u", t ? "-" : " ", cfg.bot[t]);
-	printf(", top %u", reis_dlrm_interaction_dim(&cfg));
-	for (t = 0; t < cfg.ntop; t++)
-		printf("-%u", cfg.top[t]);
-	printf("; drive %s via %s (%s)\n", reis_path(dev), reis_transport(dev),
-	       reis_dev_info(dev)->preset);
-
+	o.mode = mode;
+	memset(mr, 0, sizeof(*mr));
+	mr->mode = mode;
+	printf("\n== %s: tables deployed in %s mode ==\n", mode_name(mode),
+	       mode == REIS_RF_RECSSD ? "recssd" : mode == REIS_RF_RMSSD ? "rmssd" : "recflash");
 	rb = (uint32_t)reis_rf_row_bytes(o.dtype, cfg.dim);
 	desc = calloc(cfg.ntables, sizeof(*desc));
 	tr = calloc(cfg.ntables, sizeof(*tr));
@@ -266,8 +271,6 @@ int main(int argc, char **argv)
 	rows = malloc(sizeof(float) * (size_t)cfg.rows * cfg.dim);
 	if (!desc || !tr || !ops || !wire || !emb || !ref || !idx || !dense || !p_dev ||
 	    !p_ref || !offs || !rows)
-		goto oom;
-	if (reis_dlrm_open(&cfg, o.seed, &model))
 		goto oom;
 	for (b = 0; b <= o.batch; b++)
 		offs[b] = b * cfg.lookups;
@@ -371,7 +374,9 @@ int main(int argc, char **argv)
 			bags.indices = idx[t];
 			reis_rf_sls_ref(o.dtype, cfg.rows, cfg.dim, wire[t], &bags, 0, ref[t]);
 		}
+		t0 = now_s();
 		reis_dlrm_forward(model, o.batch, dense, (const float *const *)emb, p_dev);
+		mlp_s += now_s() - t0;
 		reis_dlrm_forward(model, o.batch, dense, (const float *const *)ref, p_ref);
 		for (s = 0; s < o.batch; s++)
 			mismatches += p_dev[s] != p_ref[s];
@@ -384,16 +389,23 @@ int main(int argc, char **argv)
 	}
 	printf("embedding stage in the drive: %" PRIu64 " lookups, %" PRIu64 " page reads, %"
 	       PRIu64 " cache hits; modeled %.3f ms and %.3f mJ per batch (summed over "
-	       "tables)\n", lookups, page_reads, hits, (double)flash_ns / 1e6 / o.batches,
-	       (double)flash_pj / 1e9 / o.batches);
-	if (mismatches) {
+	       "tables); host MLP %.3f ms per batch\n", lookups, page_reads, hits,
+	       (double)flash_ns / 1e6 / o.batches, (double)flash_pj / 1e9 / o.batches,
+	       mlp_s * 1e3 / o.batches);
+	if (mismatches)
 		printf("FAIL: %d of %u probabilities differ from the host-only inference\n",
 		       mismatches, o.batch * o.batches);
-	} else {
+	else
 		printf("OK: all %u probabilities equal the host-only inference\n",
 		       o.batch * o.batches);
-		rc = 0;
-	}
+	mr->flash_ns = flash_ns;
+	mr->flash_pj = flash_pj;
+	mr->page_reads = page_reads;
+	mr->hits = hits;
+	mr->lookups = lookups;
+	mr->mlp_s = mlp_s;
+	mr->mismatches = mismatches;
+	rc = mismatches != 0;
 	goto out;
 oom:
 	fprintf(stderr, "dlrm_demo: out of memory (try a smaller --rows)\n");
@@ -409,8 +421,6 @@ out:
 		free(idx[t]);
 		reis_rf_trace_close(tr[t]);
 	}
-	reis_dlrm_close(model);
-	reis_close(dev);
 	free(desc);
 	free(tr);
 	free(ops);
@@ -423,5 +433,81 @@ out:
 	free(p_ref);
 	free(offs);
 	free(rows);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const uint32_t all[] = { REIS_RF_RECSSD, REIS_RF_RMSSD, REIS_RF_RECFLASH };
+	struct mode_run runs[3];
+	struct opts o;
+	struct reis_dlrm_cfg cfg;
+	struct reis_dlrm *model = NULL;
+	struct reis_dev *dev;
+	uint32_t t, i, n = 0;
+	int rc = 0;
+	const char *why;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (reis_dlrm_preset(o.model, &cfg)) {
+		fprintf(stderr, "dlrm_demo: unknown model '%s' (rmc1, rmc2, rmc3)\n", o.model);
+		return 2;
+	}
+	cfg.rows = o.rows;
+	if (reis_dlrm_cfg_check(&cfg, &why)) {
+		fprintf(stderr, "dlrm_demo: %s\n", why);
+		return 2;
+	}
+	dev = open_drive(&o);
+	if (!dev)
+		return 1;
+	if (!(reis_dev_info(dev)->caps & REIS_CAP_RECFLASH)) {
+		printf("dlrm_demo: %s has no RecFlash engine\n", reis_path(dev));
+		reis_close(dev);
+		return 77;
+	}
+	printf("DLRM %s: %u tables x %u rows x %u dims (%s), %u lookups/table/sample, "
+	       "bottom", cfg.name, cfg.ntables, cfg.rows, cfg.dim,
+	       o.dtype == REIS_RF_FP32 ? "fp32" : o.dtype == REIS_RF_FP16 ? "fp16" : "int8",
+	       cfg.lookups);
+	for (t = 0; t < cfg.nbot; t++)
+		printf("%s%u", t ? "-" : " ", cfg.bot[t]);
+	printf(", top %u", reis_dlrm_interaction_dim(&cfg));
+	for (t = 0; t < cfg.ntop; t++)
+		printf("-%u", cfg.top[t]);
+	printf("; drive %s via %s (%s)\n", reis_path(dev), reis_transport(dev),
+	       reis_dev_info(dev)->preset);
+	if (reis_dlrm_open(&cfg, o.seed, &model)) {
+		fprintf(stderr, "dlrm_demo: out of memory\n");
+		reis_close(dev);
+		return 1;
+	}
+	for (i = 0; i < 3; i++) {
+		if (o.mode && all[i] != o.mode)
+			continue;
+		rc |= run_mode(dev, &o, &cfg, model, all[i], &runs[n]);
+		n++;
+	}
+	if (n > 1) {
+		printf("\n== side by side, per batch of %u (embedding stage modeled in the drive, "
+		       "MLPs measured on this CPU) ==\n", o.batch);
+		printf("%-12s %14s %12s %11s %11s %12s %14s\n", "mode", "embedding ms", "mJ",
+		       "page reads", "cache hits", "host MLP ms", "total ms");
+		for (i = 0; i < n; i++) {
+			const struct mode_run *r = &runs[i];
+			double ems = (double)r->flash_ns / 1e6 / o.batches;
+			double mlp = r->mlp_s * 1e3 / o.batches;
+
+			printf("%-12s %14.3f %12.3f %11.0f %11.0f %12.3f %14.3f\n",
+			       mode_name(r->mode), ems, (double)r->flash_pj / 1e9 / o.batches,
+			       (double)r->page_reads / o.batches, (double)r->hits / o.batches, mlp,
+			       ems + mlp);
+		}
+		printf("(the embedding stage and the MLPs run one after the other; "
+		       "RecFlash Fig. 10 compares the same three)\n");
+	}
+	reis_dlrm_close(model);
+	reis_close(dev);
 	return rc;
 }

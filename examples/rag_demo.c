@@ -16,18 +16,26 @@
  *      and write the image (scripts/rag-bundle.sh puts it at the start of
  *      the namespace image, so the guest reads it from /dev/nvme0n1).
  *
+ * `rag_demo questions TEXT FVECS OUT` makes the user's questions (`make demo
+ * Q=...`, embedded by scripts/rag-bundle.sh with the corpus' model) a
+ * section of the same layout; rag-bundle.sh writes it after the bundle.
+ *
  * In the guest, `rag_demo [run] [--dev /dev/ng0n1] [--bundle /dev/nvme0n1]
- * [--query N] [--k K] [--recall R]` (`--inproc BACKING` runs it on the host
- * against an in-process drive):
+ * [--query N | --questions BYTE] [--k K] [--recall R]` (`--inproc BACKING`
+ * runs it on the host against an in-process drive):
  *   1. read the image from the block device (normal SSD mode);
  *   2. find the database on the drive, or deploy it (RAG mode) with a
  *      progress line; the deploy stores the quantizer with it (META);
  *   3. read the quantizer back from the drive (reis_db_quantizer(): what a
- *      host that did not deploy the database would do), and for each demo
- *      query: encode its embedding with it, IVF_SEARCH with a target recall
- *      and the documents, print the top passages, the modeled latency and
- *      energy;
- *   4. print what the drive did (ISP_STATS before and after).
+ *      host that did not deploy the database would do), and for each
+ *      question (the built-in ones, or the user's at --questions): encode
+ *      its embedding with it, IVF_SEARCH with a target recall and the
+ *      documents, print the top passages, the modeled latency and energy;
+ *      then the conventional path: read the database again with ordinary
+ *      reads, reference search on this CPU, identical hits required, its
+ *      modeled cost (examples/common/conventional.h);
+ *   4. print what the drive did (ISP_STATS before and after) and the
+ *      summary table, drive against conventional, per question.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conventional.h"
 #include "corpus.h"
 #include "libreis_tools.h"
 
@@ -45,6 +54,9 @@
 #define RAG_QUERIES_SEC 0x100u		/* user section of the image */
 #define RAG_MAX_QUERIES 8u
 #define RAG_MAX_TEXT 256u
+#define RAG_MAX_USER 16u		/* questions of one `make demo Q=...` */
+#define RAG_NO_ANSWER UINT32_MAX	/* a user's question has no known answer */
+#define RAG_SUMMARY_TEXT 34		/* question column of the summary table */
 
 /* User section: header, then per query {answer, text_len, text (padded to
  * 4), dim floats}. */
@@ -108,9 +120,12 @@ static uint64_t index_lines(const uint8_t *txt, uint64_t len, uint64_t **starts,
 static void build_progress(void *arg, const char *stage, double frac)
 {
 	(void)arg;
-	(void)frac;
-	if (strcmp(stage, "done"))
+	if (!strcmp(stage, "done"))
+		return;
+	if (frac <= 0)
 		fprintf(stderr, "rag_demo: %s\n", stage);
+	else
+		fprintf(stderr, "rag_demo: %s %3.0f%%\n", stage, 100 * frac);
 }
 
 static int cmd_bundle(const char *dir, const char *out)
@@ -254,6 +269,75 @@ static int cmd_bundle(const char *dir, const char *out)
 	return 0;
 }
 
+/*
+ * cmd_questions - the user's questions (`make demo Q=...`) as a RAGQ section:
+ * one question per line of @txt, its embedding the same row of @vecs
+ * (examples/corpus/embed.mjs, the corpus' pinned model).
+ */
+static int cmd_questions(const char *txt, const char *vecs, const char *out)
+{
+	struct reis_vecs v;
+	struct rag_qhdr h;
+	uint64_t len, i, n, *ls, *le, pos;
+	uint8_t *t, *b;
+	char err[700];
+	FILE *f;
+	int ret = 1;
+
+	t = corpus_slurp_path(txt, &len, err, sizeof(err));
+	if (!t || reis_vecs_load(vecs, &v, err, sizeof(err))) {
+		fprintf(stderr, "rag_demo: %s\n", err);
+		free(t);
+		return 1;
+	}
+	n = index_lines(t, len, &ls, &le);
+	if (n != v.n || !n || n > RAG_MAX_USER || v.type != REIS_VEC_F32) {
+		fprintf(stderr, "rag_demo: %s has %" PRIu64 " questions and %s %" PRIu64
+			" float vectors: 1..%u of each expected\n", txt, n, vecs, v.n,
+			RAG_MAX_USER);
+		goto out;
+	}
+	b = calloc(1, sizeof(h) + n * (8 + RAG_MAX_TEXT + 4ull * v.dim));
+	if (!b)
+		goto out;
+	pos = sizeof(h);
+	for (i = 0; i < n; i++) {
+		uint32_t l = (uint32_t)(le[i] - ls[i]), ans = RAG_NO_ANSWER;
+
+		if (!l || l >= RAG_MAX_TEXT) {
+			fprintf(stderr, "rag_demo: question %" PRIu64 " has %u bytes: 1..%u "
+				"allowed\n", i + 1, l, RAG_MAX_TEXT - 1);
+			free(b);
+			goto out;
+		}
+		memcpy(b + pos, &ans, 4);
+		memcpy(b + pos + 4, &l, 4);
+		memcpy(b + pos + 8, t + ls[i], l);
+		pos += 8 + ((l + 3) & ~3u);
+		memcpy(b + pos, (float *)v.data + i * v.dim, 4ull * v.dim);
+		pos += 4ull * v.dim;
+	}
+	memcpy(h.magic, "RAGQ", 4);
+	h.count = (uint32_t)n;
+	h.dim = v.dim;
+	h.rsvd = 0;
+	memcpy(b, &h, sizeof(h));
+	f = fopen(out, "wb");
+	if (!f || fwrite(b, 1, pos, f) != pos || fclose(f)) {
+		fprintf(stderr, "rag_demo: writing %s: %s\n", out, strerror(errno));
+		free(b);
+		goto out;
+	}
+	free(b);
+	ret = 0;
+out:
+	free(ls);
+	free(le);
+	free(t);
+	reis_vecs_free(&v);
+	return ret;
+}
+
 /* ---------------------------------------------------------------------- */
 /* run (guest)                                                             */
 /* ---------------------------------------------------------------------- */
@@ -290,20 +374,208 @@ static void print_wrapped(const uint8_t *s, uint32_t len, unsigned indent, int c
 	putchar('\n');
 }
 
+/* One question of a RAGQ section. */
+struct rag_q {
+	uint32_t ans;		/* RAG_NO_ANSWER for a user's question */
+	uint32_t tlen;
+	const char *text;
+	const float *emb;
+};
+
+/* Per question, for the summary table. */
+struct rag_row {
+	char text[RAG_SUMMARY_TEXT + 1];
+	double drive_ns, drive_nj;
+	struct conv_cost conv;
+	double wall_read_s, wall_search_s;
+	uint64_t drive_bytes;
+};
+
+/*
+ * rag_parse - the questions of a RAGQ section (layout above) of @len bytes
+ * for a @dim-d database, at most @max. Return: their number, or -EBADMSG.
+ */
+static int rag_parse(const uint8_t *b, uint64_t len, uint32_t dim, uint32_t max,
+		     struct rag_q *out)
+{
+	struct rag_qhdr h;
+	uint64_t pos = sizeof(h);
+	uint32_t i;
+
+	if (len < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, b, sizeof(h));
+	if (memcmp(h.magic, "RAGQ", 4) || h.dim != dim || h.count > max)
+		return -EBADMSG;
+	for (i = 0; i < h.count; i++) {
+		uint32_t tlen;
+
+		if (len - pos < 8)
+			return -EBADMSG;
+		memcpy(&out[i].ans, b + pos, 4);
+		memcpy(&tlen, b + pos + 4, 4);
+		if (!tlen || tlen >= RAG_MAX_TEXT ||
+		    len - pos - 8 < ((tlen + 3) & ~3u) + 4ull * dim)
+			return -EBADMSG;
+		out[i].tlen = tlen;
+		out[i].text = (const char *)b + pos + 8;
+		pos += 8 + ((tlen + 3) & ~3u);
+		out[i].emb = (const float *)(const void *)(b + pos);
+		pos += 4ull * dim;
+	}
+	return (int)h.count;
+}
+
+/*
+ * read_questions - the user's questions rag-bundle.sh wrote at byte @off of
+ * @path (RAGQ layout): header first, so the read is bounded by what it
+ * claims and RAG_MAX_USER. Return: a malloc'd copy and its length in @len,
+ * or NULL with a message.
+ */
+static uint8_t *read_questions(const char *path, uint64_t off, uint32_t dim, uint64_t *len)
+{
+	struct rag_qhdr h;
+	uint8_t *b = NULL;
+	uint64_t max;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "rag_demo: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (pread(fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, "RAGQ", 4) || h.dim != dim || !h.count || h.count > RAG_MAX_USER) {
+		fprintf(stderr, "rag_demo: %s: no questions at byte %" PRIu64 " (1..%u questions "
+			"of dimension %u expected; scripts/rag-bundle.sh writes them)\n", path, off,
+			RAG_MAX_USER, dim);
+		goto out;
+	}
+	max = sizeof(h) + (uint64_t)h.count * (8 + RAG_MAX_TEXT + 4ull * dim);
+	b = malloc(max);
+	if (!b)
+		goto out;
+	*len = (uint64_t)pread(fd, b, max, (off_t)off);
+	if (*len < sizeof(h) || *len > max) {
+		fprintf(stderr, "rag_demo: %s: reading the questions failed\n", path);
+		free(b);
+		b = NULL;
+	}
+out:
+	close(fd);
+	return b;
+}
+
+/*
+ * conventional - the same question answered the conventional way: the
+ * database read with ordinary reads (page cache dropped first, so the bytes
+ * really come off the namespace), libreis' reference search on this CPU with
+ * the nprobe the drive used, hits required identical to the drive's @drive.
+ * Return: 0, or 1 with a message.
+ */
+static int conventional(const char *bundle, const struct reis_search_opts *so, uint32_t nprobe,
+			const struct reis_queries *q, const struct reis_search_result *drive,
+			const struct fp_params *fp, struct rag_row *row)
+{
+	const struct reis_db_image *dbs[1];
+	struct reis_search_opts o = *so;
+	struct reis_search_result ref;
+	struct reis_db_image img;
+	char err[256];
+	double t0, t1, t2;
+	int fd, ret;
+
+	fd = open(bundle, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "rag_demo: %s: %s\n", bundle, strerror(errno));
+		return 1;
+	}
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	t0 = now_s();
+	ret = reis_db_image_read(fd, 0, &img, err, sizeof(err));
+	close(fd);
+	if (ret) {
+		fprintf(stderr, "rag_demo: conventional path: %s: %s\n", bundle, err);
+		return 1;
+	}
+	t1 = now_s();
+	o.nprobe = nprobe;
+	o.target_recall = 0;
+	dbs[0] = &img;
+	ret = reis_ref_search(dbs, 1, 1, &o, q, &ref);
+	t2 = now_s();
+	if (ret) {
+		fprintf(stderr, "rag_demo: conventional path: reference search: %s\n",
+			strerror(-ret));
+		reis_db_image_free(&img);
+		return 1;
+	}
+	ret = conv_same_hits(drive, &ref, err, sizeof(err));
+	if (!ret)
+		ret = conv_read_cost(fp, conv_index_bytes(&img) + conv_hit_doc_bytes(&ref),
+				     &row->conv);
+	conv_cpu_cost((t2 - t1) * 1e9, &row->conv);
+	row->wall_read_s = t1 - t0;
+	row->wall_search_s = t2 - t1;
+	reis_search_result_free(&ref);
+	reis_db_image_free(&img);
+	if (ret) {
+		fprintf(stderr, "rag_demo: conventional path: the hits differ from the drive's: "
+			"%s\n", ret > 0 ? err : "no cost model for this preset");
+		return 1;
+	}
+	printf("  conventional path (this guest): read the database off the namespace in %.0f ms "
+	       "(ordinary reads), reference search on the CPU in %.2f ms: the same %u hits\n",
+	       row->wall_read_s * 1e3, row->wall_search_s * 1e3, drive->nhits[0]);
+	printf("  conventional path (modeled): %.2f MB off a normal SSD in %.3f ms, %.1f uJ; "
+	       "host compute %.3f ms, %.1f uJ\n", row->conv.bytes / 1e6, row->conv.read_ns / 1e6,
+	       row->conv.read_nj / 1e3, row->conv.cpu_ns / 1e6, row->conv.cpu_nj / 1e3);
+	return 0;
+}
+
+static void print_summary(const struct rag_row *rows, uint32_t n)
+{
+	uint64_t saved = 0;
+	uint32_t i;
+
+	printf("\n== summary: in the drive vs the conventional path (modeled; conventional = "
+	       "normal SSD reads + host CPU, docs/reis.md §5) ==\n");
+	printf("%-2s %-*s %9s %9s %9s %9s %7s %11s %11s\n", "#", RAG_SUMMARY_TEXT, "question",
+	       "drive ms", "drive uJ", "conv ms", "conv uJ", "speedup", "to host KB",
+	       "kept MB");
+	for (i = 0; i < n; i++) {
+		const struct rag_row *r = &rows[i];
+		double cms = (r->conv.read_ns + r->conv.cpu_ns) / 1e6;
+		double cuj = (r->conv.read_nj + r->conv.cpu_nj) / 1e3;
+		uint64_t kept = r->conv.bytes > r->drive_bytes ? r->conv.bytes - r->drive_bytes : 0;
+
+		saved += kept;
+		printf("%-2u %-*s %9.3f %9.1f %9.3f %9.1f %6.0fx %11.1f %11.2f\n", i + 1,
+		       RAG_SUMMARY_TEXT, r->text, r->drive_ns / 1e6, r->drive_nj / 1e3, cms, cuj,
+		       r->drive_ns > 0 ? cms * 1e6 / r->drive_ns : 0.0, r->drive_bytes / 1e3,
+		       kept / 1e6);
+	}
+	printf("to host KB: what the drive sent (hits and documents); kept MB: bytes the "
+	       "conventional path moves that never left the drive (%.1f MB in all)\n", saved / 1e6);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	const char *dev_path = "/dev/ng0n1", *bundle = "/dev/nvme0n1", *inproc = NULL;
+	struct rag_q qs[RAG_MAX_USER];
+	struct rag_row rows[RAG_MAX_USER];
 	struct reis_db_image img;
 	struct reis_db_info info;
 	struct reis_quant quant;
 	struct reis_stats s0, s1;
+	struct fp_params fp;
 	struct reis_dev *dev;
-	const uint8_t *qs;
-	struct rag_qhdr h;
-	uint64_t qlen, pos;
-	uint32_t k = 5, recall = 9500, only = UINT32_MAX, qi;
-	char err[256];
-	int fd, ret, i;
+	const struct reis_info *di;
+	const uint8_t *sec;
+	uint8_t *user = NULL;
+	uint64_t qlen, qoff = UINT64_MAX;
+	uint32_t k = 5, recall = 9500, only = UINT32_MAX, qi, nrows = 0;
+	char err[256], *end;
+	int fd, ret, i, nq;
 	double t0;
 
 	for (i = 0; i < argc; i++) {
@@ -315,18 +587,25 @@ static int cmd_run(int argc, char **argv)
 			bundle = argv[++i];
 		else if (!strcmp(argv[i], "--query") && i + 1 < argc)
 			only = (uint32_t)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--k") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--questions") && i + 1 < argc) {
+			errno = 0;
+			qoff = strtoull(argv[++i], &end, 0);
+			if (errno || *end || end == argv[i])
+				qoff = UINT64_MAX - 1;
+		} else if (!strcmp(argv[i], "--k") && i + 1 < argc)
 			k = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--recall") && i + 1 < argc)
 			recall = (uint32_t)(strtod(argv[++i], NULL) * 10000);
 		else {
 			fprintf(stderr, "usage: rag_demo [run] [--dev NG | --inproc BACKING] "
-				"[--bundle BLOCKDEV|FILE] [--query N] [--k K] [--recall R]\n");
+				"[--bundle BLOCKDEV|FILE] [--query N | --questions OFFSET] [--k K] "
+				"[--recall R]\n");
 			return 2;
 		}
 	}
-	if (!k || k > 50 || recall > 10000) {
-		fprintf(stderr, "rag_demo: --k must be 1..50 and --recall in [0, 1]\n");
+	if (!k || k > 50 || recall > 10000 || qoff == UINT64_MAX - 1) {
+		fprintf(stderr, "rag_demo: --k must be 1..50, --recall in [0, 1] and --questions "
+			"a byte offset\n");
 		return 2;
 	}
 
@@ -345,15 +624,19 @@ static int cmd_run(int argc, char **argv)
 			bundle, err);
 		return 1;
 	}
-	qs = reis_db_image_extra(&img, RAG_QUERIES_SEC, &qlen);
-	if (!qs || qlen < sizeof(h) || !img.quant) {
-		fprintf(stderr, "rag_demo: %s: the image has no demo queries or quantizer\n",
-			bundle);
-		return 1;
+	if (qoff != UINT64_MAX) {
+		user = read_questions(bundle, qoff, img.dim, &qlen);
+		if (!user)
+			return 1;
+		sec = user;
+		nq = rag_parse(sec, qlen, img.dim, RAG_MAX_USER, qs);
+	} else {
+		sec = reis_db_image_extra(&img, RAG_QUERIES_SEC, &qlen);
+		nq = sec ? rag_parse(sec, qlen, img.dim, RAG_MAX_QUERIES, qs) : -EBADMSG;
 	}
-	memcpy(&h, qs, sizeof(h));
-	if (memcmp(h.magic, "RAGQ", 4) || h.dim != img.dim || h.count > RAG_MAX_QUERIES) {
-		fprintf(stderr, "rag_demo: malformed demo queries\n");
+	if (nq < 0 || !img.quant) {
+		fprintf(stderr, "rag_demo: %s: malformed questions, or the image has no "
+			"quantizer\n", bundle);
 		return 1;
 	}
 	printf("read the database bundle from %s (block reads, normal SSD mode): "
@@ -377,9 +660,20 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "rag_demo: %s: %s\n", dev_path, reis_strerror(ret));
 		return 1;
 	}
+	di = reis_dev_info(dev);
 	printf("drive %s (%s), preset %s: %u channels x %u dies x %u planes\n", dev_path,
-	       reis_transport(dev), reis_dev_info(dev)->preset, reis_dev_info(dev)->channels,
-	       reis_dev_info(dev)->dies_per_channel, reis_dev_info(dev)->planes_per_die);
+	       reis_transport(dev), di->preset, di->channels, di->dies_per_channel,
+	       di->planes_per_die);
+	/* The conventional path's normal SSD: this drive's preset and geometry. */
+	if (fp_preset(di->preset, &fp)) {
+		fprintf(stderr, "rag_demo: unknown preset %s: no conventional-path model\n",
+			di->preset);
+		return 1;
+	}
+	fp.channels = di->channels;
+	fp.dies_per_channel = di->dies_per_channel;
+	fp.planes_per_die = di->planes_per_die;
+	fp.page_bytes = di->page_bytes;
 	ret = reis_db_info(dev, img.did, &info);
 	/* A database from an older bundle (or without the quantizer in META)
 	 * is replaced. */
@@ -431,44 +725,35 @@ static int cmd_run(int argc, char **argv)
 	if (reis_stats(dev, 0, &s0))
 		memset(&s0, 0, sizeof(s0));
 
-	/* 3. Queries: precomputed embeddings, no model in the guest. */
-	pos = sizeof(h);
-	for (qi = 0; qi < h.count; qi++) {
+	/* 3. Questions: embeddings computed on the host (no model in the
+	 * guest), each answered by the drive and the conventional way. */
+	for (qi = 0; qi < (uint32_t)nq; qi++) {
 		struct reis_search_opts so;
 		struct reis_search_result r;
 		struct reis_queries q;
-		uint32_t ans, tlen, j;
-		const char *text;
-		const float *emb;
+		struct reis_stats a, b;
+		struct rag_row *row = &rows[nrows];
+		uint32_t j, ans = qs[qi].ans;
 
-		if (qlen - pos < 8)
-			break;
-		memcpy(&ans, qs + pos, 4);
-		memcpy(&tlen, qs + pos + 4, 4);
-		if (tlen >= RAG_MAX_TEXT || qlen - pos - 8 < ((tlen + 3) & ~3u) + 4ull * h.dim)
-			break;
-		text = (const char *)qs + pos + 8;
-		pos += 8 + ((tlen + 3) & ~3u);
-		emb = (const float *)(const void *)(qs + pos);
-		pos += 4ull * h.dim;
 		if (only != UINT32_MAX && qi != only)
 			continue;
-		if (only == UINT32_MAX && qi >= 3)
-			break;
-		if (reis_encode_queries(&quant, emb, 1, &q))
+		if (reis_encode_queries(&quant, qs[qi].emb, 1, &q))
 			return 1;
 		memset(&so, 0, sizeof(so));
 		so.did = img.did;
 		so.k = k;
 		so.target_recall = recall;
 		so.flags = REIS_SF_DOCS;
+		if (reis_stats(dev, 0, &a))
+			memset(&a, 0, sizeof(a));
 		ret = reis_ivf_search(dev, &so, &q, &r);
-		reis_queries_free(&q);
 		if (ret) {
 			fprintf(stderr, "rag_demo: search: %s\n", reis_last_error(dev));
 			return 1;
 		}
-		printf("\nquery: \"%.*s\"\n", (int)tlen, text);
+		if (reis_stats(dev, 0, &b))
+			b = a;
+		printf("\nquestion: \"%.*s\"\n", (int)qs[qi].tlen, qs[qi].text);
 		printf("IVF_Search(k = %u, R = %.2f) -> nprobe %u of %u clusters; modeled %.3f ms "
 		       "in the drive + %.3f ms document transfer, %.1f uJ\n", k, recall / 1e4,
 		       r.nprobe, img.nlist, r.search_ns / 1e6, r.read_ns / 1e6,
@@ -482,8 +767,22 @@ static int cmd_run(int argc, char **argv)
 
 			print_wrapped(x->doc, x->doc_len, 6, col);
 		}
-		printf("  (*) the gloss this example sentence comes from\n");
+		if (ans != RAG_NO_ANSWER)
+			printf("  (*) the gloss this example sentence comes from\n");
+		memset(row, 0, sizeof(*row));
+		snprintf(row->text, sizeof(row->text), "%.*s", (int)qs[qi].tlen, qs[qi].text);
+		for (j = 0; row->text[j]; j++)
+			if ((unsigned char)row->text[j] < 0x20 || (unsigned char)row->text[j] >= 0x7f)
+				row->text[j] = '?';
+		row->drive_ns = (double)(r.search_ns + r.read_ns);
+		row->drive_nj = (double)(r.search_nj + r.read_nj);
+		row->drive_bytes = b.link_bytes_c2h - a.link_bytes_c2h;
+		ret = conventional(bundle, &so, r.nprobe, &q, &r, &fp, row);
+		reis_queries_free(&q);
 		reis_search_result_free(&r);
+		if (ret)
+			return 1;
+		nrows++;
 	}
 
 	/* 4. What the drive did for them. */
@@ -499,9 +798,11 @@ static int cmd_run(int argc, char **argv)
 		       (s1.link_bytes_c2h - s0.link_bytes_c2h) / 1e3,
 		       (s1.energy_pj - s0.energy_pj) / 1e6);
 	}
+	print_summary(rows, nrows);
 	reis_close(dev);
 	reis_quant_free(&quant);
 	reis_db_image_free(&img);
+	free(user);
 	return 0;
 }
 
@@ -514,12 +815,21 @@ int main(int argc, char **argv)
 		}
 		return cmd_bundle(argv[2], argv[3]);
 	}
+	if (argc >= 2 && !strcmp(argv[1], "questions")) {
+		if (argc != 5) {
+			fprintf(stderr, "usage: rag_demo questions TEXT.txt VECS.fvecs OUT.blob\n");
+			return 2;
+		}
+		return cmd_questions(argv[2], argv[3], argv[4]);
+	}
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("usage: rag_demo bundle CORPUS_DIR OUT.img   (host)\n"
+		       "       rag_demo questions TEXT.txt VECS.fvecs OUT.blob   (host)\n"
 		       "       rag_demo [run] [--dev /dev/ng0n1 | --inproc BACKING]\n"
-		       "                [--bundle /dev/nvme0n1] [--query N] [--k K] [--recall R]\n"
+		       "                [--bundle /dev/nvme0n1] [--query N | --questions OFFSET]\n"
+		       "                [--k K] [--recall R]\n"
 		       "                                                   (guest)\n");
 		return 0;
 	}

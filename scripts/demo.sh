@@ -4,7 +4,12 @@
 # database bundle (scripts/rag-bundle.sh) at the start of the namespace
 # image; in the guest, examples/rag_demo reads it with ordinary block reads,
 # deploys it into the drive (or finds it already deployed) and answers
-# queries with IVF_SEARCH, printing the passages, modeled latency and energy.
+# queries with IVF_SEARCH, printing the passages, modeled latency and energy,
+# and answers each one again the conventional way (ordinary reads, search
+# on the guest CPU; identical hits required), then a summary table.
+# Q="question|question..." (`make demo Q=...`; '|' or newlines separate up
+# to 16 questions) asks the user's questions instead of the built-in ones:
+# the host embeds them with the corpus' model (scripts/rag-bundle.sh).
 # ISP_DEMO="prog args" runs another guest program instead (e.g.
 # ISP_DEMO="reis info", ISP_DEMO=dlrm_demo, ISP_DEMO=bench_vm_latency).
 # The flash backing file lives in $BUILD/demo/, so what a demo deploys is
@@ -28,7 +33,26 @@ if [ -f "$dir/flash.img" ] && [ -x "$BUILD/host-lib/reis" ] &&
     echo "demo: kept the old flash file as $old; using a new one" >&2
 fi
 demo=${ISP_DEMO:-rag_demo}
-[ "$demo" = rag_demo ] && "$ROOT/scripts/rag-bundle.sh" "$dir/ns.img"
+# Stage times (cold and warm runs differ here: docs/reis.md §5).
+stage() { echo "demo: stage $1: $(( $(date +%s) - t_stage )) s"; t_stage=$(date +%s); }
+t_stage=$(date +%s)
+if [ "$demo" = rag_demo ]; then
+    qtxt=
+    if [ -n "${Q:-}" ]; then
+        qtxt=$dir/questions.txt
+        printf '%s\n' "$Q" | tr '|' '\n' | sed 's/^[[:space:]]*//; s/[[:space:]]*$//' |
+            grep -v '^$' > "$qtxt" || { echo "demo: Q holds no question" >&2; exit 1; }
+    fi
+    if ! "$ROOT/scripts/rag-bundle.sh" "$dir/ns.img" ${qtxt:+"$qtxt"} > "$dir/bundle.log"; then
+        cat "$dir/bundle.log"
+        exit 1
+    fi
+    cat "$dir/bundle.log"
+    qoff=$(sed -n 's/^rag-bundle: questions at byte \([0-9]*\)$/\1/p' "$dir/bundle.log")
+    [ -z "$qtxt" ] || [ -n "$qoff" ] || { echo "demo: the questions were not written" >&2; exit 1; }
+    [ -z "$qoff" ] || demo="rag_demo --questions $qoff"
+    stage "bundle and questions"
+fi
 accel=$(vm_accel)
 group=$(vm_group_args "${ISP_DRIVES:-1}" "$dir")	# device groups: docs/group.md
 demo_arg="isp.demo=$(echo "$demo" | tr ' ' ',')"
@@ -41,6 +65,7 @@ timeout "${DEMO_TIMEOUT:-600}" "$VM_QEMU" \
     -monitor none -serial stdio \
     -append "$VM_APPEND_BASE isp.run=demo isp.timeout=${DEMO_TIMEOUT:-600} $demo_arg" </dev/null 2>&1 |
     tr -d '\r' | tee "$log" | grep -v -e '^@@ISP-' -e 'reboot: Power down'
+stage "boot, deploy or find, questions"
 rc=$(sed -n 's/^@@ISP-RESULT demo \([0-9]*\)$/\1/p' "$log" | tail -n 1)
 if [ "$rc" != 0 ]; then
     echo "demo: failed (guest program exit ${rc:-missing}; console log: $log)" >&2

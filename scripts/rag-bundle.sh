@@ -1,6 +1,7 @@
 #!/bin/sh
-# rag-bundle.sh NS_IMAGE - put the RAG demo's database bundle at the start
-# of the namespace image the demo VM boots with (scripts/demo.sh).
+# rag-bundle.sh NS_IMAGE [QUESTIONS.txt] - put the RAG demo's database
+# bundle at the start of the namespace image the demo VM boots with
+# (scripts/demo.sh), and the user's questions after it.
 #
 #   1. the corpus: scripts/corpus.sh (builds the 20000-passage subset once,
 #      minutes; cached in $ISP_CACHE/corpus);
@@ -11,11 +12,18 @@
 #      changed;
 #   3. the namespace image: grown if needed, the bundle written at byte 0
 #      (only when it differs). In the guest, rag_demo reads it back from
-#      /dev/nvme0n1: normal block reads next to the drive's RAG mode.
+#      /dev/nvme0n1: normal block reads next to the drive's RAG mode;
+#   4. with QUESTIONS.txt (one question a line, `make demo Q=...`): the
+#      questions embedded on the host with the corpus' pinned model
+#      (examples/corpus/embed.mjs, docs/corpus.md), made a section by
+#      `rag_demo questions` and written at the first MiB boundary after the
+#      bundle; the last line printed is "rag-bundle: questions at byte N",
+#      the guest's `rag_demo --questions N`.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-ns=${1:?usage: rag-bundle.sh NS_IMAGE}
+ns=${1:?usage: rag-bundle.sh NS_IMAGE [QUESTIONS.txt]}
+questions=${2:-}
 tool=$BUILD/examples/rag_demo
 
 log() { echo "rag-bundle: $*"; }
@@ -48,3 +56,19 @@ else
     log "writing $(basename "$bundle") ($size bytes) at the start of $ns"
     dd if="$bundle" of="$ns" bs=1M conv=notrunc status=none
 fi
+
+[ -n "$questions" ] || exit 0
+# The questions: a chunk cache of their own in $BUILD/demo (the corpus'
+# cache holds the corpus only); one process, a handful of lines.
+cache=${ISP_CACHE:-/var/cache/isp-ssd}
+[ -f "$cache/npm/package-lock.json" ] || die "no embedding model in $cache/npm (scripts/corpus.sh)"
+qvec=$BUILD/demo/questions.fvecs
+qblob=$BUILD/demo/questions.blob
+log "embedding $(wc -l < "$questions") question(s) with the corpus' model"
+node "$ROOT/examples/corpus/embed.mjs" --npm "$cache/npm" --chunks "$BUILD/demo/qchunks" \
+    --jobs 1 "$questions:$qvec" >/dev/null || die "embedding the questions failed"
+"$tool" questions "$questions" "$qvec" "$qblob"
+mib=$((1024 * 1024))
+qoff=$(( (size + mib - 1) / mib * mib ))
+dd if="$qblob" of="$ns" bs=4096 seek=$((qoff / 4096)) conv=notrunc status=none
+log "questions at byte $qoff"

@@ -11,7 +11,8 @@ PKGS="build-essential pkg-config git ca-certificates xz-utils zstd cpio dpkg-dev
  liburing-dev libnvme-dev libjson-c-dev libssl-dev nvme-cli fio
  busybox-static kmod
  wordnet-base nodejs npm"
-# make fidelity: the plots next to docs/fidelity.md.
+# The plots of make fidelity (docs/fidelity.md) and make bench
+# (scripts/reis-plot.sh).
 PKGS="$PKGS gnuplot-nox"
 
 stamp_dir=${ISP_CACHE:-/var/cache/isp-ssd}

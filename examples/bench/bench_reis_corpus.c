@@ -12,7 +12,8 @@
  *     delay mode, so each command runs alone in the model) and,
  *     for each nprobe (and brute force), search the 2000 evaluation queries:
  *     recall@10 against exact float search, modeled QPS of 64-query
- *     batches, modeled latency of single queries (with and without the
+ *     batches with the calibrated distance filter on and off (and with
+ *     $REIS_PLOT_DAT, those points for scripts/reis-plot.sh), modeled latency of single queries (with and without the
  *     documents), and the host CPU time the emulator spent per query;
  *  3. in the same run, the host CPU time per query of a plain host scan of
  *     the same binary codes (XOR + POPCNT over all entries, top-100 by
@@ -118,8 +119,33 @@ static double host_scan(const struct reis_db_image *img, const struct reis_queri
 	return cpu_s() - t0;
 }
 
+/* Throughput: 64-query batches, one command at a time; hits for recall. */
+static void throughput(struct reis_dev *dev, const struct reis_search_opts *so,
+		       const struct reis_queries *q, struct reis_hit *hits, uint64_t *model_ns,
+		       uint64_t *nj, uint64_t *pages)
+{
+	struct reis_search_result r;
+	uint32_t first, nq = q->nq;
+
+	*model_ns = *nj = *pages = 0;
+	for (first = 0; first < nq; first += BATCH) {
+		struct reis_queries sub = corpus_qslice(q, first,
+							nq - first < BATCH ? nq - first : BATCH);
+
+		if (corpus_search(dev, so, &sub, &r)) {
+			fprintf(stderr, "search: %s\n", reis_last_error(dev));
+			exit(1);
+		}
+		*model_ns += r.search_ns + r.read_ns;
+		*nj += r.search_nj + r.read_nj;
+		*pages += r.pages_read;
+		memcpy(hits + (size_t)first * K, r.hits, (size_t)sub.nq * K * sizeof(*hits));
+		reis_search_result_free(&r);
+	}
+}
+
 static void run_preset(const char *preset, struct reis_db_image *img,
-		       const struct reis_queries *q, const struct reis_vecs *gt)
+		       const struct reis_queries *q, const struct reis_vecs *gt, FILE *dat)
 {
 	struct reis_inproc_opts io;
 	struct reis_dev *dev;
@@ -147,15 +173,16 @@ static void run_preset(const char *preset, struct reis_db_image *img,
 	       preset, reis_dev_info(dev)->channels, reis_dev_info(dev)->dies_per_channel,
 	       reis_dev_info(dev)->planes_per_die,
 	       (img->n * (img->dim / 8 + img->dim) + img->docs_bytes) / 1e6, wall_s() - t0);
-	printf("%-8s %9s %11s %11s %12s %11s %12s %10s\n", "nprobe", "recall@10", "QPS(model)",
-	       "lat us", "lat+docs us", "uJ/query", "host cpu us/q", "pages/q");
+	printf("%-8s %9s %11s %11s %12s %11s %12s %10s %9s %11s\n", "nprobe", "recall@10",
+	       "QPS(model)", "lat us", "lat+docs us", "uJ/query", "host cpu us/q", "pages/q",
+	       "DF off: R", "QPS(model)");
 	for (i = 0; i < sizeof(nps) / sizeof(nps[0]); i++) {
 		struct reis_search_opts so;
 		struct reis_search_result r;
 		struct reis_hit *hits = malloc((size_t)nq * K * sizeof(*hits));
-		uint64_t model_ns = 0, nj = 0, pages = 0, lat = 0, latd = 0;
+		uint64_t model_ns, nj, pages, lat = 0, latd = 0, off_ns, off_nj, off_pages;
 		uint32_t first;
-		double c0, cpu;
+		double c0, cpu, rec, rec_off;
 
 		if (!hits)
 			exit(1);
@@ -163,23 +190,14 @@ static void run_preset(const char *preset, struct reis_db_image *img,
 		so.did = img->did;
 		so.k = K;
 		so.nprobe = nps[i];
-		/* Throughput: 64-query batches, one command at a time. */
 		c0 = cpu_s();
-		for (first = 0; first < nq; first += BATCH) {
-			struct reis_queries sub = corpus_qslice(q, first,
-								nq - first < BATCH ? nq - first : BATCH);
-
-			if (corpus_search(dev, &so, &sub, &r)) {
-				fprintf(stderr, "search: %s\n", reis_last_error(dev));
-				exit(1);
-			}
-			model_ns += r.search_ns + r.read_ns;
-			nj += r.search_nj + r.read_nj;
-			pages += r.pages_read;
-			memcpy(hits + (size_t)first * K, r.hits, (size_t)sub.nq * K * sizeof(*hits));
-			reis_search_result_free(&r);
-		}
+		throughput(dev, &so, q, hits, &model_ns, &nj, &pages);
 		cpu = cpu_s() - c0;
+		rec = reis_recall(hits, K, gt->data, gt->dim, nq, K);
+		/* The same with distance filtering off (REIS Fig. 9). */
+		so.flags = REIS_SF_NO_DF;
+		throughput(dev, &so, q, hits, &off_ns, &off_nj, &off_pages);
+		rec_off = reis_recall(hits, K, gt->data, gt->dim, nq, K);
 		/* Latency: one query per command, without and with documents. */
 		for (first = 0; first < LAT_Q; first++) {
 			struct reis_queries one = corpus_qslice(q, first, 1);
@@ -199,10 +217,15 @@ static void run_preset(const char *preset, struct reis_db_image *img,
 			printf("%-8u", nps[i]);
 		else
 			printf("%-8s", "BF");
-		printf(" %9.4f %11.0f %11.1f %12.1f %11.1f %12.1f %10.1f\n",
-		       reis_recall(hits, K, gt->data, gt->dim, nq, K), nq / (model_ns / 1e9),
-		       lat / 1e3 / LAT_Q, latd / 1e3 / LAT_Q, nj / 1e3 / nq, cpu * 1e6 / nq,
-		       (double)pages / nq);
+		printf(" %9.4f %11.0f %11.1f %12.1f %11.1f %12.1f %10.1f %9.4f %11.0f\n", rec,
+		       nq / (model_ns / 1e9), lat / 1e3 / LAT_Q, latd / 1e3 / LAT_Q, nj / 1e3 / nq,
+		       cpu * 1e6 / nq, (double)pages / nq, rec_off, nq / (off_ns / 1e9));
+		if (dat) {
+			fprintf(dat, "%s on %u %.4f %.0f\n", preset, nps[i], rec,
+				nq / (model_ns / 1e9));
+			fprintf(dat, "%s off %u %.4f %.0f\n", preset, nps[i], rec_off,
+				nq / (off_ns / 1e9));
+		}
 		free(hits);
 	}
 	reis_close(dev);
@@ -217,6 +240,7 @@ int main(int argc, char **argv)
 	uint64_t sink = 0;
 	char err[1024];
 	double t0, host;
+	FILE *dat = NULL;
 
 	/* The full corpus when it is built, else the test subset. */
 	if (corpus_find(&c, argc > 1 ? argv[1] : NULL, "wordnet-full") &&
@@ -241,9 +265,43 @@ int main(int argc, char **argv)
 	       wall_s() - t0);
 	if (reis_encode_queries(img.quant, c.queries.data, (uint32_t)c.queries.n, &q))
 		return 1;
+	{
+		/* REIS 4.3.3: the DF threshold for k = 10 at the nprobe of recall
+		 * 0.95, from the held-out queries (docs/reis.md §1.3). */
+		struct reis_queries cal;
+		struct reis_df_opts dfo;
+		struct reis_df_calib dfc;
 
-	run_preset("reis-ssd1", &img, &q, &c.gt);
-	run_preset("reis-ssd2", &img, &q, &c.gt);
+		memset(&dfo, 0, sizeof(dfo));
+		dfo.k = K;
+		dfo.target_recall = 9500;
+		if (reis_encode_queries(img.quant, c.calib.data, (uint32_t)c.calib.n, &cal) ||
+		    reis_df_calibrate(&img, &cal, &dfo, &dfc)) {
+			fprintf(stderr, "bench_reis_corpus: distance-filter calibration failed\n");
+			return 1;
+		}
+		reis_queries_free(&cal);
+		img.df_threshold = dfc.threshold;
+		printf("distance filter: threshold %u (calibrated at nprobe %u)\n", dfc.threshold,
+		       dfc.nprobe);
+	}
+	/* $REIS_PLOT_DAT: "preset df nprobe recall qps" lines for
+	 * scripts/reis-plot.sh (make bench). */
+	if (getenv("REIS_PLOT_DAT")) {
+		dat = fopen(getenv("REIS_PLOT_DAT"), "w");
+		if (!dat) {
+			fprintf(stderr, "bench_reis_corpus: %s: cannot write\n",
+				getenv("REIS_PLOT_DAT"));
+			return 1;
+		}
+	}
+
+	run_preset("reis-ssd1", &img, &q, &c.gt, dat);
+	run_preset("reis-ssd2", &img, &q, &c.gt, dat);
+	if (dat && fclose(dat)) {
+		fprintf(stderr, "bench_reis_corpus: writing the plot data failed\n");
+		return 1;
+	}
 
 	host = host_scan(&img, &q, q.nq, &sink);
 	printf("\nplain host scan of the same %" PRIu64 " binary codes (XOR+POPCNT, top-100, "
@@ -251,7 +309,8 @@ int main(int argc, char **argv)
 	       host * 1e6 / q.nq, sink % 1000);
 	printf("QPS(model): 64-query batches, one command in flight, modeled time of the "
 	       "search and result transfer; lat: one query per command; host cpu: this "
-	       "process's CPU time per query while the in-process drive emulates it.\n");
+	       "process's CPU time per query while the in-process drive emulates it; "
+	       "DF off: the same batches with REIS_SF_NO_DF.\n");
 	reis_queries_free(&q);
 	reis_db_image_free(&img);
 	corpus_free(&c);

@@ -57,18 +57,16 @@ static inline int corpus_find(struct corpus *c, const char *dir, const char *nam
 }
 
 /*
- * corpus_slurp - a whole file of the corpus, NUL-terminated (not counted
- * in *@len). Return: the bytes (free()), or NULL with a reason in @err.
+ * corpus_slurp_path - a whole file, NUL-terminated (not counted in *@len).
+ * Return: the bytes (free()), or NULL with a reason in @err.
  */
-static inline uint8_t *corpus_slurp(const struct corpus *c, const char *file, uint64_t *len,
-				    char *err, size_t errlen)
+static inline uint8_t *corpus_slurp_path(const char *p, uint64_t *len, char *err,
+					 size_t errlen)
 {
-	char p[600];
 	struct stat st;
 	uint8_t *b = NULL;
 	FILE *f;
 
-	snprintf(p, sizeof(p), "%s/%s", c->dir, file);
 	f = fopen(p, "rb");
 	if (!f || fstat(fileno(f), &st)) {
 		snprintf(err, errlen, "%s: %s", p, strerror(errno));
@@ -87,6 +85,16 @@ out:
 	if (f)
 		fclose(f);
 	return b;
+}
+
+/* corpus_slurp - corpus_slurp_path() of @file in the corpus directory. */
+static inline uint8_t *corpus_slurp(const struct corpus *c, const char *file, uint64_t *len,
+				    char *err, size_t errlen)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s/%s", c->dir, file);
+	return corpus_slurp_path(p, len, err, errlen);
 }
 
 static inline void corpus_free(struct corpus *c)

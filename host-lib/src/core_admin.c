@@ -78,48 +78,20 @@ int reis__effects_supports(int fd, uint8_t opcode)
 int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
 		  uint32_t len)
 {
-	struct nvme_get_log_args args;
-	uint32_t result = 0;
-	void *bounce;
-	int ret, nvme;
+	int ret, nvme = 0;
 
 	if (!dev || !buf || len < 4 || len > REIS_LOG_MAX || (len & 3u) || (offset & 3u))
 		return reis__seterr(dev, -EINVAL, "log page %02xh: bad buffer, length %u or "
 				    "offset %llu", lid, len, (unsigned long long)offset);
-	if (dev->fd < 0)
+	if (dev->fd < 0 && !dev->ops->log)
 		return reis__seterr(dev, -EOPNOTSUPP, "log page %02xh: the %s transport has "
 				    "no admin queue", lid, dev->ops->name);
-	if (posix_memalign(&bounce, 4096, len))
-		return reis__seterr(dev, -ENOMEM, "log page %02xh: out of memory", lid);
-	memset(bounce, 0, len);
-	memset(&args, 0, sizeof(args));
-	args.args_size = sizeof(args);
-	args.fd = dev->fd;
-	args.timeout = NVME_DEFAULT_IOCTL_TIMEOUT;
-	args.result = &result;
-	args.lid = (enum nvme_cmd_get_log_lid)lid;
-	args.nsid = NVME_NSID_ALL;
-	args.csi = NVME_CSI_NVM;
-	args.lsp = NVME_LOG_LSP_NONE;
-	args.lsi = NVME_LOG_LSI_NONE;
-	args.uuidx = NVME_UUID_NONE;
-	args.lpo = offset;
-	args.len = len;
-	args.log = bounce;
-	errno = 0;
-	/* In 4 KiB pieces, within any controller's MDTS. */
-	nvme = nvme_get_log_page(dev->fd, 4096, &args);
-	ret = reis_nvme_ret(nvme);
-	if (ret) {
-		if (nvme > 0)
-			reis__seterr(dev, ret, "log page %02xh: %s", lid,
-				     reis_status_str((uint16_t)nvme));
-		else
-			reis__seterr(dev, ret, "log page %02xh: %s", lid, reis_strerror(ret));
-	} else {
-		memcpy(buf, bounce, len);
-		reis__seterr(dev, 0, "%s", "");
-	}
-	free(bounce);
-	return ret;
+	ret = reis__log_raw(dev, lid, offset, buf, len, &nvme);
+	if (ret && nvme > 0)
+		return reis__seterr(dev, ret, "log page %02xh: %s", lid,
+				    reis_status_str((uint16_t)nvme));
+	if (ret)
+		return reis__seterr(dev, ret, "log page %02xh: %s", lid, reis_strerror(ret));
+	reis__seterr(dev, 0, "%s", "");
+	return 0;
 }

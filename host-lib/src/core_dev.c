@@ -381,7 +381,7 @@ int reis_exec(struct reis_dev *dev, struct reis_req *req)
 	ret = reis_wait_req(dev, req, -1);
 	dev->last = req->cpl;
 	if (ret)
-		reis__seterr(dev, ret, "%s", reis_req_strerror(req, msg, sizeof(msg)));
+		reis__seterr(dev, ret, "%s", reis__req_errmsg(dev, req, msg, sizeof(msg)));
 	return ret;
 }
 

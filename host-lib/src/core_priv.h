@@ -38,6 +38,9 @@ struct reis_be_ops {
 	int (*flush)(struct reis_dev *dev);
 	int (*reap)(struct reis_dev *dev, unsigned min, unsigned max,
 		    int timeout_ms, struct reis_req **out);
+	/* Optional, for a transport without an admin queue (in-process):
+	 * Get Log Page @lid; returns bytes copied or -errno. */
+	int (*log)(struct reis_dev *dev, uint8_t lid, uint64_t off, void *buf, uint32_t len);
 };
 
 extern const struct reis_be_ops reis__be_uring;
@@ -84,6 +87,19 @@ int reis__open_finish(struct reis_dev *dev);
 int reis__idctrl_is_isp(int fd);
 int reis__nsid(int fd, uint32_t *nsid);	/* -ENODEV: not an NVMe namespace */
 int reis__effects_supports(int fd, uint8_t opcode);
+
+/*
+ * core_errlog.c: reis_req_strerror() of a failed @req, with the drive's
+ * reason, the field's location and the error log entry when the drive
+ * recorded one (docs/command-set.md §8). Returns @buf.
+ */
+const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, char *buf,
+			     size_t len);
+
+/* core_errlog.c: Get Log Page on any transport, the handle's message left
+ * alone; -errno, *@nvme the NVMe status when the drive refused. */
+int reis__log_raw(struct reis_dev *dev, uint8_t lid, uint64_t off, void *buf, uint32_t len,
+		  int *nvme);
 
 /* timeout helpers shared by the transports */
 uint64_t reis__deadline(int timeout_ms);

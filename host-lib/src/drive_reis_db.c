@@ -145,6 +145,7 @@ static int reis_info_from_wire(const struct isp_wire_reis_dbinfo *w,
 	memcpy(info->pages, w->pages, sizeof(info->pages));
 	info->dram_bytes = w->dram_bytes;
 	info->searches = w->searches;
+	info->best_recall = w->calib_best_recall;
 	return 0;
 }
 

@@ -300,11 +300,15 @@ static void reis_sr_retry(struct reis_rx *rx)
 static void reis_sr_cmd_error(struct reis_rx *rx, const struct reis_req *req)
 {
 	struct reis_search_req *sr = SR_OF(rx);
-	char m[128];
+	char m[sizeof(sr->msg)];
+	size_t n;
 
 	sr->cpl = req->cpl;
-	snprintf(sr->msg, sizeof(sr->msg), "%s (ticket 0x%08x)",
-		 reis_req_strerror(req, m, sizeof(m)), sr->ticket);
+	n = strlen(reis__req_errmsg(rx->dev, req, m, sizeof(m)));
+	/* the ticket when it fits: the drive's reason matters more */
+	memcpy(sr->msg, m, n + 1);
+	if (n + 20 < sizeof(sr->msg))
+		snprintf(sr->msg + n, sizeof(sr->msg) - n, " (ticket 0x%08x)", sr->ticket);
 }
 
 static void reis_sr_submit_error(struct reis_rx *rx, int err)

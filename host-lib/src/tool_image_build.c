@@ -80,7 +80,18 @@ struct reis_build {
 	struct reis_db_image *img;
 	char *err;
 	size_t errlen;
+	double km_frac;			/* last k-means progress reported */
 };
+
+/* k-means iterations as the "kmeans" stage's fraction (seconds each on
+ * large inputs: the user sees it move). */
+static void reis_build_km_progress(void *arg, uint32_t iter, uint32_t max_iter)
+{
+	struct reis_build *b = arg;
+
+	b->km_frac = max_iter ? (double)iter / max_iter : 1;
+	reis_build_progress(b->o, "kmeans", b->km_frac);
+}
 
 static int reis_build_nomem(struct reis_build *b)
 {
@@ -167,6 +178,7 @@ static int reis_build_ivf(struct reis_build *b)
 {
 	const struct reis_build_opts *o = b->o;
 	struct reis_kmeans_opts km = o->km;
+	struct reis_kmeans_stats kst;
 	struct reis_image_priv *p = b->p;
 	uint64_t *start, i;
 	uint32_t j;
@@ -174,6 +186,10 @@ static int reis_build_ivf(struct reis_build *b)
 
 	reis_build_progress(o, "kmeans", 0);
 	km.nlist = b->nlist;
+	if (o->progress) {
+		km.progress = reis_build_km_progress;
+		km.progress_arg = b;
+	}
 	b->cent = malloc((size_t)b->nlist * b->dim * sizeof(*b->cent));
 	b->assign = malloc(b->n * sizeof(*b->assign));
 	p->cluster_sizes = calloc(b->nlist, sizeof(uint32_t));
@@ -182,7 +198,10 @@ static int reis_build_ivf(struct reis_build *b)
 		free(start);
 		return reis_build_nomem(b);
 	}
-	ret = reis_kmeans(b->x, b->n, b->dim, &km, b->cent, b->assign, NULL);
+	ret = reis_kmeans(b->x, b->n, b->dim, &km, b->cent, b->assign, &kst);
+	/* converged before the last iteration: the stage is done all the same */
+	if (!ret && o->progress && b->km_frac < 1)
+		reis_build_progress(o, "kmeans", 1);
 	if (ret) {
 		free(start);
 		return reis__errf(b->err, b->errlen, ret, "k-means: %s", ret == -ENOMEM ?
@@ -306,6 +325,8 @@ static int reis_build_calibrate(struct reis_build *b)
 			return reis__errf(b->err, b->errlen, ret,
 					  "calibration ground truth failed");
 		}
+		/* the exact top-k is about half of the stage */
+		reis_build_progress(o, "calibrate", 0.5);
 	}
 	/* Recall is measured in row numbers whatever ids the caller sends. */
 	if (o->ids) {
@@ -330,6 +351,7 @@ static int reis_build_calibrate(struct reis_build *b)
 				  reis_strerror(cnt));
 	b->img->calib = p->calib;
 	b->img->ncalib = (uint32_t)cnt;
+	reis_build_progress(o, "calibrate", 1);
 	return 0;
 }
 

@@ -171,6 +171,8 @@ int reis_kmeans(const float *x, uint64_t n, uint32_t dim,
 			obj += (double)d + (double)reis__dot(t + i * dim, t + i * dim, dim);
 		}
 		s.iters = it + 1;
+		if (o->progress)
+			o->progress(o->progress_arg, it + 1, iters);
 		memset(count, 0, (size_t)k * sizeof(*count));
 		memset(sum, 0, (size_t)k * dim * sizeof(*sum));
 		for (i = 0; i < ntrain; i++) {

@@ -35,6 +35,7 @@ struct inproc_drive {
 	int delay;
 	int vclock;
 	uint64_t vnow;			/* __atomic: the virtual clock, ns */
+	uint32_t next_cid;		/* __atomic: command ids for the error log */
 };
 
 struct inproc {
@@ -69,6 +70,8 @@ static void inproc_exec(struct inproc *ip, struct reis_req *req)
 	c.cdw14 = req->cmd.cdw14;
 	c.cdw15 = req->cmd.cdw15;
 	c.submit_ns = req->priv.submit_ns;
+	c.sqid = 1;		/* one pseudo I/O queue, for the error log */
+	c.cid = (uint16_t)__atomic_add_fetch(&ip->drv->next_cid, 1, __ATOMIC_RELAXED);
 	ndt_len = isp_cmd_data_len(&c);
 
 	st = isp_dev_check(isp, &c, &cpl);
@@ -365,6 +368,14 @@ static int inproc_reap(struct reis_dev *dev, unsigned min, unsigned max,
 	return (int)n;
 }
 
+/* Get Log Page without an admin queue: the model's pages directly. */
+static int inproc_log(struct reis_dev *dev, uint8_t lid, uint64_t off, void *buf, uint32_t len)
+{
+	struct inproc *ip = dev->be;
+
+	return isp_dev_log_page(ip->drv->isp, lid, buf, len, off);
+}
+
 const struct reis_be_ops reis__be_inproc = {
 	.name = "inproc",
 	.open = inproc_open,
@@ -373,6 +384,7 @@ const struct reis_be_ops reis__be_inproc = {
 	.submit = inproc_submit,
 	.flush = NULL,
 	.reap = inproc_reap,
+	.log = inproc_log,
 };
 
 #else /* REIS_NO_INPROC */

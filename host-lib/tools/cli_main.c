@@ -108,6 +108,18 @@ static int cmd_list(struct ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/* SLC block stripes: every REIS database takes at least one (its binary
+ * codes; docs/reis-engine.md §7), so they bound the databases first. */
+static uint32_t slc_stripes(const struct reis_info *in)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < in->nparts; i++)
+		if (in->parts[i].cell_mode == REIS_CELL_SLC)
+			n += in->parts[i].nblocks;
+	return n;
+}
+
 static int cmd_info(struct ctx *c, int argc, char **argv)
 {
 	struct reis_info in;
@@ -166,6 +178,7 @@ static int cmd_info(struct ctx *c, int argc, char **argv)
 		j_u64("channel_mbps", in.channel_mbps);
 		j_u64("ctrl_cmd_ns", in.ctrl_cmd_ns);
 		j_u64("max_dbs", in.max_dbs);
+		j_u64("slc_stripes", slc_stripes(&in));
 		j_u64("max_tables", in.max_tables);
 		j_obj_end();
 		j_obj("timing_ns");
@@ -206,6 +219,10 @@ static int cmd_info(struct ctx *c, int argc, char **argv)
 	printf("controller     %u cores @ %u MHz, DRAM %" PRIu64 " bytes (%" PRIu64
 	       " used), link %u MB/s, channel %u MB/s\n", in.cores, in.core_mhz,
 	       in.dram_bytes, in.dram_used, in.link_mbps, in.channel_mbps);
+	printf("databases      up to %u REIS databases (each takes whole SLC block stripes: "
+	       "%u on this drive; the table holds %u), %u RecFlash tables\n",
+	       slc_stripes(&in) < in.max_dbs ? slc_stripes(&in) : in.max_dbs, slc_stripes(&in),
+	       in.max_dbs, in.max_tables);
 	printf("timing         tR");
 	for (i = REIS_CELL_SLC; i <= REIS_CELL_QLC; i++)
 		if (in.t_read_ns[i])

@@ -446,13 +446,23 @@ static void deploy_progress(void *arg, uint64_t done, uint64_t total)
 	bar_draw(arg, "deploy", total ? (double)done / total : 1, extra);
 }
 
+/* A line per build stage; the long ones (k-means, calibration) as a bar. */
 static void build_progress(void *arg, const char *stage, double frac)
 {
 	struct bar *b = arg;
+	char what[32];
 
-	if (b->on && strcmp(stage, "done"))
+	if (!b->on || !strcmp(stage, "done"))
+		return;
+	if (frac <= 0) {
+		if (b->last_pct > 0 && b->last_pct < 100)
+			fputc('\n', stderr);	/* k-means converged early */
+		b->last_pct = -1;
 		fprintf(stderr, "build: %s\n", stage);
-	(void)frac;
+		return;
+	}
+	snprintf(what, sizeof(what), "build: %s", stage);
+	bar_draw(b, what, frac, "");
 }
 
 static int first_free_did(struct reis_dev *dev, uint32_t *did)
@@ -1410,6 +1420,29 @@ static void print_result(const struct ctx *c, const struct search_args *a,
 	       r->entries_compared, r->reranked, r->host_ns / 1e6, r->ncmds);
 }
 
+/*
+ * A target recall above the calibration table's best cannot be met: the
+ * drive searched at the table's largest nprobe. Say so, with what it gets.
+ */
+static void recall_warn(struct ctx *c, const struct search_args *a,
+			const struct reis_search_result *r)
+{
+	struct reis_db_info info;
+
+	if (!a->ivf || a->o.nprobe || !a->o.target_recall || (a->o.flags & REIS_SF_GROUP) ||
+	    reis_db_info(c->dev, a->o.did, &info) || !info.best_recall ||
+	    a->o.target_recall <= info.best_recall)
+		return;
+	fprintf(stderr, "reis: warning: target recall %.4f is unreachable: the best "
+		"calibrated recall of database %u is %.4f (nprobe %u, used)", a->o.target_recall /
+		1e4, a->o.did, info.best_recall / 1e4, r->nprobe);
+	if (r->nprobe < info.nlist)
+		fprintf(stderr, "; --nprobe up to %u probes more clusters\n", info.nlist);
+	else
+		fprintf(stderr, "; every cluster is probed: a larger --factor reranks more "
+			"candidates\n");
+}
+
 static int cmd_search(struct ctx *c, int argc, char **argv)
 {
 	struct search_args a;
@@ -1427,6 +1460,7 @@ static int cmd_search(struct ctx *c, int argc, char **argv)
 	reis_queries_free(&q);
 	if (ret)
 		return fail(c, "search", ret);
+	recall_warn(c, &a, &r);
 	print_result(c, &a, &r);
 	reis_search_result_free(&r);
 	return 0;

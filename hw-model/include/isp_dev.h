@@ -46,7 +46,13 @@ struct isp_cmd {
 	uint32_t nsid;
 	uint32_t cdw10, cdw11, cdw12, cdw13, cdw14, cdw15;
 	uint64_t submit_ns;	/* device clock at submission */
+	uint16_t sqid;		/* submission queue and command id, for the */
+	uint16_t cid;		/* Error Information log (0 when unknown) */
+	uint32_t rsvd1;
 };
+
+#define ISP_ERR_IN_SQE 1
+#define ISP_ERR_IN_DATA 2
 
 struct isp_cpl {
 	uint16_t status;	/* NVMe status: enum isp_status | DNR */
@@ -55,6 +61,14 @@ struct isp_cpl {
 	uint64_t energy_pj;
 	uint32_t xfer_len;	/* C2H bytes produced (<= data_len) */
 	const char *err;	/* static reason string for trace events, or NULL */
+	/* The offending field (docs/command-set.md §8): err_where is
+	 * ISP_ERR_IN_SQE (err_byte of the 64-byte command), ISP_ERR_IN_DATA
+	 * (of the H2C data) or 0 (unknown); err_msg the reason with the values
+	 * and the allowed range, or "" (then err is the reason). */
+	uint8_t err_where;
+	uint8_t err_bit;
+	uint16_t err_byte;
+	char err_msg[ISP_ERR_MSG_LEN];
 };
 
 /**
@@ -138,7 +152,9 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 			     const atomic_int *cancel);
 
 /**
- * isp_dev_log_page() - vendor log pages C0h (stats) and C1h (identify).
+ * isp_dev_log_page() - log pages: 01h (Error Information, the last
+ * ISP_ERR_RING failed commands, newest first), C0h (stats), C1h (identify),
+ * C2h (the reasons of the 01h entries, struct isp_wire_err_text).
  * @lid: log identifier.
  * @buf: destination.
  * @len: bytes wanted.

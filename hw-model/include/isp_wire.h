@@ -231,6 +231,55 @@ enum isp_cmd_class {
 
 #define ISP_STATS_RESET 1u
 
+/*
+ * Errors (docs/command-set.md §8). Each failed ISP command is an entry of
+ * the Error Information log (LID 01h, 64 bytes, NVMe's layout) whose Vendor
+ * Specific Information Available byte names LID C2h; C2h holds the same
+ * entries, in the same order, as isp_wire_err_text: the reason text and
+ * the location of the field in the command or its data.
+ */
+#define ISP_LID_ERROR 0x01		/* NVMe Error Information */
+#define ISP_LID_ERRTEXT 0xc2		/* the reasons: isp_wire_err_text */
+#define ISP_ERR_RING 64u		/* entries kept (Identify Controller ELPE + 1) */
+#define ISP_ERR_MSG_LEN 96u
+#define ISP_ERR_LOC_NONE 0xffffu	/* Parameter Error Location: not in the SQE */
+
+struct isp_wire_err_text {
+	uint64_t error_count;		/* the LID 01h entry's Error Count */
+	uint16_t sqid;
+	uint16_t cid;
+	uint16_t status;		/* NVMe status (DNR bit 14) */
+	uint16_t loc;			/* Parameter Error Location, as in 01h */
+	uint32_t nsid;
+	uint8_t opcode;
+	uint8_t data_bit;		/* bit of the field in the H2C data */
+	uint16_t data_byte;		/* byte of it + 1; 0: not in the data */
+	uint64_t cmd_digest;		/* isp_wire_cmd_digest() of the command */
+	char msg[ISP_ERR_MSG_LEN];	/* NUL-terminated */
+};
+_Static_assert(sizeof(struct isp_wire_err_text) == 128, "wire size");
+
+/*
+ * Identifies a command in C2h for a host that does not know the CID its
+ * kernel chose: FNV-1a over the opcode, nsid and CDW10..15 (little-endian).
+ */
+static inline uint64_t isp_wire_cmd_digest(uint8_t opcode, uint32_t nsid, const uint32_t cdw[6])
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	uint32_t w[8], i, b;
+
+	w[0] = opcode;
+	w[1] = nsid;
+	for (i = 0; i < 6; i++)
+		w[i + 2] = cdw[i];
+	for (i = 0; i < 8; i++)
+		for (b = 0; b < 4; b++) {
+			h ^= (w[i] >> (8 * b)) & 0xffu;
+			h *= UINT64_C(0x100000001b3);
+		}
+	return h;
+}
+
 /* ISP_STATS and Get Log Page C0h. Counters since power-on or last reset. */
 struct isp_wire_stats {
 	uint64_t cmds[ISP_CLS_N];

@@ -196,7 +196,9 @@ struct isp_wire_reis_dbinfo {
 	uint64_t pages[4];		/* bin, centroid, int8, doc pages used */
 	uint64_t dram_bytes;		/* R-DB + R-IVF + calibration in DRAM */
 	uint64_t searches;		/* queries answered */
-	uint8_t rsvd[24];
+	uint32_t calib_best_recall;	/* largest calibrated recall, 1/10000; 0: none */
+	uint32_t calib_best_nprobe;	/* its nprobe */
+	uint8_t rsvd[16];
 };
 _Static_assert(sizeof(struct isp_wire_reis_dbinfo) == 320, "wire size");
 

@@ -275,7 +275,9 @@ int ft_trace_write(const struct ft *ft, const struct ft_trace *tr, ft_write_fn f
 		ft_out_meta(o, &first, c + 1, "process_sort_index", 0, 0, "sort_index",
 			    NULL, (uint64_t)ft_cls_order[c]);
 		for (k = 0; k < nres[c]; k++) {
-			if (!seen[c][k])
+			/* every core of the preset gets its track, idle or not:
+			 * the timeline shows the controller as configured */
+			if (!seen[c][k] && c != ISP_RES_CORE)
 				continue;
 			ft_thread_name(ft, c, k, name, sizeof(name));
 			ft_out_meta(o, &first, c + 1, "thread_name", 1, k, "name", name, 0);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,11 @@ struct isp_dev {
 	uint8_t trace_opcode;		/* 0: the next command of any opcode */
 
 	pthread_mutex_t commit_lock;	/* serializes isp_dev_commit() */
+
+	/* Error Information log (isp_err_*, under lock): ring of the last
+	 * ISP_ERR_RING failures, err_count the total so far. */
+	struct isp_wire_err_text errs[ISP_ERR_RING];
+	uint64_t err_count;
 };
 
 static uint16_t isp_noop(struct isp_ctx *ctx, const struct isp_cmd *cmd,
@@ -475,11 +481,23 @@ static uint16_t isp_check_cmd(const struct isp_dev *dev, const struct isp_cmd *c
 		return isp_fail(cpl, ISP_SC_INVALID_OPCODE | ISP_STATUS_DNR,
 				"unknown vendor opcode");
 	*opp = op;
-	if (cmd->nsid == 0 || cmd->nsid == UINT32_MAX)
+	if (cmd->nsid == 0 || cmd->nsid == UINT32_MAX) {
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_NSID, 0, "nsid = 0x%x must name one "
+			   "namespace", cmd->nsid);
 		return isp_fail(cpl, ISP_SC_INVALID_NSID | ISP_STATUS_DNR,
 				"nsid must name one namespace");
-	if (cmd->cdw11)
+	}
+	if (cmd->cdw11) {
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(11), 0, "NDM (CDW11) = 0x%x must "
+			   "be 0", cmd->cdw11);
 		return isp_fail(cpl, ISP_BAD_FIELD, "NDM (cdw11) must be 0");
+	}
+	if ((dir == ISP_DIR_NONE) != !len || len > dev->max_xfer ||
+	    (op->fixed_len && len != op->fixed_len))
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(10), 0, "NDT = %llu bytes: %s "
+			   "allowed for %s", (unsigned long long)len, dir == ISP_DIR_NONE ?
+			   "0" : op->fixed_len ? "exactly the structure's size" :
+			   "1..max_xfer", op->name);
 	if (dir == ISP_DIR_NONE && len)
 		return isp_fail(cpl, ISP_BAD_FIELD, "NDT must be 0 for a no-data command");
 	if (dir != ISP_DIR_NONE && !len)
@@ -504,6 +522,105 @@ static void isp_count(struct isp_dev *dev, const struct isp_op *op, uint16_t sta
 	pthread_mutex_unlock(&dev->lock);
 }
 
+/* ---- Error Information log (LID 01h) and the reasons (LID C2h) ---- */
+
+void isp_err_at(struct isp_cpl *cpl, unsigned where, unsigned byte, unsigned bit,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	cpl->err_where = (uint8_t)where;
+	cpl->err_byte = (uint16_t)byte;
+	cpl->err_bit = (uint8_t)(bit & 7u);
+	va_start(ap, fmt);
+	vsnprintf(cpl->err_msg, sizeof(cpl->err_msg), fmt, ap);
+	va_end(ap);
+}
+
+/* Record a failed command; the ring keeps the newest ISP_ERR_RING. */
+static void isp_err_note(struct isp_dev *dev, const struct isp_cmd *cmd,
+			 const struct isp_cpl *cpl)
+{
+	const uint32_t cdw[6] = { cmd->cdw10, cmd->cdw11, cmd->cdw12,
+				  cmd->cdw13, cmd->cdw14, cmd->cdw15 };
+	struct isp_wire_err_text e;
+
+	memset(&e, 0, sizeof(e));
+	e.sqid = cmd->sqid;
+	e.cid = cmd->cid;
+	e.status = cpl->status;
+	e.nsid = cmd->nsid;
+	e.opcode = cmd->opcode;
+	e.loc = cpl->err_where == ISP_ERR_IN_SQE ?
+		(uint16_t)(cpl->err_byte | cpl->err_bit << 8) : ISP_ERR_LOC_NONE;
+	if (cpl->err_where == ISP_ERR_IN_DATA) {
+		e.data_byte = (uint16_t)(cpl->err_byte + 1u);
+		e.data_bit = cpl->err_bit;
+	}
+	e.cmd_digest = isp_wire_cmd_digest(cmd->opcode, cmd->nsid, cdw);
+	snprintf(e.msg, sizeof(e.msg), "%s",
+		 cpl->err_msg[0] ? cpl->err_msg : cpl->err ? cpl->err : isp_status_name(cpl->status));
+	pthread_mutex_lock(&dev->lock);
+	e.error_count = ++dev->err_count;
+	dev->errs[(e.error_count - 1) % ISP_ERR_RING] = e;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/*
+ * Entry @i (0: newest) of LID 01h (NVMe's 64-byte Error Information Log
+ * Entry) or C2h (isp_wire_err_text) into @out; all zero past the last one.
+ */
+static void isp_err_entry(struct isp_dev *dev, uint8_t lid, uint64_t i, uint8_t *out)
+{
+	struct isp_wire_err_text e;
+	uint16_t sf;
+
+	memset(&e, 0, sizeof(e));
+	pthread_mutex_lock(&dev->lock);
+	if (i < dev->err_count && i < ISP_ERR_RING)
+		e = dev->errs[(dev->err_count - 1 - i) % ISP_ERR_RING];
+	pthread_mutex_unlock(&dev->lock);
+	if (lid == ISP_LID_ERRTEXT) {
+		memcpy(out, &e, sizeof(e));
+		return;
+	}
+	memset(out, 0, 64);
+	if (!e.error_count)
+		return;
+	sf = (uint16_t)(e.status << 1);		/* bit 0: phase tag, 0 */
+	memcpy(out, &e.error_count, 8);
+	memcpy(out + 8, &e.sqid, 2);
+	memcpy(out + 10, &e.cid, 2);
+	memcpy(out + 12, &sf, 2);
+	memcpy(out + 14, &e.loc, 2);
+	memcpy(out + 24, &e.nsid, 4);		/* LBA (16..23): none */
+	out[28] = ISP_LID_ERRTEXT;		/* Vendor Specific Information Available */
+	out[29] = 0;				/* transport type: PCIe */
+}
+
+static int isp_err_log(struct isp_dev *dev, uint8_t lid, void *buf, size_t len, uint64_t off)
+{
+	size_t esz = lid == ISP_LID_ERRTEXT ? sizeof(struct isp_wire_err_text) : 64;
+	uint8_t ent[sizeof(struct isp_wire_err_text)];
+	size_t done = 0;
+
+	if (off >= (uint64_t)ISP_ERR_RING * esz)
+		return -EINVAL;
+	if (len > ISP_ERR_RING * esz - off)
+		len = ISP_ERR_RING * esz - (size_t)off;
+	while (done < len) {
+		uint64_t pos = off + done;
+		size_t in = (size_t)(pos % esz), n = esz - in;
+
+		if (n > len - done)
+			n = len - done;
+		isp_err_entry(dev, lid, pos / esz, ent);
+		memcpy((uint8_t *)buf + done, ent + in, n);
+		done += n;
+	}
+	return (int)len;
+}
+
 uint16_t isp_dev_check(struct isp_dev *dev, const struct isp_cmd *cmd,
 		       struct isp_cpl *cpl)
 {
@@ -513,10 +630,14 @@ uint16_t isp_dev_check(struct isp_dev *dev, const struct isp_cmd *cmd,
 	memset(cpl, 0, sizeof(*cpl));
 	status = isp_check_cmd(dev, cmd, &op, cpl);
 	if (status) {
-		/* Rejected at decode: only the controller's overhead is spent. */
+		/* Rejected at decode: only the controller's overhead is spent,
+		 * its time and the core cycles' energy (as ft_ctrl() charges). */
 		cpl->model_ns = (dev->params.ctrl_cmd + FT_PS_PER_NS - 1) / FT_PS_PER_NS;
-		cpl->result = isp_wire_result_pack(cpl->model_ns, 0);
+		cpl->energy_pj = dev->params.ctrl_cmd * dev->params.core_mhz / 1000000u *
+				 dev->params.e_core_cycle;
+		cpl->result = isp_wire_result_pack(cpl->model_ns, cpl->energy_pj / 1000);
 		isp_count(dev, op, status, 0);
+		isp_err_note(dev, cmd, cpl);
 	}
 	return status;
 }
@@ -642,6 +763,8 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 		isp_trace_file(dev, seq, op, tr);
 	ft_trace_free(tr);
 	isp_count(dev, op, status, isp_now_ns() - t0);
+	if (status)
+		isp_err_note(dev, cmd, cpl);
 	return status;
 }
 
@@ -910,6 +1033,9 @@ int isp_dev_log_page(struct isp_dev *dev, uint8_t lid, void *buf, size_t len,
 	size_t size;
 
 	switch (lid) {
+	case ISP_LID_ERROR:
+	case ISP_LID_ERRTEXT:
+		return isp_err_log(dev, lid, buf, len, off);
 	case ISP_LID_STATS:
 		isp_fill_stats(dev, &u.st, 0);
 		size = sizeof(u.st);

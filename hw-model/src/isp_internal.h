@@ -80,6 +80,20 @@ static inline uint16_t isp_fail(struct isp_cpl *cpl, uint16_t status,
 
 #define ISP_BAD_FIELD (ISP_SC_INVALID_FIELD | ISP_STATUS_DNR)
 
+/* Bytes of the 64-byte NVMe command, for isp_err_at(). */
+#define ISP_SQE_NSID 4u
+#define ISP_SQE_CDW(n) (4u * (n))
+
+/*
+ * isp_err_at() - name the offending field of a failing command: @where
+ * ISP_ERR_IN_SQE or ISP_ERR_IN_DATA, its @byte and @bit there, and the
+ * reason with its values and the allowed range (printf @fmt), for the
+ * Error Information log (docs/command-set.md §8). The status and the
+ * static reason stay isp_fail()'s.
+ */
+void isp_err_at(struct isp_cpl *cpl, unsigned where, unsigned byte, unsigned bit,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Whether @n bytes at @p are all zero (reserved fields of wire structs). */
 static inline int isp_all_zero(const void *p, size_t n)
 {

@@ -108,6 +108,8 @@ uint16_t re_cmd_delete(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	if (!db) {
 		st = ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR;
 		why = "unknown database";
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(12), 0, "database %u (CDW12) does "
+			   "not exist", cmd->cdw12);
 	} else if (db->refs || db->writing || db->state == RE_COMMITTING) {
 		st = ISP_SC_BUSY | ISP_STATUS_DNR;
 		why = "database is being searched, written or committed";
@@ -139,6 +141,12 @@ static void re_fill_info(const struct re_db *db, struct isp_wire_reis_dbinfo *in
 	in->pages[3] = db->L.dpages;
 	in->dram_bytes = db->dram_db + db->dram_ivf;
 	in->searches = db->searches;
+	/* the table ascends: its last point is the best a target can get,
+	 * so a host can say when a target recall is out of reach */
+	if (db->calib && db->c.ncalib && db->state == RE_READY) {
+		in->calib_best_recall = db->calib[db->c.ncalib - 1].recall;
+		in->calib_best_nprobe = db->calib[db->c.ncalib - 1].nprobe;
+	}
 }
 
 uint16_t re_cmd_info(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
@@ -156,8 +164,11 @@ uint16_t re_cmd_info(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd
 		found = 1;
 	}
 	pthread_mutex_unlock(&e->lock);
-	if (!found)
+	if (!found) {
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(12), 0, "database %u (CDW12) does "
+			   "not exist", cmd->cdw12);
 		return isp_fail(cpl, ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR, "unknown database");
+	}
 	isp_link_xfer(ctx, len, 1, ctx->ready);
 	cpl->xfer_len = (uint32_t)len;
 	return 0;

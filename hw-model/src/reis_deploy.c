@@ -97,8 +97,35 @@ static int re_region(struct re_eng *e, struct re_db *db, uint32_t part, uint64_t
 	return 0;
 }
 
+/* Capacity Exceeded names the limit that ran out (docs/command-set.md §8). */
+static int re_dram_take(struct re_eng *e, const char *cat, uint64_t bytes, const char *what,
+			struct isp_cpl *cpl)
+{
+	int ret = fs_dram_reserve(e->fs, cat, bytes);
+
+	if (ret == -ENOSPC)
+		isp_err_at(cpl, 0, 0, 0, "controller DRAM: %s needs %llu bytes, %llu of %llu "
+			   "free", what, (unsigned long long)bytes,
+			   (unsigned long long)(fs_dram_budget(e->fs) - fs_dram_used(e->fs, NULL)),
+			   (unsigned long long)fs_dram_budget(e->fs));
+	return ret;
+}
+
+static void re_region_err(struct re_eng *e, uint32_t part, uint64_t pages, struct isp_cpl *cpl)
+{
+	struct fs_space sp;
+
+	if (fs_space(e->fs, part, &sp))
+		return;
+	/* docs/reis-engine.md §7: a database takes whole block stripes */
+	isp_err_at(cpl, 0, 0, 0, "%s flash: %llu pages needed, largest free run %llu; a "
+		   "database takes whole block stripes",
+		   part == FG_PART_SLC ? "SLC" : "native-mode", (unsigned long long)pages,
+		   (unsigned long long)sp.largest_pages);
+}
+
 static int re_db_reserve(struct re_eng *e, struct re_db *db, struct isp_ctx *ctx,
-			 uint64_t t)
+			 uint64_t t, struct isp_cpl *cpl)
 {
 	const struct isp_wire_reis_create *c = &db->c;
 	uint32_t slot = fs_slot_bytes(e->fs), s, nstage = 0;
@@ -109,25 +136,32 @@ static int re_db_reserve(struct re_eng *e, struct re_db *db, struct isp_ctx *ctx
 		if (re_paged_sec(s) && re_sec_size(db, s))
 			nstage++;
 	stage = (uint64_t)nstage * slot + ((c->flags & ISP_REIS_DBF_TAGS) ? c->n * 4 : 0);
-	ret = fs_dram_reserve(e->fs, RE_DRAM_DB, RE_RDB_BYTES +
-			      (uint64_t)c->ncalib * sizeof(struct isp_wire_reis_calib));
+	ret = re_dram_take(e, RE_DRAM_DB, RE_RDB_BYTES +
+			   (uint64_t)c->ncalib * sizeof(struct isp_wire_reis_calib),
+			   "the R-DB entry and calibration table", cpl);
 	if (ret)
 		return ret;
 	db->dram_db = RE_RDB_BYTES + (uint64_t)c->ncalib * sizeof(struct isp_wire_reis_calib);
 	if (c->nlist) {
-		ret = fs_dram_reserve(e->fs, RE_DRAM_IVF, (uint64_t)c->nlist * RE_RIVF_BYTES);
+		ret = re_dram_take(e, RE_DRAM_IVF, (uint64_t)c->nlist * RE_RIVF_BYTES,
+				   "the R-IVF cluster table", cpl);
 		if (ret)
 			return ret;
 		db->dram_ivf = (uint64_t)c->nlist * RE_RIVF_BYTES;
 	}
-	ret = fs_dram_reserve(e->fs, RE_DRAM_STAGE, stage);
+	ret = re_dram_take(e, RE_DRAM_STAGE, stage, "deploy staging", cpl);
 	if (ret)
 		return ret;
 	db->dram_stage = stage;
 
 	ret = re_region(e, db, FG_PART_SLC, db->L.slc_pages, &db->slc, ctx, t);
-	if (!ret && db->L.tlc_pages)
+	if (ret == -ENOSPC)
+		re_region_err(e, FG_PART_SLC, db->L.slc_pages, cpl);
+	if (!ret && db->L.tlc_pages) {
 		ret = re_region(e, db, FG_PART_NATIVE, db->L.tlc_pages, &db->tlc, ctx, t);
+		if (ret == -ENOSPC)
+			re_region_err(e, FG_PART_NATIVE, db->L.tlc_pages, cpl);
+	}
 	if (ret)
 		return ret;
 
@@ -185,13 +219,15 @@ uint16_t re_cmd_create(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	if (e->ndb >= RE_MAX_DBS) {
 		pthread_mutex_unlock(&e->lock);
 		free(db);
+		isp_err_at(cpl, 0, 0, 0, "R-DB full: %u databases, the drive's max_dbs",
+			   RE_MAX_DBS);
 		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR,
 				"R-DB full: too many databases");
 	}
 	e->db[e->ndb++] = db;
 	pthread_mutex_unlock(&e->lock);
 
-	ret = re_db_reserve(e, db, ctx, t);
+	ret = re_db_reserve(e, db, ctx, t, cpl);
 	pthread_mutex_lock(&e->lock);
 	if (ret)
 		re_unlink(e, db);

@@ -15,6 +15,7 @@
  * that page (reis_cost.c), never per entry.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,9 +202,13 @@ static uint16_t re_acquire(struct re_eng *e, const struct isp_wire_reis_search *
 	return st;
 }
 
+/* Where a field of the search header is, for isp_err_at(). */
+#define RE_AT(f) ISP_ERR_IN_DATA, (unsigned)offsetof(struct isp_wire_reis_search, f), 0
+
 /* Checks of the request against the databases (immutable fields). */
 static uint16_t re_check_dbs(const struct re_run *r, const struct isp_wire_reis_search *s,
-			     struct re_db **dbs, uint32_t ndbs, size_t len, const char **why)
+			     struct re_db **dbs, uint32_t ndbs, size_t len, const char **why,
+			     struct isp_cpl *cpl)
 {
 	uint64_t total = 0, need;
 	uint32_t i;
@@ -213,22 +218,34 @@ static uint16_t re_check_dbs(const struct re_run *r, const struct isp_wire_reis_
 
 		if (s->dim != db->c.dim) {
 			*why = "query dimension differs from the database's";
+			isp_err_at(cpl, RE_AT(dim), "query dimension %u differs from database "
+				   "%u's %u", s->dim, db->c.did, db->c.dim);
 			return ISP_SC_DIM_MISMATCH | ISP_STATUS_DNR;
 		}
 		if (r->ivf && db->c.kind != ISP_REIS_IVF) {
 			*why = "IVF_SEARCH on a brute-force database";
+			isp_err_at(cpl, ISP_ERR_IN_SQE, 0, 0, "nprobe %u given but database %u is "
+				   "brute force (IVF_SEARCH on it)", s->nprobe, db->c.did);
 			return ISP_BAD_FIELD;
 		}
 		if (r->rerank && !(db->c.flags & ISP_REIS_DBF_INT8)) {
 			*why = "rerank asked but the database has no INT8 codes";
+			isp_err_at(cpl, ISP_ERR_IN_DATA, offsetof(struct isp_wire_reis_search,
+				   flags), 3, "rerank asked but database %u has no INT8 codes "
+				   "(set SF_NO_RERANK)", db->c.did);
 			return ISP_BAD_FIELD;
 		}
 		if (r->tag && !(db->c.flags & ISP_REIS_DBF_TAGS)) {
 			*why = "SF_TAG on a database without tags";
+			isp_err_at(cpl, ISP_ERR_IN_DATA, offsetof(struct isp_wire_reis_search,
+				   flags), 4, "tag %u asked but database %u has no tags",
+				   s->tag, db->c.did);
 			return ISP_BAD_FIELD;
 		}
 		if (r->ivf && !r->nprobe && !db->c.ncalib) {
 			*why = "nprobe 0 and no calibration table";
+			isp_err_at(cpl, RE_AT(nprobe), "nprobe = 0 needs a calibration table and "
+				   "database %u has none: give nprobe 1..%u", db->c.did, db->c.nlist);
 			return ISP_BAD_FIELD;
 		}
 		if (db->c.metric != dbs[0]->c.metric) {
@@ -237,17 +254,25 @@ static uint16_t re_check_dbs(const struct re_run *r, const struct isp_wire_reis_
 		}
 		if (r->thr > db->c.dim) {
 			*why = "DF threshold larger than the dimension";
+			isp_err_at(cpl, RE_AT(df_threshold), "df_threshold = %u exceeds database "
+				   "%u's dimension %u", r->thr, db->c.did, db->c.dim);
 			return ISP_BAD_FIELD;
 		}
 		total += db->c.n;
 	}
 	if (r->k > total) {
 		*why = "k larger than the database";
+		isp_err_at(cpl, RE_AT(k), "k = %u exceeds the %s's %llu entr%s", r->k,
+			   ndbs > 1 || (s->flags & ISP_REIS_SF_GROUP) ? "group" : "database",
+			   (unsigned long long)total, total == 1 ? "y" : "ies");
 		return ISP_BAD_FIELD;
 	}
 	need = sizeof(*s) + (uint64_t)s->nq * (s->dim / 8 + (r->rerank ? s->dim : 0));
 	if (len != need) {
 		*why = "transfer length differs from header + queries";
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(10), 0, "transfer of %zu bytes "
+			   "differs from header + %u queries = %llu bytes", len, s->nq,
+			   (unsigned long long)need);
 		return ISP_BAD_FIELD;
 	}
 	return 0;
@@ -255,29 +280,59 @@ static uint16_t re_check_dbs(const struct re_run *r, const struct isp_wire_reis_
 
 /* Field checks of the command and its search header; the reason, or NULL. */
 static const char *re_search_parse(const struct isp_cmd *cmd, const void *data, size_t len,
-				   int ivf, struct isp_wire_reis_search *s)
+				   int ivf, struct isp_wire_reis_search *s, struct isp_cpl *cpl)
 {
-	if (!cmd->cdw12)
+	if (!cmd->cdw12) {
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(12), 0, "ticket (CDW12) = 0: "
+			   "1..4294967295 allowed");
 		return "ticket 0";
-	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
+	}
+	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15) {
+		isp_err_at(cpl, ISP_ERR_IN_SQE, cmd->cdw13 ? ISP_SQE_CDW(13) : cmd->cdw14 ?
+			   ISP_SQE_CDW(14) : ISP_SQE_CDW(15), 0, "reserved CDW13..15 must be 0");
 		return "reserved field set";
-	if (len < sizeof(*s))
+	}
+	if (len < sizeof(*s)) {
+		isp_err_at(cpl, ISP_ERR_IN_SQE, ISP_SQE_CDW(10), 0, "transfer of %zu bytes is "
+			   "shorter than the %zu-byte search header", len, sizeof(*s));
 		return "transfer shorter than the search header";
+	}
 	memcpy(s, data, sizeof(*s));
-	if (!isp_all_zero(s->rsvd, sizeof(s->rsvd)))
+	if (!isp_all_zero(s->rsvd, sizeof(s->rsvd))) {
+		isp_err_at(cpl, RE_AT(rsvd), "reserved bytes 56..71 of the header must be 0");
 		return "reserved field set";
-	if (s->flags & ~ISP_REIS_SF_ALL)
+	}
+	if (s->flags & ~ISP_REIS_SF_ALL) {
+		unsigned b = (unsigned)__builtin_ctz(s->flags & ~ISP_REIS_SF_ALL);
+
+		isp_err_at(cpl, ISP_ERR_IN_DATA, offsetof(struct isp_wire_reis_search, flags) +
+			   b / 8, b % 8, "unknown search flag bit %u (flags 0x%x allowed)", b,
+			   ISP_REIS_SF_ALL);
 		return "unknown search flags";
-	if (!s->nq || s->nq > ISP_REIS_MAX_NQ)
+	}
+	if (!s->nq || s->nq > ISP_REIS_MAX_NQ) {
+		isp_err_at(cpl, RE_AT(nq), "nq = %u: 1..%u allowed", s->nq, ISP_REIS_MAX_NQ);
 		return "nq out of range";
-	if (!s->k || s->k > ISP_REIS_MAX_K)
+	}
+	if (!s->k || s->k > ISP_REIS_MAX_K) {
+		isp_err_at(cpl, RE_AT(k), "k = %u: 1..%u allowed", s->k, ISP_REIS_MAX_K);
 		return "k out of range";
-	if (s->rerank_factor > ISP_REIS_MAX_RERANK)
+	}
+	if (s->rerank_factor > ISP_REIS_MAX_RERANK) {
+		isp_err_at(cpl, RE_AT(rerank_factor), "rerank factor = %u: 0..%u allowed",
+			   s->rerank_factor, ISP_REIS_MAX_RERANK);
 		return "rerank factor out of range";
-	if (ivf && !s->nprobe && s->target_recall > 10000)
+	}
+	if (ivf && !s->nprobe && s->target_recall > 10000) {
+		isp_err_at(cpl, RE_AT(target_recall), "target recall = %u/10000 exceeds 1.0",
+			   s->target_recall);
 		return "target recall above 1.0";
-	if ((s->flags & ISP_REIS_SF_GROUP) && s->t_min > s->t_max)
+	}
+	if ((s->flags & ISP_REIS_SF_GROUP) && s->t_min > s->t_max) {
+		isp_err_at(cpl, RE_AT(t_min), "t_min = %llu is after t_max = %llu",
+			   (unsigned long long)s->t_min, (unsigned long long)s->t_max);
 		return "t_min after t_max";
+	}
 	return NULL;
 }
 
@@ -513,7 +568,7 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	int ret = 0, reserved = 0;
 
 	memset(&r, 0, sizeof(r));
-	why = re_search_parse(cmd, data, len, ivf, &s);
+	why = re_search_parse(cmd, data, len, ivf, &s, cpl);
 	if (why)
 		return isp_fail(cpl, ISP_BAD_FIELD, why);
 	re_run_setup(&r, e, ctx, &s, ivf);
@@ -522,9 +577,15 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	tq = ft_dram(e->ft, &ctx->ftc, len, t);	/* the queries land in DRAM */
 
 	st = re_acquire(e, &s, dbs, &ndbs, &why);
-	if (st)
+	if (st) {
+		if ((st & 0xff) == (ISP_SC_UNKNOWN_ID & 0xff) && !(s.flags & ISP_REIS_SF_GROUP))
+			isp_err_at(cpl, RE_AT(did), "database %u does not exist", s.did);
+		else
+			isp_err_at(cpl, RE_AT(did), "%s %u: %s", s.flags & ISP_REIS_SF_GROUP ?
+				   "group" : "database", s.did, why);
 		return isp_fail(cpl, st, why);
-	st = re_check_dbs(&r, &s, dbs, ndbs, len, &why);
+	}
+	st = re_check_dbs(&r, &s, dbs, ndbs, len, &why, cpl);
 	if (st)
 		goto fail;
 	st = re_ticket_reserve(res, ticket, &s, dbs, ndbs, &why);

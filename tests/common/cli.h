@@ -60,4 +60,14 @@ static inline int cli_capture(const char *cmd, char *out, size_t outlen)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* cli_count - occurrences of @needle in @hay (overlapping ones too). */
+static inline int cli_count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
+		n++;
+	return n;
+}
+
 #endif

@@ -224,6 +224,9 @@ int main(void)
 	CHECK(strstr(buf, "\"channel 7\"") != NULL);
 	CHECK(strstr(buf, "\"die 0.1\"") != NULL);
 	CHECK(strstr(buf, "\"core 0 (isp)\"") != NULL);
+	/* every core of the preset (reis-ssd1: 4) has its track, used or not */
+	CHECK(p.cores == 4 && strstr(buf, "\"core 3\"") != NULL);
+	CHECK(strstr(buf, "\"core 4\"") == NULL);
 	CHECK(strstr(buf, "\"link h2c\"") != NULL);
 	CHECK(strstr(buf, "\"dram\"") != NULL);
 	CHECK(strstr(buf, "\"quick\\\"select\\\\\"") != NULL);

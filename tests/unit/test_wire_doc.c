@@ -120,7 +120,8 @@ static const struct wfield fields[] = {
 	F(isp_wire_reis_dbinfo, create), F(isp_wire_reis_dbinfo, state),
 	F(isp_wire_reis_dbinfo, epb), FA(isp_wire_reis_dbinfo, received),
 	FA(isp_wire_reis_dbinfo, pages), F(isp_wire_reis_dbinfo, dram_bytes),
-	F(isp_wire_reis_dbinfo, searches), FA(isp_wire_reis_dbinfo, rsvd),
+	F(isp_wire_reis_dbinfo, searches), F(isp_wire_reis_dbinfo, calib_best_recall),
+	F(isp_wire_reis_dbinfo, calib_best_nprobe), FA(isp_wire_reis_dbinfo, rsvd),
 
 	F(isp_wire_reis_list, total), F(isp_wire_reis_list, count),
 	FA(isp_wire_reis_list, rsvd),
@@ -153,6 +154,12 @@ static const struct wfield fields[] = {
 
 	F(isp_wire_rf_list, total), F(isp_wire_rf_list, count),
 	FA(isp_wire_rf_list, rsvd),
+
+	F(isp_wire_err_text, error_count), F(isp_wire_err_text, sqid),
+	F(isp_wire_err_text, cid), F(isp_wire_err_text, status), F(isp_wire_err_text, loc),
+	F(isp_wire_err_text, nsid), F(isp_wire_err_text, opcode),
+	F(isp_wire_err_text, data_bit), F(isp_wire_err_text, data_byte),
+	F(isp_wire_err_text, cmd_digest), FA(isp_wire_err_text, msg),
 };
 
 struct wstruct {
@@ -167,7 +174,7 @@ static const struct wstruct structs[] = {
 	WS(isp_wire_rf_result), WS(isp_wire_reis_create), WS(isp_wire_reis_calib),
 	WS(isp_wire_reis_search), WS(isp_wire_reis_dbinfo), WS(isp_wire_reis_list),
 	WS(isp_wire_rf_create), WS(isp_wire_rf_sls), WS(isp_wire_rf_stats),
-	WS(isp_wire_rf_list),
+	WS(isp_wire_rf_list), WS(isp_wire_err_text),
 };
 
 /* An enum row: the first cell is the value (or the bit number). */

@@ -138,7 +138,8 @@ int reis_db_delete(struct reis_dev *dev, uint32_t did);
  * @name: label, NUL-terminated, printable ASCII.
  * @epb: embeddings per SLC page.
  * @meta_bytes: META section length (0: none; reis_db_quantizer()).
- * @rsvd: reserved.
+ * @best_recall: IVF: the largest recall of the calibration table (1/10000;
+ *               0: none), the most a target recall can reach.
  * @received: bytes received per section (index enum reis_db_section).
  * @pages: pages used: binary, centroid, INT8, document.
  * @dram_bytes: R-DB + R-IVF + calibration in controller DRAM.
@@ -159,7 +160,7 @@ struct reis_db_info {
 	uint32_t state;
 	uint32_t epb;
 	uint32_t meta_bytes;
-	uint32_t rsvd;
+	uint32_t best_recall;
 	uint64_t timestamp;
 	uint64_t docs_bytes;
 	char name[REIS_DB_NAME_LEN + 1];

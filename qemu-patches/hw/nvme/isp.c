@@ -515,6 +515,9 @@ static void nvme_isp_decode(NvmeRequest *req, struct isp_cmd *cmd)
     cmd->cdw14 = le32_to_cpu(c->cdw14);
     cmd->cdw15 = le32_to_cpu(c->cdw15);
     cmd->submit_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    /* for the Error Information log entry of a failure */
+    cmd->sqid = req->sq->sqid;
+    cmd->cid = nvme_cid(req);
 }
 
 /*
@@ -680,9 +683,15 @@ void nvme_isp_drain(NvmeCtrl *n)
     isp->draining = false;
 }
 
+/*
+ * C0h/C1h are the model's; so are Error Information (01h: the model records
+ * each failed ISP command, docs/command-set.md §8) and the reasons its
+ * entries point to (C2h).
+ */
 bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid)
 {
-    return n->isp && (lid == ISP_LID_STATS || lid == ISP_LID_IDENTIFY);
+    return n->isp && (lid == ISP_LID_STATS || lid == ISP_LID_IDENTIFY ||
+                      lid == ISP_LID_ERROR || lid == ISP_LID_ERRTEXT);
 }
 
 uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
@@ -912,6 +921,8 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
     isp->exit_notifier.notify = nvme_isp_exit_notify;
     qemu_add_exit_notifier(&isp->exit_notifier);
     nvme_isp_add_effects(n);
+    /* Error Log Page Entries, 0's based: the model's ring (LID 01h) */
+    n->id_ctrl.elpe = ISP_ERR_RING - 1;
 
     trace_pci_nvme_isp_open(cfg.preset ? cfg.preset : "(default)",
                             cfg.backing ? cfg.backing : "(memory)",
