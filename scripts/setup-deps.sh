@@ -11,6 +11,8 @@ PKGS="build-essential pkg-config git ca-certificates xz-utils zstd cpio dpkg-dev
  liburing-dev libnvme-dev libjson-c-dev libssl-dev nvme-cli fio
  busybox-static kmod
  wordnet-base nodejs npm"
+# tests/fuzz: clang's libFuzzer with ASan/UBSan, llvm-cov for coverage.
+PKGS="$PKGS clang-14 libclang-rt-14-dev llvm-14"
 
 stamp_dir=${ISP_CACHE:-/var/cache/isp-ssd}
 missing=""
