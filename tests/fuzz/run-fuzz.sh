@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-fuzz.sh MODE OUT RESULTS N HARNESS... - run the fuzz harnesses.
-#   check: each harness for N executions over the seed corpus (a fresh
-#          scratch corpus, so every run does the same work); a test per
+#   check: each harness for N executions over the seed corpus and the
+#          regression inputs (tests/fuzz/regress/, past crashes) in a fresh
+#          scratch corpus, so every run does the same work; a test per
 #          harness in RESULTS/fuzz.counts, like tests/run-suite.sh.
 #   run:   each harness for N seconds, corpus kept in OUT/corpus-HARNESS.
 #   coverage: replay the kept corpora through HARNESS (a coverage build),
@@ -18,7 +19,11 @@ check|run)
         scratch=$out/scratch-$h
         if [ "$mode" = check ]; then
             rm -rf "$scratch" && mkdir -p "$scratch"
-            set -- "$@"
+            # every input a past crash left (regress/<harness suffix>-*) first
+            regress=$(cd "$(dirname "$0")" && pwd)/regress
+            for f in "$regress/${h#fuzz_isp_}"-*; do
+                [ -f "$f" ] && cp "$f" "$scratch/"
+            done
             args="-runs=$n $scratch $out/seeds"
         else
             mkdir -p "$out/corpus-$h"
