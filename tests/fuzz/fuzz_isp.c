@@ -10,9 +10,9 @@ static const struct {
 	const char *preset, *params;
 	int reis;	/* has the ESP-SLC partition REIS deploys into */
 } fz_configs[] = {
-	{ "reis-ssd1", "blocks_per_plane=24;slc_blocks=12", 1 },
+	{ "reis-ssd1", "blocks_per_plane=24;slc_blocks=12;mem_cap=24m;buf_budget=2m", 1 },
 	{ "recflash-slc", "blocks_per_plane=24;channels=2;dies_per_channel=2;cache_bytes=256k", 0 },
-	{ "recflash-tlc", "blocks_per_plane=16;channels=2;dies_per_channel=1;slc_blocks=8", 1 },
+	{ "recflash-tlc", "blocks_per_plane=16;channels=2;dies_per_channel=1;slc_blocks=8;mem_cap=8m;buf_budget=1m", 1 },
 };
 #define FZ_NCONFIGS (sizeof(fz_configs) / sizeof(fz_configs[0]))
 
@@ -51,6 +51,51 @@ static int fz_known_status(uint16_t code)
 	return 0;
 }
 
+/* Opcodes whose CDW12 names a database or table. */
+static int fz_takes_id(uint8_t opc)
+{
+	switch (opc) {
+	case ISP_OP_REIS_DB_WRITE: case ISP_OP_REIS_DB_INFO: case ISP_OP_REIS_DB_COMMIT:
+	case ISP_OP_REIS_META_READ: case ISP_OP_REIS_DB_DELETE: case ISP_OP_REIS_DOC_READ:
+	case ISP_OP_RF_TBL_WRITE: case ISP_OP_RF_TBL_STATS: case ISP_OP_RF_TBL_COMMIT:
+	case ISP_OP_RF_TBL_DELETE: case ISP_OP_RF_PROFILE: case ISP_OP_RF_REMAP:
+	case ISP_OP_RF_SWITCH:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The guest's view: only what a completion shows can be checked. */
+static uint16_t fz_exec_xport(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
+			      struct isp_cpl *cpl)
+{
+	uint64_t dlen = isp_cmd_data_len(c);
+	uint8_t *buf = NULL;
+	uint16_t s;
+
+	/* a buffer as large as NDT says: the device maps that much */
+	if (dlen && dlen <= st->max_xfer) {
+		buf = fz_alloc(dlen, 1);
+		if (data && isp_wire_dir(c->opcode) != ISP_DIR_C2H)
+			memcpy(buf, data, len < dlen ? len : dlen);
+	}
+	__atomic_add_fetch(&st->cmds, 1, __ATOMIC_RELAXED);
+	memset(cpl, 0, sizeof(*cpl));
+	s = st->xport(st->xport_arg, c, buf, dlen <= st->max_xfer ? dlen : 0, cpl);
+	if (s != cpl->status)
+		FZ_FAIL("opc %#x: status %#x, cpl.status %#x", c->opcode, s, cpl->status);
+	if (!s)
+		__atomic_add_fetch(&st->ok, 1, __ATOMIC_RELAXED);
+	if (st->verbose)
+		fprintf(stderr, "fz: %#x cdw12 %u len %llu -> %#x\n", c->opcode, c->cdw12,
+			(unsigned long long)dlen, s);
+	if (buf && data && len && isp_wire_dir(c->opcode) == ISP_DIR_C2H)
+		memcpy(data, buf, len < dlen ? len : dlen);
+	free(buf);
+	return s;
+}
+
 /*
  * One command as the glue runs it (hw/nvme/isp.c nvme_isp_admit() and
  * nvme_isp_work()), then the invariants. A command check rejects is also
@@ -67,6 +112,11 @@ uint16_t fz_exec(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
 	uint16_t st0, s;
 
 	c->submit_ns = __atomic_add_fetch(st->clk, 1000000000ull, __ATOMIC_RELAXED);
+	if (st->id_base && fz_takes_id(c->opcode) &&
+	    (c->cdw12 < st->id_base || c->cdw12 - st->id_base > 0xffff))
+		c->cdw12 = st->id_base + (c->cdw12 & 0xffff);	/* others' objects stay */
+	if (st->xport)
+		return fz_exec_xport(st, c, data, len, cpl);
 	memset(&chk, 0x5a, sizeof(chk));
 	st0 = isp_dev_check(st->dev, c, &chk);
 	if (st0 && st0 != chk.status)
@@ -150,6 +200,12 @@ static uint16_t fz_nodata(struct fz_state *st, uint8_t opc, uint32_t id)
 }
 
 /* ---- the harness' view of the drive ---- */
+
+/* An id the generator may use: small (collisions wanted) or any. */
+static uint32_t fz_id(const struct fz_state *st, struct fz_src *s, uint32_t hi)
+{
+	return st->id_base + fz_range(s, 1, hi);
+}
 
 static struct fz_obj *fz_pick(struct fz_state *st, struct fz_src *s, int rf)
 {
@@ -433,14 +489,15 @@ static const uint8_t fz_opcodes[FZ_RAW] = {
 };
 
 /* A search payload for database @o (or a random did when NULL). */
-static uint8_t *fz_search_data(struct fz_src *s, const struct fz_obj *o, int ivf, uint32_t *len)
+static uint8_t *fz_search_data(const struct fz_state *st, struct fz_src *s,
+			       const struct fz_obj *o, int ivf, uint32_t *len)
 {
 	struct isp_wire_reis_search h;
 	uint32_t dim = o ? o->c.db.dim : 64 * fz_range(s, 1, 2), qb;
 	uint8_t *p;
 
 	memset(&h, 0, sizeof(h));
-	h.did = o ? o->id : fz_range(s, 1, 8);
+	h.did = o ? o->id : fz_id(st, s, 8);
 	h.nq = fz_u8(s) % 8 ? fz_range(s, 1, 4) : fz_range(s, 1, 40);
 	h.k = fz_u8(s) % 8 ? fz_range(s, 1, 12) : fz_range(s, 1, ISP_REIS_MAX_K + 1);
 	h.flags = fz_u8(s) & ISP_REIS_SF_ALL;
@@ -473,7 +530,8 @@ static uint8_t *fz_search_data(struct fz_src *s, const struct fz_obj *o, int ivf
 	return p;
 }
 
-static uint8_t *fz_sls_data(struct fz_src *s, const struct fz_obj *o, uint32_t *len)
+static uint8_t *fz_sls_data(const struct fz_state *st, struct fz_src *s, const struct fz_obj *o,
+			    uint32_t *len)
 {
 	struct isp_wire_rf_sls h;
 	uint32_t rows = o ? o->c.tbl.rows : 1u + fz_u8(s), b, i, *off, *idx;
@@ -481,7 +539,7 @@ static uint8_t *fz_sls_data(struct fz_src *s, const struct fz_obj *o, uint32_t *
 	size_t sz;
 
 	memset(&h, 0, sizeof(h));
-	h.tid = o ? o->id : fz_range(s, 1, 8);
+	h.tid = o ? o->id : fz_id(st, s, 8);
 	h.nbags = fz_u8(s) % 8 ? fz_range(s, 1, 16) : fz_range(s, 1, 300);
 	h.nidx = h.nbags * fz_range(s, 0, 12) + fz_u8(s) % 2;
 	h.flags = fz_u8(s) & 7;
@@ -600,7 +658,7 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 	case FZ_DB_CREATE:
 	case FZ_TBL_CREATE:
 		o = fz_slot(st);
-		id = fz_u8(s) % 8 ? fz_range(s, 1, 24) : fz_u32(s);
+		id = fz_u8(s) % 8 ? fz_id(st, s, 24) : fz_u32(s);
 		if (!o) {
 			struct fz_obj tmp;
 
@@ -642,7 +700,7 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 			fz_write_next(st, o, 4 * fz_range(s, 1, 4096), &cpl);
 			return;
 		}
-		c.cdw12 = o ? o->id : fz_range(s, 1, 24);
+		c.cdw12 = o ? o->id : fz_id(st, s, 24);
 		c.cdw13 = fz_range(s, 0, 10);
 		len = 4 * fz_range(s, 1, 1024);
 		id = fz_u8(s);
@@ -662,7 +720,7 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 	case FZ_SWITCH:
 	case FZ_REMAP:
 		o = fz_pick(st, s, sel >= FZ_TBL_CREATE);
-		c.cdw12 = o && fz_u8(s) % 8 ? o->id : fz_range(s, 0, 24);
+		c.cdw12 = o && fz_u8(s) % 8 ? o->id : fz_id(st, s, 25) - 1;
 		if (sel == FZ_DB_INFO || sel == FZ_TBL_STATS)
 			len = sel == FZ_DB_INFO ? sizeof(struct isp_wire_reis_dbinfo) :
 			      sizeof(struct isp_wire_rf_stats);
@@ -685,19 +743,20 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 	case FZ_SEARCH:
 	case FZ_IVF_SEARCH:
 		o = fz_pick(st, s, 0);
-		data = fz_search_data(s, o && fz_u8(s) % 16 ? o : NULL, sel == FZ_IVF_SEARCH, &len);
+		data = fz_search_data(st, s, o && fz_u8(s) % 16 ? o : NULL, sel == FZ_IVF_SEARCH,
+				      &len);
 		c.cdw12 = fz_new_ticket(st, s);
 		o = NULL;
 		break;
 	case FZ_SLS:
 		o = fz_pick(st, s, 1);
-		data = fz_sls_data(s, o && fz_u8(s) % 16 ? o : NULL, &len);
+		data = fz_sls_data(st, s, o && fz_u8(s) % 16 ? o : NULL, &len);
 		c.cdw12 = fz_new_ticket(st, s);
 		o = NULL;
 		break;
 	case FZ_PROFILE:
 		o = fz_pick(st, s, 1);
-		c.cdw12 = o ? o->id : fz_range(s, 1, 24);
+		c.cdw12 = o ? o->id : fz_id(st, s, 24);
 		len = 4 * (o && fz_u8(s) % 4 ? fz_range(s, 1, o->c.tbl.rows) : fz_range(s, 1, 700));
 		c.cdw14 = fz_u8(s) % 4 ? 0 : 4 * fz_u8(s);
 		data = fz_alloc(len, 0);
@@ -748,7 +807,7 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 		o = fz_slot(st);
 		if (!o)
 			return;
-		id = fz_range(s, 1, 24);
+		id = fz_id(st, s, 24);
 		if (sel == FZ_DEPLOY_DB)
 			fz_db_shape(o, s, id);
 		else
@@ -792,16 +851,23 @@ static void fz_identify(struct fz_state *st, struct isp_wire_identify *id)
  */
 int fz_setup(struct fz_state *st, int config)
 {
-	struct fz_src fix = { .rng = 0x1234567 + (unsigned)config };
-	struct isp_wire_identify id;
-	unsigned i;
-
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_init(&st->lock, NULL);
 	st->clock = 1000000;
 	st->clk = &st->clock;
 	st->verbose = getenv("FZ_VERBOSE") != NULL;
+	st->max_xfer = FZ_MAX_XFER;
 	st->dev = fz_open(config);
+	fz_fixtures(st, config, fz_configs[(unsigned)config % FZ_NCONFIGS].reis);
+	return 0;
+}
+
+void fz_fixtures(struct fz_state *st, int config, int reis)
+{
+	struct fz_src fix = { .rng = 0x1234567 + (unsigned)config };
+	struct isp_wire_identify id;
+	unsigned i;
+
 	fz_identify(st, &id);
 	st->free0 = id.free_bytes;
 	st->dram0 = id.dram_used;
@@ -810,18 +876,18 @@ int fz_setup(struct fz_state *st, int config)
 		unsigned tries;
 		uint16_t s = 1;
 
-		if (i < 2 && !fz_configs[(unsigned)config % FZ_NCONFIGS].reis)
+		if (i < 2 && !reis)
 			continue;
 		/* shapes from the PRNG until one of the wanted kind deploys */
 		for (tries = 0; tries < 64 && s; tries++) {
 			if (i < 2) {
-				fz_db_shape(o, &fix, 1 + i);
+				fz_db_shape(o, &fix, st->id_base + 1 + i);
 				if (o->c.db.kind != (i ? ISP_REIS_IVF : ISP_REIS_BF)) {
 					fz_forget(o);
 					continue;
 				}
 			} else {
-				fz_tbl_shape(o, &fix, 1 + i);
+				fz_tbl_shape(o, &fix, st->id_base + 1 + i);
 				/* small: the fixtures are paid for on every input */
 				o->c.tbl.rows = 1 + o->c.tbl.rows % 160;
 				o->c.tbl.dim = 1 + o->c.tbl.dim % 24;
@@ -840,7 +906,6 @@ int fz_setup(struct fz_state *st, int config)
 		if (s)	/* a geometry too small for a fixture is a harness bug */
 			FZ_FAIL("fixture %u: no shape deploys", i);
 	}
-	return 0;
 }
 
 void fz_release(struct fz_state *st, uint32_t lo, uint32_t hi)
@@ -855,7 +920,12 @@ void fz_release(struct fz_state *st, uint32_t lo, uint32_t hi)
  * Release every ticket, delete every object; the drive must be empty again.
  * An object may stay busy only while a remap is staged; SWITCH first.
  */
-void fz_finish(struct fz_state *st)
+static int fz_ours(const struct fz_state *st, uint32_t id)
+{
+	return !st->id_base || (id >= st->id_base && id - st->id_base <= 0xffff);
+}
+
+void fz_cleanup(struct fz_state *st)
 {
 	struct isp_wire_identify id;
 	uint32_t t;
@@ -871,17 +941,23 @@ void fz_finish(struct fz_state *st)
 		if (!fz_exec(st, &c, l, FZ_MAX_XFER, &cpl) && l->count) {
 			const struct isp_wire_reis_dbinfo *e = (const void *)(l + 1);
 
-			for (i = 0; i < l->count; i++, n++)
-				fz_nodata(st, ISP_OP_REIS_DB_DELETE, e[i].create.did);
+			for (i = 0; i < l->count; i++)
+				if (fz_ours(st, e[i].create.did)) {
+					fz_nodata(st, ISP_OP_REIS_DB_DELETE, e[i].create.did);
+					n++;
+				}
 		}
 		c = fz_cmd(ISP_OP_RF_TBL_LIST, FZ_MAX_XFER);
 		if (!fz_exec(st, &c, l, FZ_MAX_XFER, &cpl) && l->count) {
 			const struct isp_wire_rf_stats *e = (const void *)((struct isp_wire_rf_list *)l + 1);
 			uint32_t cnt = ((struct isp_wire_rf_list *)l)->count;
 
-			for (i = 0; i < cnt; i++, n++) {
+			for (i = 0; i < cnt; i++) {
+				if (!fz_ours(st, e[i].create.tid))
+					continue;
 				fz_nodata(st, ISP_OP_RF_SWITCH, e[i].create.tid);
 				fz_nodata(st, ISP_OP_RF_TBL_DELETE, e[i].create.tid);
+				n++;
 			}
 		}
 		free(l);
@@ -897,6 +973,11 @@ void fz_finish(struct fz_state *st)
 			(unsigned long long)id.dram_used, (unsigned long long)st->dram0);
 	for (i = 0; i < FZ_MAX_OBJS; i++)
 		fz_forget(&st->obj[i]);
+}
+
+void fz_finish(struct fz_state *st)
+{
+	fz_cleanup(st);
 	isp_dev_close(st->dev);
 	pthread_mutex_destroy(&st->lock);
 	st->dev = NULL;

@@ -149,6 +149,21 @@ struct fz_state {
 	int verbose;		/* FZ_VERBOSE set: every command on stderr */
 	void (*record)(void *arg, const struct isp_cmd *c, const void *data, size_t len);
 	void *record_arg;
+	/*
+	 * Another transport (the guest battery: NVMe passthrough); NULL: the
+	 * model in-process. It returns the NVMe status with @cpl filled, or
+	 * fails the run itself when the command did not complete.
+	 */
+	uint16_t (*xport)(void *arg, const struct isp_cmd *c, void *buf, size_t len,
+			  struct isp_cpl *cpl);
+	void *xport_arg;
+	uint32_t max_xfer;	/* with xport: the drive's (identify) */
+	/*
+	 * Non-zero: every database, table and id-taking CDW12 the generator
+	 * makes lies in [id_base, id_base + 65536), and the end deletes only
+	 * those; objects others own on the drive stay untouched.
+	 */
+	uint32_t id_base;
 };
 
 /* Selector of a literal step: opcode, nsid, cdw10-15, then NDT*4 data bytes. */
@@ -157,6 +172,11 @@ struct fz_state {
 
 struct isp_dev *fz_open(int config);
 int fz_setup(struct fz_state *st, int config);
+/* The fixtures of fz_setup() on an already set-up @st (xport, id_base);
+ * @reis: the drive has the ESP-SLC partition REIS needs. */
+void fz_fixtures(struct fz_state *st, int config, int reis);
+/* Release the tickets, delete the objects and check nothing leaked. */
+void fz_cleanup(struct fz_state *st);
 void fz_step(struct fz_state *st, struct fz_src *s);
 /* RESULT_RELEASE of tickets @lo..@hi. */
 void fz_release(struct fz_state *st, uint32_t lo, uint32_t hi);
