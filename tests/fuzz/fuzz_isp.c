@@ -80,6 +80,16 @@ static uint16_t fz_exec_xport(struct fz_state *st, struct isp_cmd *c, void *data
 		if (data && isp_wire_dir(c->opcode) != ISP_DIR_C2H)
 			memcpy(buf, data, len < dlen ? len : dlen);
 	}
+	/* a create names its object in the data: keep it in our range too */
+	if (buf && dlen >= 4 && (c->opcode == ISP_OP_REIS_DB_CREATE ||
+				 c->opcode == ISP_OP_RF_TBL_CREATE)) {
+		uint32_t v;
+
+		memcpy(&v, buf, 4);
+		if (v < st->id_base || v - st->id_base > 0xffff)
+			v = st->id_base + (v & 0xffff);
+		memcpy(buf, &v, 4);
+	}
 	__atomic_add_fetch(&st->cmds, 1, __ATOMIC_RELAXED);
 	memset(cpl, 0, sizeof(*cpl));
 	s = st->xport(st->xport_arg, c, buf, dlen <= st->max_xfer ? dlen : 0, cpl);
