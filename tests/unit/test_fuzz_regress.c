@@ -7,6 +7,11 @@
  * seq-ivf-empty-probe: an IVF_SEARCH whose probed clusters are all empty
  * sorted a NULL visit list (qsort(NULL, 0), undefined behaviour). It must
  * succeed with no hits.
+ *
+ * trace left armed (test_vm_battery): a TRACE_ARM whose opcode filter never
+ * matches stayed armed, RESULT_RELEASE of its ticket answered Busy, and
+ * every later TRACE_ARM, from any process, got ISP Busy. Releasing the
+ * ticket disarms it, and a filter no command can match is refused.
  */
 #include "test_isp_raw.h"
 
@@ -55,8 +60,35 @@ static void test_ivf_empty_probe(void)
 	isp_dev_close(dev);
 }
 
+static void test_trace_release_disarms(void)
+{
+	struct isp_dev *dev = rt_open("recflash-slc", "blocks_per_plane=24", NULL);
+
+	/* filters nothing can match: unsupported, TRACE_ARM, result commands */
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_TRACE_ARM, 0x70, 0xf0, NULL),
+		     ISP_SC_INVALID_FIELD | ISP_STATUS_DNR);
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_TRACE_ARM, 0x70, ISP_OP_TRACE_ARM, NULL),
+		     ISP_SC_INVALID_FIELD | ISP_STATUS_DNR);
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_TRACE_ARM, 0x70, ISP_OP_RESULT_READ, NULL),
+		     ISP_SC_INVALID_FIELD | ISP_STATUS_DNR);
+	/* armed for an SLS that never comes */
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_TRACE_ARM, 0x71, ISP_OP_RF_SLS, NULL), 0);
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_TRACE_ARM, 0x72, 0, NULL),
+		     ISP_SC_BUSY | ISP_STATUS_DNR);	/* one trace at a time */
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_RESULT_RELEASE, 0x71, 0, NULL), 0);
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_RESULT_RELEASE, 0x71, 0, NULL),
+		     ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR);
+	/* disarmed: the next command is not traced, a new arm works */
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_NOOP, 0, 0, NULL), 0);
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_TRACE_ARM, 0x73, 0, NULL), 0);
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_NOOP, 0, 0, NULL), 0);
+	CHECK_EQ_U64(rt_simple(dev, ISP_OP_RESULT_RELEASE, 0x73, 0, NULL), 0);
+	isp_dev_close(dev);
+}
+
 int main(void)
 {
 	test_ivf_empty_probe();
+	test_trace_release_disarms();
 	return t_result();
 }

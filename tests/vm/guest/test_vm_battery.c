@@ -16,7 +16,8 @@
  *   5. afterwards: every command completed (no timeout, no reset), the
  *      generator's objects delete cleanly, free flash and DRAM are back,
  *      every database and table answers exactly as in 2 (digests), the
- *      regular write + read-back works.
+ *      regular write + read-back works, no trace is left armed (a
+ *      TRACE_ARM still works).
  * BATTERY_CMDS (default 6000) sets the generator's command count.
  */
 #include <pthread.h>
@@ -303,6 +304,35 @@ static void bt_sweep(struct fz_state *st, uint32_t max)
 			}
 }
 
+/*
+ * Nothing may leave the drive's one trace armed: every traceable opcode
+ * once (an armed filter matches one of them), then a TRACE_ARM must work.
+ */
+static void bt_trace_free(struct bt_queue *q)
+{
+	uint8_t *buf = pt_alloc(4096);
+	struct pt_cmd pc;
+	unsigned opc;
+
+	for (opc = 0x80; opc <= 0xff; opc++) {
+		if (!isp_dev_opcode_supported((uint8_t)opc, NULL) || opc == ISP_OP_TRACE_ARM ||
+		    opc == ISP_OP_RESULT_READ || opc == ISP_OP_RESULT_RELEASE)
+			continue;
+		/* well-formed for the glue, refused by the handler (id 0) */
+		pt_vendor(&pc, (uint8_t)opc, isp_wire_dir((uint8_t)opc) ? buf : NULL,
+			  isp_wire_dir((uint8_t)opc) ? 4096 : 0, 0);
+		CHECK(pt_run(&q->r, &pc) >= 0);
+	}
+	pt_vendor(&pc, ISP_OP_TRACE_ARM, NULL, 0, 0x7ace0001u);
+	pc.c.cdw13 = ISP_OP_NOOP;
+	CHECK_EQ_U64(pt_run(&q->r, &pc), 0);
+	pt_vendor(&pc, ISP_OP_NOOP, NULL, 0, 0);
+	CHECK_EQ_U64(pt_run(&q->r, &pc), 0);
+	pt_vendor(&pc, ISP_OP_RESULT_RELEASE, NULL, 0, 0x7ace0001u);
+	CHECK_EQ_U64(pt_run(&q->r, &pc), 0);
+	free(buf);
+}
+
 int main(void)
 {
 	struct isp_wire_identify *id = pt_alloc(sizeof(*id));
@@ -385,6 +415,8 @@ int main(void)
 		}
 	}
 	bt_blockio(&q[0], 2);
+	if (id->caps & ISP_CAP_TRACE)
+		bt_trace_free(&q[0]);
 	w.free0 = free_w;
 	w.dram0 = dram_w;
 	fz_cleanup(&w);
