@@ -137,3 +137,16 @@ sanitize: hwmodel
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- fuzzing (tests/fuzz/README.md): libFuzzer with ASan + UBSan ----
+# make fuzz FUZZ_TIME=secs runs each harness that long, keeping its corpus
+# in $(BUILD)/fuzz; make check runs each for a short fixed count instead.
+FUZZ_TIME ?= 60
+.PHONY: fuzz fuzz-coverage
+fuzz: tools
+	$(MAKE) -j$(JOBS) -C tests/fuzz all
+	$(MAKE) --no-print-directory -C tests/fuzz run FUZZ_TIME=$(FUZZ_TIME)
+
+fuzz-coverage: tools
+	$(MAKE) -j$(JOBS) -C tests/fuzz $(BUILD)/fuzz/fuzz_isp_cov
+	$(MAKE) --no-print-directory -C tests/fuzz coverage

@@ -14,6 +14,8 @@ PKGS="build-essential pkg-config git ca-certificates xz-utils zstd cpio dpkg-dev
 # The plots of make fidelity (docs/fidelity.md) and make bench
 # (scripts/reis-plot.sh).
 PKGS="$PKGS gnuplot-nox"
+# tests/fuzz: clang's libFuzzer with ASan/UBSan, llvm-cov for coverage.
+PKGS="$PKGS clang-14 libclang-rt-14-dev llvm-14"
 
 stamp_dir=${ISP_CACHE:-/var/cache/isp-ssd}
 missing=""

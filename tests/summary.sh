@@ -22,6 +22,8 @@ add() {
 }
 add unit "$results/unit.counts"
 add lib "$results/lib.counts"
+# the fuzz harnesses (tests/fuzz), a short fixed run each
+add fuzz "$results/fuzz.counts"
 for stack in "$@"; do
     p0=$pass f0=$fail s0=$skip
     add "vm ($stack)" "$results/$stack/vm.counts"

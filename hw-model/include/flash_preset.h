@@ -48,6 +48,11 @@ struct fp_params {
 	uint32_t channel_mbps;		/* flash channel, MB/s */
 	uint32_t dram_mbps;		/* controller DRAM, MB/s */
 
+	/* Host memory the emulator may spend on the guest's behalf
+	 * (docs/security.md, Budgets); not part of the modeled drive. */
+	uint64_t mem_cap;		/* in-memory store: programmed page bytes */
+	uint64_t buf_budget;		/* per-command working buffers, all commands */
+
 	/* NAND interface timing, RecFlash Table I (ps). */
 	uint64_t t_alh;
 	uint64_t t_als;

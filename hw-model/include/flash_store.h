@@ -274,8 +274,21 @@ struct fs_stats {
 	uint64_t blocks_tracked;	/* blocks with a state record in memory */
 	uint64_t mem_bytes;		/* host memory held by the store */
 	uint64_t reads, programs, erases;	/* since open */
+	uint64_t mem_refused;		/* in memory: programs refused by mem_cap */
 };
 
 void fs_get_stats(struct fs *fs, struct fs_stats *out);
+
+/* ---- Host-memory budgets (docs/security.md) ---- */
+
+struct isp_budget;
+
+/**
+ * fs_buf_budget() - the budget every command's working buffers are taken
+ * from (isp_budget.h; its size is the buf_budget parameter). The in-memory
+ * store's own pages are capped by mem_cap: a program past it fails with
+ * -ENOMEM, which the engines answer with Capacity Exceeded.
+ */
+struct isp_budget *fs_buf_budget(struct fs *fs);
 
 #endif /* FLASH_STORE_H */

@@ -415,6 +415,21 @@ static int fs_program_file(struct fs *fs, uint64_t ppa, uint64_t bi, const struc
 	return fio_pwrite(fs->io, &byte, 1, fs_rec_off(fs, bi) + 8 + page / 8);
 }
 
+/*
+ * The in-memory store holds every programmed page in host RAM; without a
+ * cap a guest could make QEMU allocate the whole modeled capacity (hundreds
+ * of GiB on reis-ssd1). Erases give the memory back (fs_blk_free_pages).
+ */
+int fs_mem_charge(struct fs *fs, uint64_t bytes)
+{
+	if (fs->mem_bytes + bytes > fs->p.mem_cap) {
+		fs->mem_refused++;
+		return -ENOMEM;
+	}
+	fs->mem_bytes += bytes;
+	return 0;
+}
+
 /* In memory: the page's slot in its block's mapping. */
 static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const void *data,
 			  const void *oob)
@@ -423,8 +438,9 @@ static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const 
 
 	if (!s)
 		return -ENOMEM;
+	if (fs_mem_charge(fs, fs->slot))
+		return -ENOMEM;
 	s += (size_t)page * fs->slot;
-	fs->mem_bytes += fs->slot;
 	if (data)
 		memcpy(s, data, fs->g.page_bytes);
 	else

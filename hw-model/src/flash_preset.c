@@ -37,6 +37,8 @@ static void fp_defaults(struct fp_params *p)
 	p->core_mhz = 1500;			/* A6: Cortex-R8 top clock */
 	p->link_mbps = 7000;			/* A7: PCIe 4.0 x4 drive */
 	p->dram_mbps = 8000;			/* A8: LPDDR4 x32 */
+	p->mem_cap = 2048ull * MIB;		/* host RAM, not the drive: docs/security.md */
+	p->buf_budget = 256ull * MIB;		/* 4 SLS at their 64 MiB row buffer */
 
 	/* RecFlash Table I (Macronix 8Gb SLC [1]). */
 	p->t_alh = PS(5);			/* tALH 0.005 us */
@@ -223,6 +225,7 @@ struct fp_field {
 	F32(cores, FP_COUNT) F32(isp_cores, FP_COUNT)			\
 	F32(core_mhz, FP_COUNT) F32(link_mbps, FP_COUNT)		\
 	F32(channel_mbps, FP_COUNT) F32(dram_mbps, FP_COUNT)		\
+	F64(mem_cap, FP_SIZE) F64(buf_budget, FP_SIZE)			\
 	F64(t_alh, FP_TIME) F64(t_als, FP_TIME) F64(t_ds, FP_TIME)	\
 	F64(t_wc, FP_TIME) F64(t_rr, FP_TIME) F32(addr_cycles, FP_COUNT) \
 	FARR(t_read, 1, slc, FP_TIME) FARR(t_read, 2, mlc, FP_TIME)	\
@@ -499,6 +502,8 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	r = r ? r : fp_range(err, errlen, "slc_blocks", p->slc_blocks, 0, p->blocks_per_plane);
 	r = r ? r : fp_range(err, errlen, "dram_bytes", p->dram_bytes, MIB, 1ull << 40);
 	r = r ? r : fp_range(err, errlen, "cache_bytes", p->cache_bytes, 0, 1ull << 32);
+	r = r ? r : fp_range(err, errlen, "mem_cap", p->mem_cap, MIB, 1ull << 44);
+	r = r ? r : fp_range(err, errlen, "buf_budget", p->buf_budget, MIB, 1ull << 40);
 	r = r ? r : fp_range(err, errlen, "cache_admit", p->cache_admit, 0, 2);
 	r = r ? r : fp_range(err, errlen, "cache_fill", p->cache_fill, 0, 1);
 	r = r ? r : fp_range(err, errlen, "cores", p->cores, 1, 64);

@@ -290,7 +290,9 @@ static int fs_copy_block(struct fs *fs, uint64_t src, uint64_t dst, uint64_t *co
 				ret = -ENOMEM;
 				break;
 			}
-			fs->mem_bytes += fs->slot;
+			ret = fs_mem_charge(fs, fs->slot);	/* host-memory cap */
+			if (ret)
+				break;
 			memcpy(db->mem + (size_t)pg * fs->slot, sb->mem + (size_t)pg * fs->slot,
 			       fs->slot);
 		}

@@ -246,6 +246,11 @@ int fs_open(const struct fs_config *cfg, struct fs **out, char *err, size_t errl
 	pthread_rwlock_init(&fs->lock, NULL);
 	pthread_mutex_init(&fs->commit_lock, NULL);
 	pthread_mutex_init(&fs->dram_lock, NULL);
+	ret = isp_budget_init(&fs->budget, fs->p.buf_budget);
+	if (ret) {
+		fs_close(fs);
+		return ret;
+	}
 	fs->slot = fs->g.page_bytes + fs->g.oob_bytes;
 	fs->ff = malloc(fs->slot);
 	if (!fs->ff) {
@@ -307,6 +312,7 @@ void fs_close(struct fs *fs)
 	pthread_rwlock_destroy(&fs->lock);
 	pthread_mutex_destroy(&fs->commit_lock);
 	pthread_mutex_destroy(&fs->dram_lock);
+	isp_budget_destroy(&fs->budget);
 	free(fs);
 }
 
@@ -396,6 +402,11 @@ uint64_t fs_meta_seq(struct fs *fs)
 	return fm_seq(fs->meta);
 }
 
+struct isp_budget *fs_buf_budget(struct fs *fs)
+{
+	return &fs->budget;
+}
+
 void fs_get_stats(struct fs *fs, struct fs_stats *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -407,5 +418,6 @@ void fs_get_stats(struct fs *fs, struct fs_stats *out)
 	out->reads = __atomic_load_n(&fs->nreads, __ATOMIC_RELAXED);
 	out->programs = fs->nprograms;
 	out->erases = fs->nerases;
+	out->mem_refused = fs->mem_refused;
 	pthread_rwlock_unlock(&fs->lock);
 }

@@ -17,6 +17,7 @@
 
 #include "flash_io.h"
 #include "flash_store.h"
+#include "isp_budget.h"
 
 #define FS_MAGIC "ISPFLSH1"
 #define FS_VERSION 1u
@@ -110,7 +111,9 @@ struct fs {
 	struct fs_dram_cat dram[FS_DRAM_MAX_NAMES];
 	uint64_t dram_used;
 
-	uint64_t mem_bytes;
+	uint64_t mem_bytes;	/* in memory: at most p.mem_cap (fs_mem_charge) */
+	uint64_t mem_refused;	/* programs refused by the cap */
+	struct isp_budget budget;	/* per-command buffers (fs_buf_budget) */
 	uint64_t programmed;
 	uint64_t nreads, nprograms, nerases;
 };
@@ -128,6 +131,9 @@ int fs_bit(const struct fs_blk *b, uint32_t page);
 int fs_write_rec(struct fs *fs, uint64_t bi, const struct fs_blk *b);
 int fs_erase_locked(struct fs *fs, uint64_t bi);
 void fs_layout(struct fs *fs, uint64_t meta_max, struct fs_hdr *h);
+/* In memory: account @bytes more of page storage; -ENOMEM past mem_cap.
+ * Caller holds the write lock. */
+int fs_mem_charge(struct fs *fs, uint64_t bytes);
 int fs_check_geom(const struct fs_hdr *f, const struct fs_hdr *c,
 		  const char *path, char *err, size_t errlen);
 int fs_load_records(struct fs *fs);

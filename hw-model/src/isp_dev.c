@@ -947,6 +947,11 @@ static uint16_t isp_trace_arm(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 		return isp_fail(cpl, ISP_BAD_FIELD, "ticket 0");
 	if (cmd->cdw13 > 0xff || (cmd->cdw13 && cmd->cdw13 < 0x80))
 		return isp_fail(cpl, ISP_BAD_FIELD, "opcode filter not a vendor opcode");
+	/* a filter no command can match would keep the one trace armed */
+	if (cmd->cdw13 && (!isp_dev_opcode_supported((uint8_t)cmd->cdw13, NULL) ||
+			   cmd->cdw13 == ISP_OP_TRACE_ARM || cmd->cdw13 == ISP_OP_RESULT_READ ||
+			   cmd->cdw13 == ISP_OP_RESULT_RELEASE))
+		return isp_fail(cpl, ISP_BAD_FIELD, "opcode filter names no traceable command");
 	if (cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
 	pthread_mutex_lock(&dev->lock);
@@ -1011,6 +1016,19 @@ static uint16_t isp_result_release(struct isp_ctx *ctx, const struct isp_cmd *cm
 		return isp_fail(cpl, ISP_BAD_FIELD, "ticket 0");
 	if (cmd->cdw13 || cmd->cdw14 || cmd->cdw15)
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
+	/*
+	 * An armed trace whose command never comes would block every other
+	 * TRACE_ARM for good: releasing its ticket disarms it.
+	 */
+	pthread_mutex_lock(&ctx->dev->lock);
+	n = ctx->dev->trace_ticket == cmd->cdw12;
+	if (n)
+		ctx->dev->trace_ticket = 0;
+	pthread_mutex_unlock(&ctx->dev->lock);
+	if (n) {
+		isp_results_cancel(&ctx->dev->results, cmd->cdw12);
+		return 0;
+	}
 	/* A zero-length read tells unknown from not-yet-published apart. */
 	n = isp_results_read(&ctx->dev->results, cmd->cdw12, 0, &b, 0, 0, NULL);
 	if (n == -ENOENT)

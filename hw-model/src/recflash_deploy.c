@@ -314,6 +314,8 @@ uint16_t rf_tbl_write(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 	t->busy = 0;
 	t->refs--;
 	pthread_mutex_unlock(&e->lock);
+	if (ret == -ENOMEM)	/* the in-memory store's host-memory cap */
+		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR, "host memory cap reached");
 	if (ret)
 		return isp_fail(cpl, ISP_SC_INTERNAL, "flash program failed");
 	return 0;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isp_budget.h"
 #include "recflash_int.h"
 
 /* Header, offsets and weights of the command into @s (an aligned copy). */
@@ -263,6 +264,24 @@ static void rf_sls_free(struct rf_sls_cmd *s)
 	free(s->span);
 }
 
+/*
+ * The most this SLS's working buffers hold at once (recflash_readout.c):
+ * the payload copy, five u32 arrays per index, per distinct row a page
+ * entry, its index and cache flag, and the staged rows up to RF_ROWBUF_MAX
+ * plus a page.
+ */
+static uint64_t rf_sls_budget_bytes(const struct rf_eng *e, const struct rf_sls_cmd *s,
+				    size_t len)
+{
+	uint64_t nd = s->h.nidx < s->t->rows ? s->h.nidx : s->t->rows;
+	uint64_t rows = nd * s->t->row_bytes;
+
+	if (rows > RF_ROWBUF_MAX)	/* staged, or one row at a time */
+		rows = RF_ROWBUF_MAX;
+	return len + 20ull * s->h.nidx + nd * (sizeof(*s->pg) + sizeof(*s->pgi) + 1) + rows +
+	       e->p->page_bytes;
+}
+
 uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		const uint8_t *data, size_t len, struct isp_cpl *cpl)
 {
@@ -270,7 +289,7 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 	struct isp_wire_result_hdr rh;
 	struct rf_sls_cmd s;
 	uint8_t *blob = NULL;
-	uint64_t rbytes;
+	uint64_t rbytes, budget = 0;
 	int ret, reserved = 0;
 	uint16_t st;
 
@@ -287,6 +306,12 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 	if (st)
 		goto out;
 	reserved = 1;
+	budget = rf_sls_budget_bytes(e, &s, len);
+	st = isp_budget_status(isp_budget_take(fs_buf_budget(e->fs), budget), cpl);
+	if (st) {
+		budget = 0;
+		goto out;
+	}
 
 	ret = rf_sls_plan(e, &s);
 	blob = ret ? NULL : malloc(rbytes);
@@ -327,6 +352,7 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 	}
 	rf_sls_account(e, &s, &rh);
 out:
+	isp_budget_give(fs_buf_budget(e->fs), budget);
 	if (reserved)
 		isp_results_cancel(res, ticket);
 	rf_sls_release(e, &s);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isp_budget.h"
 #include "recflash_int.h"
 
 /*
@@ -182,6 +183,14 @@ static void rf_remap_undo(struct rf_eng *e, struct rf_table *t, struct rf_map *o
 	pthread_mutex_unlock(&e->lock);
 }
 
+/*
+ * Host bytes per row a remap holds while it runs, beside the new mapping
+ * (charged to controller DRAM, rf_map_dram()): the tracked and profile
+ * counts (rf_kc each), the key list, the move list and read times
+ * (recflash_map.c: 16 + 8) and the mapping image (4).
+ */
+#define RF_REMAP_HOST_ROW (2 * sizeof(struct rf_kc) + 4 + 16 + 8 + 4)
+
 /* Build the new mapping (FULL: offline placement; ADAPTIVE: Algorithm 1)
  * in DRAM reserved for it. */
 static uint16_t rf_remap_build(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
@@ -221,7 +230,7 @@ uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t 
 	struct rf_map *old = NULL, *m = NULL;
 	struct rf_moves mv = { 0 };
 	uint32_t nkc = 0, npkc = 0;
-	uint64_t bags, hot_new = 0;
+	uint64_t bags = 0, hot_new = 0, budget = 0;
 	struct rf_table *t = NULL;
 	uint16_t st;
 
@@ -232,6 +241,12 @@ uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t 
 	st = rf_remap_begin(e, tid, cpl, &t, &old);
 	if (st)
 		return st;
+	budget = (uint64_t)t->rows * RF_REMAP_HOST_ROW + 2ull * e->p->page_bytes;
+	st = isp_budget_status(isp_budget_take(fs_buf_budget(e->fs), budget), cpl);
+	if (st) {
+		budget = 0;
+		goto undo;
+	}
 	if (rf_track_take(t, &kc, &nkc, &bags)) {
 		st = isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
 		goto undo;
@@ -267,12 +282,14 @@ uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t 
 	pthread_mutex_unlock(&e->lock);
 	free(kc);
 	free(pkc);
+	isp_budget_give(fs_buf_budget(e->fs), budget);
 	return st;
 
 undo:
 	rf_remap_undo(e, t, old, kc, nkc, bags);
 	free(kc);
 	free(pkc);
+	isp_budget_give(fs_buf_budget(e->fs), budget);
 	return st;
 }
 

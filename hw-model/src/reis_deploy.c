@@ -497,8 +497,9 @@ uint16_t re_cmd_write(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cm
 	if (ret == -EBADMSG)
 		return isp_fail(cpl, ISP_SC_BAD_PAYLOAD | ISP_STATUS_DNR,
 				"malformed DOCS record (length, count or size)");
-	if (ret == -ENOMEM)
-		return isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
+	if (ret == -ENOMEM)	/* the in-memory store's host-memory cap */
+		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR,
+				"host memory cap reached");
 	if (ret)
 		return isp_fail(cpl, ISP_SC_INTERNAL, "flash program failed");
 	return 0;

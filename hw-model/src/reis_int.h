@@ -318,6 +318,7 @@ struct re_run {
 	uint64_t reranked;
 	uint64_t fine_cmp, fine_pass;
 	uint32_t nprobe_used;
+	uint64_t budget;	/* bytes held of the command buffer budget */
 };
 
 /* reis_query.c */

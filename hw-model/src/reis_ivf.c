@@ -94,7 +94,7 @@ int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t
 	 */
 	for (i = 0; i < vs->nv; i++)
 		vs->ord[i] = (uint64_t)(cdist ? vs->v[i].near : 0) << 32 | i;
-	if (cdist)
+	if (cdist && vs->nv)	/* every probed cluster may be empty: ord is NULL */
 		qsort(vs->ord, vs->nv, sizeof(*vs->ord), re_u64_cmp);
 	return 0;
 }

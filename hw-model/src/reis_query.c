@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isp_budget.h"
 #include "reis_int.h"
 
 /* Final order: score, Hamming, database id, entry index. */
@@ -123,6 +124,9 @@ static int re_db_did_cmp(const void *a, const void *b)
 
 static void re_run_free(struct re_run *r)
 {
+	if (r->e)
+		isp_budget_give(fs_buf_budget(r->e->fs), r->budget);
+	r->budget = 0;
 	free(r->page);
 	free(r->dist);
 	free(r->qw);
@@ -136,20 +140,29 @@ static void re_run_free(struct re_run *r)
 	re_visits_free(&r->vs);
 }
 
-static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
+/* Sizes of the run's buffers over the databases searched. */
+static void re_run_sizes(const struct re_run *r, struct re_db **dbs, uint32_t ndbs,
+			 uint64_t *cand, uint64_t *per, uint64_t *np, uint64_t *need)
 {
-	uint64_t cand = 1, per = 1, np = 1, need;
 	uint32_t i;
 
+	*cand = *per = *np = 1;
 	for (i = 0; i < ndbs; i++) {
 		const struct re_layout *L = &dbs[i]->L;
 
-		cand = re_max(cand, re_cand_count(r, dbs[i]));
-		per = re_max(per, re_max(L->epb, L->cpb));
+		*cand = re_max(*cand, re_cand_count(r, dbs[i]));
+		*per = re_max(*per, re_max(L->epb, L->cpb));
 		if (r->ivf)
-			np = re_max(np, re_nprobe(r, dbs[i]));
+			*np = re_max(*np, re_nprobe(r, dbs[i]));
 	}
-	need = re_max(cand, r->k);
+	*need = re_max(*cand, r->k);
+}
+
+static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
+{
+	uint64_t cand, per, np, need;
+
+	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need);
 	r->page = malloc(fs_slot_bytes(r->e->fs));
 	r->dist = malloc(per * sizeof(*r->dist));
 	r->qw = malloc(ISP_REIS_MAX_DIM / 8);
@@ -390,6 +403,20 @@ static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
 
 /* TTL-E / TTL-C in controller DRAM for the search (REIS §4.2.1), *@ttl
  * bytes, and the run's buffers. */
+/* What re_run_alloc() and the hit arrays hold at most (host memory). */
+static uint64_t re_search_budget_bytes(const struct re_run *r, const struct isp_wire_reis_search *s,
+				       struct re_db **dbs, uint32_t ndbs)
+{
+	uint64_t cand, per, np, need;
+
+	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need);
+	return fs_slot_bytes(r->e->fs) + per * sizeof(*r->dist) + ISP_REIS_MAX_DIM / 8 +
+	       ISP_REIS_MAX_DIM + np * (sizeof(*r->probe) + sizeof(*r->cdist)) +
+	       need * (sizeof(*r->pc) + sizeof(*r->rk)) +
+	       RE_TOPC_SLACK * (cand + np) * sizeof(struct re_cand) +
+	       ((uint64_t)s->nq + ndbs) * s->k * sizeof(struct re_hitx);
+}
+
 static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_search *s,
 				  struct re_db **dbs, uint32_t ndbs, uint64_t *ttl,
 				  struct re_hitx **hits, struct re_hitx **tmp, const char **why)
@@ -398,6 +425,18 @@ static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_s
 	if (fs_dram_reserve(r->e->fs, RE_DRAM_TTL, *ttl)) {
 		*ttl = 0;
 		*why = "controller DRAM full (TTL)";
+		return ISP_SC_RESOURCE;
+	}
+	r->budget = re_search_budget_bytes(r, s, dbs, ndbs);
+	switch (isp_budget_take(fs_buf_budget(r->e->fs), r->budget)) {
+	case 0: break;
+	case -EFBIG:
+		r->budget = 0;
+		*why = "search needs more than the whole buffer budget";
+		return ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR;
+	default:
+		r->budget = 0;
+		*why = "command buffer budget in use; retry";
 		return ISP_SC_RESOURCE;
 	}
 	*why = "out of memory";

@@ -1,0 +1,994 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_isp.c - the command-sequence generator and the invariants shared by
+ * the fuzz harnesses (see fuzz_isp.h for the input format).
+ */
+#include "fuzz_isp.h"
+
+/* Small geometries: every engine path runs, a deploy costs little. */
+static const struct {
+	const char *preset, *params;
+	int reis;	/* has the ESP-SLC partition REIS deploys into */
+} fz_configs[] = {
+	{ "reis-ssd1", "blocks_per_plane=24;slc_blocks=12;mem_cap=24m;buf_budget=2m", 1 },
+	{ "recflash-slc", "blocks_per_plane=24;channels=2;dies_per_channel=2;cache_bytes=256k", 0 },
+	{ "recflash-tlc", "blocks_per_plane=16;channels=2;dies_per_channel=1;slc_blocks=8;mem_cap=8m;buf_budget=1m", 1 },
+};
+#define FZ_NCONFIGS (sizeof(fz_configs) / sizeof(fz_configs[0]))
+
+struct isp_dev *fz_open(int config)
+{
+	struct isp_dev_config cfg;
+	struct isp_dev *dev = NULL;
+	char err[256];
+	int ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.preset = fz_configs[(unsigned)config % FZ_NCONFIGS].preset;
+	cfg.params = fz_configs[(unsigned)config % FZ_NCONFIGS].params;
+	cfg.max_xfer = FZ_MAX_XFER;
+	ret = isp_dev_open(&cfg, &dev, err, sizeof(err));
+	if (ret)
+		FZ_FAIL("isp_dev_open(%s): %d %s", cfg.preset, ret, err);
+	return dev;
+}
+
+static int fz_known_status(uint16_t code)
+{
+	static const uint16_t known[] = {
+		ISP_SC_SUCCESS, ISP_SC_INVALID_OPCODE, ISP_SC_INVALID_FIELD,
+		ISP_SC_DATA_XFER_ERROR, ISP_SC_INTERNAL, ISP_SC_INVALID_NSID,
+		ISP_SC_CAP_EXCEEDED, ISP_SC_UNKNOWN_ID, ISP_SC_ID_EXISTS, ISP_SC_BUSY,
+		ISP_SC_DIM_MISMATCH, ISP_SC_BAD_OFFSET, ISP_SC_INCOMPLETE,
+		ISP_SC_BAD_PAYLOAD, ISP_SC_MISCOMPARE, ISP_SC_RESOURCE,
+		ISP_SC_TICKET_IN_USE,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (code == known[i])
+			return 1;
+	return 0;
+}
+
+/* Opcodes whose CDW12 names a database or table. */
+static int fz_takes_id(uint8_t opc)
+{
+	switch (opc) {
+	case ISP_OP_REIS_DB_WRITE: case ISP_OP_REIS_DB_INFO: case ISP_OP_REIS_DB_COMMIT:
+	case ISP_OP_REIS_META_READ: case ISP_OP_REIS_DB_DELETE: case ISP_OP_REIS_DOC_READ:
+	case ISP_OP_RF_TBL_WRITE: case ISP_OP_RF_TBL_STATS: case ISP_OP_RF_TBL_COMMIT:
+	case ISP_OP_RF_TBL_DELETE: case ISP_OP_RF_PROFILE: case ISP_OP_RF_REMAP:
+	case ISP_OP_RF_SWITCH:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The guest's view: only what a completion shows can be checked. */
+static uint16_t fz_exec_xport(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
+			      struct isp_cpl *cpl)
+{
+	uint64_t dlen = isp_cmd_data_len(c);
+	uint8_t *buf = NULL;
+	uint16_t s;
+
+	/* a buffer as large as NDT says: the device maps that much */
+	if (dlen && dlen <= st->max_xfer) {
+		buf = fz_alloc(dlen, 1);
+		if (data && isp_wire_dir(c->opcode) != ISP_DIR_C2H)
+			memcpy(buf, data, len < dlen ? len : dlen);
+	}
+	/* a create names its object in the data: keep it in our range too */
+	if (buf && dlen >= 4 && (c->opcode == ISP_OP_REIS_DB_CREATE ||
+				 c->opcode == ISP_OP_RF_TBL_CREATE)) {
+		uint32_t v;
+
+		memcpy(&v, buf, 4);
+		if (v < st->id_base || v - st->id_base > 0xffff)
+			v = st->id_base + (v & 0xffff);
+		memcpy(buf, &v, 4);
+	}
+	__atomic_add_fetch(&st->cmds, 1, __ATOMIC_RELAXED);
+	memset(cpl, 0, sizeof(*cpl));
+	s = st->xport(st->xport_arg, c, buf, dlen <= st->max_xfer ? dlen : 0, cpl);
+	if (s != cpl->status)
+		FZ_FAIL("opc %#x: status %#x, cpl.status %#x", c->opcode, s, cpl->status);
+	if (!s)
+		__atomic_add_fetch(&st->ok, 1, __ATOMIC_RELAXED);
+	if (st->verbose)
+		fprintf(stderr, "fz: %#x cdw12 %u len %llu -> %#x\n", c->opcode, c->cdw12,
+			(unsigned long long)dlen, s);
+	if (buf && data && len && isp_wire_dir(c->opcode) == ISP_DIR_C2H)
+		memcpy(data, buf, len < dlen ? len : dlen);
+	free(buf);
+	return s;
+}
+
+/*
+ * One command as the glue runs it (hw/nvme/isp.c nvme_isp_admit() and
+ * nvme_isp_work()), then the invariants. A command check rejects is also
+ * given to exec, which must reject it the same way (isp_dev.h: exec repeats
+ * the checks), as long as its buffer can be had.
+ */
+uint16_t fz_exec(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
+		 struct isp_cpl *cpl)
+{
+	uint64_t dlen = isp_cmd_data_len(c);
+	enum isp_dir dir = isp_wire_dir(c->opcode);
+	struct isp_cpl chk;
+	uint8_t *buf = NULL;
+	uint16_t st0, s;
+
+	c->submit_ns = __atomic_add_fetch(st->clk, 1000000000ull, __ATOMIC_RELAXED);
+	if (st->id_base && fz_takes_id(c->opcode) &&
+	    (c->cdw12 < st->id_base || c->cdw12 - st->id_base > 0xffff))
+		c->cdw12 = st->id_base + (c->cdw12 & 0xffff);	/* others' objects stay */
+	if (st->xport)
+		return fz_exec_xport(st, c, data, len, cpl);
+	memset(&chk, 0x5a, sizeof(chk));
+	st0 = isp_dev_check(st->dev, c, &chk);
+	if (st0 && st0 != chk.status)
+		FZ_FAIL("opc %#x: check returned %#x, cpl.status %#x", c->opcode, st0, chk.status);
+	if (!st0 && (dir == ISP_DIR_BIDI || (dir == ISP_DIR_NONE) != (dlen == 0) ||
+		     dlen > FZ_MAX_XFER))
+		FZ_FAIL("opc %#x: check passed dir %d with %llu bytes", c->opcode, dir,
+			(unsigned long long)dlen);
+	if (dlen > FZ_MAX_XFER) {
+		*cpl = chk;
+		return st0;
+	}
+	__atomic_add_fetch(&st->cmds, 1, __ATOMIC_RELAXED);
+	/* An exact-size buffer: ASan catches a byte past the transfer. */
+	if (dlen) {
+		buf = fz_alloc(dlen, 0);
+		if (dir == ISP_DIR_C2H || !data)
+			memset(buf, 0xa5, dlen);
+		else {
+			memset(buf, 0, dlen);
+			memcpy(buf, data, len < dlen ? len : dlen);
+		}
+	}
+	if (st->record && !st0)
+		st->record(st->record_arg, c, buf, dlen);
+	memset(cpl, 0x5a, sizeof(*cpl));
+	s = isp_dev_exec(st->dev, c, buf, dlen, cpl);
+	if (s != cpl->status)
+		FZ_FAIL("opc %#x: exec returned %#x, cpl.status %#x", c->opcode, s, cpl->status);
+	if (st0 && s != st0)
+		FZ_FAIL("opc %#x: check said %#x (%s), exec %#x (%s)", c->opcode, st0,
+			chk.err ? chk.err : "-", s, cpl->err ? cpl->err : "-");
+	if (!fz_known_status(s & ISP_STATUS_CODE_MASK) || (s & ~(ISP_STATUS_CODE_MASK |
+							       ISP_STATUS_DNR)))
+		FZ_FAIL("opc %#x: status %#x is not in the command set", c->opcode, s);
+	if (cpl->xfer_len > dlen)
+		FZ_FAIL("opc %#x: xfer_len %u > buffer %llu", c->opcode, cpl->xfer_len,
+			(unsigned long long)dlen);
+	if (cpl->xfer_len && dir != ISP_DIR_C2H)
+		FZ_FAIL("opc %#x: xfer_len %u on a command without C2H data", c->opcode,
+			cpl->xfer_len);
+	if (s && cpl->xfer_len)
+		FZ_FAIL("opc %#x: status %#x with %u bytes transferred", c->opcode, s,
+			cpl->xfer_len);
+	if (isp_wire_result_time_ns(cpl->result) != (cpl->model_ns > ISP_RESULT_TIME_MAX ?
+						     ISP_RESULT_TIME_MAX : cpl->model_ns))
+		FZ_FAIL("opc %#x: result time %llu != model_ns %llu", c->opcode,
+			(unsigned long long)isp_wire_result_time_ns(cpl->result),
+			(unsigned long long)cpl->model_ns);
+	if (!s)
+		__atomic_add_fetch(&st->ok, 1, __ATOMIC_RELAXED);
+	if (st->verbose)
+		fprintf(stderr, "fz: %s(%#x) cdw12 %u cdw13 %u len %llu -> %#x %s\n",
+			isp_opcode_name(c->opcode) ? isp_opcode_name(c->opcode) : "?",
+			c->opcode, c->cdw12, c->cdw13, (unsigned long long)dlen, s,
+			cpl->err ? cpl->err : "");
+	if (dir == ISP_DIR_C2H && data && len && dlen)
+		memcpy(data, buf, len < dlen ? len : dlen);
+	free(buf);
+	return s;
+}
+
+static struct isp_cmd fz_cmd(uint8_t opc, uint32_t len)
+{
+	struct isp_cmd c;
+
+	memset(&c, 0, sizeof(c));
+	c.opcode = opc;
+	c.nsid = 1;
+	c.cdw10 = (len + 3) / 4;
+	return c;
+}
+
+static uint16_t fz_nodata(struct fz_state *st, uint8_t opc, uint32_t id)
+{
+	struct isp_cmd c = fz_cmd(opc, 0);
+	struct isp_cpl cpl;
+
+	c.cdw12 = id;
+	return fz_exec(st, &c, NULL, 0, &cpl);
+}
+
+/* ---- the harness' view of the drive ---- */
+
+/* An id the generator may use: small (collisions wanted) or any. */
+static uint32_t fz_id(const struct fz_state *st, struct fz_src *s, uint32_t hi)
+{
+	return st->id_base + fz_range(s, 1, hi);
+}
+
+static struct fz_obj *fz_pick(struct fz_state *st, struct fz_src *s, int rf)
+{
+	unsigned i, start = fz_u8(s);
+
+	for (i = 0; i < FZ_MAX_OBJS; i++) {
+		struct fz_obj *o = &st->obj[(start + i) % FZ_MAX_OBJS];
+
+		if (o->id && o->rf == rf)
+			return o;
+	}
+	return NULL;
+}
+
+static struct fz_obj *fz_slot(struct fz_state *st)
+{
+	unsigned i;
+
+	for (i = 0; i < FZ_MAX_OBJS; i++)
+		if (!st->obj[i].id)
+			return &st->obj[i];
+	return NULL;
+}
+
+static void fz_forget(struct fz_obj *o)
+{
+	free(o->csize);
+	free(o->docs);
+	memset(o, 0, sizeof(*o));
+}
+
+static uint32_t fz_pick_ticket(struct fz_state *st, struct fz_src *s)
+{
+	uint32_t t = st->ticket[fz_u8(s) % FZ_MAX_TICKETS];
+
+	return t ? t : 1u + fz_u8(s) % 8;
+}
+
+static uint32_t fz_new_ticket(struct fz_state *st, struct fz_src *s)
+{
+	unsigned i = fz_u8(s) % FZ_MAX_TICKETS;
+
+	if (fz_u8(s) < 16)	/* reuse: Ticket In Use */
+		return st->ticket[i] ? st->ticket[i] : 1;
+	st->ticket[i] = ++st->next_ticket;
+	return st->ticket[i];
+}
+
+/* REIS database shape from the input: every kind, flag and doc mode. */
+static void fz_db_shape(struct fz_obj *o, struct fz_src *s, uint32_t did)
+{
+	struct isp_wire_reis_create *c = &o->c.db;
+	uint64_t e, off;
+	uint32_t cl;
+
+	memset(o, 0, sizeof(*o));
+	o->id = did;
+	o->seed = fz_u32(s);
+	c->did = did;
+	c->kind = fz_u8(s) % 2 ? ISP_REIS_IVF : ISP_REIS_BF;
+	c->flags = fz_u8(s) & (ISP_REIS_DBF_INT8 | ISP_REIS_DBF_TAGS | ISP_REIS_DBF_IDS);
+	c->dim = 64 * fz_range(s, 1, 4);
+	c->n = fz_range(s, 1, 300);
+	c->doc_mode = fz_u8(s) % 3;
+	c->metric = fz_u8(s) % 2;
+	c->df_threshold = fz_u8(s) % 4 ? 0 : fz_range(s, 1, c->dim);
+	c->group = fz_u8(s) % 4 ? 0 : 1 + fz_u8(s) % 2;
+	c->timestamp = fz_u8(s);
+	snprintf(c->name, sizeof(c->name), "fz%u", did);
+	if (c->kind == ISP_REIS_IVF) {
+		c->nlist = fz_range(s, 1, 16);
+		o->csize = fz_alloc((size_t)c->nlist * 4, 1);
+		for (e = 0; e < c->n; e++)
+			o->csize[fz_u8(s) % c->nlist]++;
+		c->ncalib = fz_u8(s) % 3;
+	}
+	if (c->doc_mode) {
+		uint64_t total = 0;
+
+		for (e = 0; e < c->n; e++)
+			total += 4 + (e * 37 + o->seed) % 97;
+		o->docs = fz_alloc(total, 0);
+		for (e = 0, off = 0; e < c->n; e++) {
+			uint32_t dl = (uint32_t)((e * 37 + o->seed) % 97);
+
+			memcpy(o->docs + off, &dl, 4);
+			fz_fill(o->docs + off + 4, dl, o->seed, e);
+			off += 4 + dl;
+		}
+		c->docs_bytes = total;
+	}
+	c->meta_bytes = fz_u8(s) % 4 ? 0 : fz_range(s, 1, 9000);
+	o->size[ISP_REIS_SEC_BIN] = c->n * (c->dim / 8);
+	o->size[ISP_REIS_SEC_INT8] = c->flags & ISP_REIS_DBF_INT8 ? c->n * c->dim : 0;
+	o->size[ISP_REIS_SEC_DOCS] = c->docs_bytes;
+	o->size[ISP_REIS_SEC_TAGS] = c->flags & ISP_REIS_DBF_TAGS ? c->n * 4 : 0;
+	o->size[ISP_REIS_SEC_IDS] = c->flags & ISP_REIS_DBF_IDS ? c->n * 8 : 0;
+	o->size[ISP_REIS_SEC_CENTROIDS] = (uint64_t)c->nlist * (c->dim / 8);
+	o->size[ISP_REIS_SEC_CLUSTERS] = (uint64_t)c->nlist * 4;
+	o->size[ISP_REIS_SEC_CALIB] = (uint64_t)c->ncalib * 8;
+	o->size[ISP_REIS_SEC_META] = c->meta_bytes;
+	for (cl = 0; cl < ISP_REIS_NSECTIONS; cl++)
+		o->sent[cl] = 0;
+}
+
+static uint32_t fz_row_bytes(const struct isp_wire_rf_create *c)
+{
+	return c->dtype == ISP_RF_FP32 ? c->dim * 4 :
+	       c->dtype == ISP_RF_FP16 ? c->dim * 2 : c->dim + 8;
+}
+
+static void fz_tbl_sizes(struct fz_obj *o)
+{
+	const struct isp_wire_rf_create *c = &o->c.tbl;
+
+	o->size[ISP_RF_SEC_ROWS] = (uint64_t)c->rows * fz_row_bytes(c);
+	o->size[ISP_RF_SEC_PROFILE] = c->flags & ISP_RF_TF_PROFILE ? (uint64_t)c->rows * 4 : 0;
+}
+
+static void fz_tbl_shape(struct fz_obj *o, struct fz_src *s, uint32_t tid)
+{
+	struct isp_wire_rf_create *c = &o->c.tbl;
+
+	memset(o, 0, sizeof(*o));
+	o->id = tid;
+	o->rf = 1;
+	o->seed = fz_u32(s);
+	c->tid = tid;
+	c->rows = fz_range(s, 1, 600);
+	c->dim = fz_u8(s) % 4 ? 4 * fz_range(s, 1, 32) : fz_range(s, 1, 130);
+	c->dtype = 1 + fz_u8(s) % 3;
+	c->mode = 1 + fz_u8(s) % 3;
+	c->flags = fz_u8(s) % 3 || (c->mode != ISP_RF_RECFLASH && fz_u8(s) % 8) ? 0 :
+		   ISP_RF_TF_PROFILE;
+	c->trigger = fz_u8(s) % 3;
+	c->hot_bp = fz_range(s, 1, 10000);
+	c->trigger_ppm = fz_range(s, 1, 1000000);
+	c->period = fz_range(s, 1, 64);
+	snprintf(c->name, sizeof(c->name), "tb%u", tid);
+	fz_tbl_sizes(o);
+}
+
+/* Bytes @off.. of section @sec of @o, made on demand. */
+static void fz_sec_data(const struct fz_obj *o, uint32_t sec, uint64_t off, uint8_t *p,
+			uint32_t n)
+{
+	uint32_t i;
+
+	if (!o->rf && sec == ISP_REIS_SEC_CLUSTERS && o->csize) {
+		memcpy(p, (const uint8_t *)o->csize + off, n);
+	} else if (!o->rf && sec == ISP_REIS_SEC_DOCS && o->docs) {
+		memcpy(p, o->docs + off, n);
+	} else if (!o->rf && sec == ISP_REIS_SEC_CALIB) {
+		for (i = 0; i < n; i++) {
+			uint64_t b = off + i;	/* {recall, nprobe} ascending */
+			uint32_t ent = (uint32_t)(b / 8), w = (uint32_t)(b % 8);
+			uint32_t v = w < 4 ? 3000 + 3000 * ent : 1 + ent;
+
+			p[i] = (uint8_t)(v >> (8 * (w % 4)));
+		}
+	} else if (o->rf && sec == ISP_RF_SEC_ROWS && o->c.tbl.dtype != ISP_RF_INT8) {
+		/* finite values: FP16 0x3c00-ish, FP32 small magnitudes */
+		fz_fill(p, n, o->seed, off);
+		for (i = 0; i < n; i++) {
+			uint64_t b = off + i;
+			unsigned hi = o->c.tbl.dtype == ISP_RF_FP32 ? (b % 4 == 3) : (b % 2 == 1);
+
+			if (hi)
+				p[i] = (uint8_t)(0x3c | (p[i] & 0x80)) & 0xbf;
+		}
+	} else if (o->rf && sec == ISP_RF_SEC_ROWS) {
+		uint32_t rb = fz_row_bytes(&o->c.tbl);
+
+		fz_fill(p, n, o->seed, off);
+		for (i = 0; i < n; i++)	/* scale and bias: 0.5f-ish, finite */
+			if ((off + i) % rb >= o->c.tbl.dim &&
+			    ((off + i) % rb - o->c.tbl.dim) % 4 == 3)
+				p[i] = 0x3f;
+	} else {
+		fz_fill(p, n, o->seed ^ sec, off);
+	}
+}
+
+/* The next section of @o still to be written, in the order the drive wants. */
+static uint32_t fz_next_sec(const struct fz_obj *o)
+{
+	static const uint32_t reis_order[] = {
+		ISP_REIS_SEC_TAGS, ISP_REIS_SEC_BIN, ISP_REIS_SEC_INT8, ISP_REIS_SEC_IDS,
+		ISP_REIS_SEC_DOCS, ISP_REIS_SEC_CENTROIDS, ISP_REIS_SEC_CLUSTERS,
+		ISP_REIS_SEC_CALIB, ISP_REIS_SEC_META,
+	};
+	static const uint32_t rf_order[] = { ISP_RF_SEC_PROFILE, ISP_RF_SEC_ROWS };
+	const uint32_t *ord = o->rf ? rf_order : reis_order;
+	size_t i, n = o->rf ? 2 : sizeof(reis_order) / sizeof(reis_order[0]);
+
+	for (i = 0; i < n; i++)
+		if (o->sent[ord[i]] < o->size[ord[i]])
+			return ord[i];
+	return 0;
+}
+
+/* The next chunk of @o's next section: a valid DB_WRITE / TBL_WRITE. */
+static uint16_t fz_write_next(struct fz_state *st, struct fz_obj *o, uint32_t chunk,
+			      struct isp_cpl *cpl)
+{
+	uint32_t sec = fz_next_sec(o), n;
+	uint8_t *buf;
+	uint64_t left;
+	struct isp_cmd c;
+	uint16_t s;
+
+	if (!sec)
+		return 0;
+	left = o->size[sec] - o->sent[sec];
+	n = left < chunk ? (uint32_t)left : chunk;
+	buf = fz_alloc(n + 4, 1);
+	fz_sec_data(o, sec, o->sent[sec], buf, n);
+	c = fz_cmd(o->rf ? ISP_OP_RF_TBL_WRITE : ISP_OP_REIS_DB_WRITE, n);
+	c.cdw12 = o->id;
+	c.cdw13 = sec;
+	c.cdw14 = (uint32_t)o->sent[sec];
+	c.cdw15 = (uint32_t)(o->sent[sec] >> 32);
+	s = fz_exec(st, &c, buf, n, cpl);
+	if (!s)
+		o->sent[sec] += n;
+	free(buf);
+	return s;
+}
+
+static uint16_t fz_create(struct fz_state *st, struct fz_obj *o, struct isp_cpl *cpl)
+{
+	struct isp_cmd c;
+
+	if (o->rf) {
+		c = fz_cmd(ISP_OP_RF_TBL_CREATE, sizeof(o->c.tbl));
+		return fz_exec(st, &c, &o->c.tbl, sizeof(o->c.tbl), cpl);
+	}
+	c = fz_cmd(ISP_OP_REIS_DB_CREATE, sizeof(o->c.db));
+	return fz_exec(st, &c, &o->c.db, sizeof(o->c.db), cpl);
+}
+
+/* Create, every section, commit: 0 or the first failure's status. */
+static uint16_t fz_deploy(struct fz_state *st, struct fz_obj *o, uint32_t chunk)
+{
+	struct isp_cpl cpl;
+	uint16_t s = fz_create(st, o, &cpl);
+
+	while (!s && fz_next_sec(o))
+		s = fz_write_next(st, o, chunk, &cpl);
+	if (!s)
+		s = fz_nodata(st, o->rf ? ISP_OP_RF_TBL_COMMIT : ISP_OP_REIS_DB_COMMIT, o->id);
+	if (!s)
+		o->ready = 1;
+	return s;
+}
+
+/* ---- one step ---- */
+
+enum fz_sel {
+	FZ_NOOP, FZ_ECHO_H2C, FZ_IDENTIFY, FZ_ECHO_C2H, FZ_STATS, FZ_TRACE_ARM,
+	FZ_RESULT_READ, FZ_RESULT_RELEASE,
+	FZ_DB_CREATE, FZ_DB_LIST, FZ_DB_WRITE, FZ_DB_INFO, FZ_DB_COMMIT, FZ_SEARCH,
+	FZ_META_READ, FZ_DB_DELETE, FZ_IVF_SEARCH, FZ_DOC_READ,
+	FZ_TBL_CREATE, FZ_TBL_LIST, FZ_TBL_WRITE, FZ_TBL_STATS, FZ_TBL_COMMIT, FZ_SLS,
+	FZ_TBL_DELETE, FZ_PROFILE, FZ_REMAP, FZ_SWITCH,
+	FZ_RAW, FZ_DEPLOY_DB, FZ_DEPLOY_TBL, FZ_LITERAL,
+	FZ_NSEL,
+};
+_Static_assert(FZ_LITERAL == FZ_SEL_LITERAL && FZ_NSEL == FZ_NSELECTORS,
+	       "fuzz_isp.h's selectors");
+
+static const uint8_t fz_opcodes[FZ_RAW] = {
+	ISP_OP_NOOP, ISP_OP_ECHO_H2C, ISP_OP_IDENTIFY, ISP_OP_ECHO_C2H, ISP_OP_STATS,
+	ISP_OP_TRACE_ARM, ISP_OP_RESULT_READ, ISP_OP_RESULT_RELEASE,
+	ISP_OP_REIS_DB_CREATE, ISP_OP_REIS_DB_LIST, ISP_OP_REIS_DB_WRITE, ISP_OP_REIS_DB_INFO,
+	ISP_OP_REIS_DB_COMMIT, ISP_OP_REIS_SEARCH, ISP_OP_REIS_META_READ,
+	ISP_OP_REIS_DB_DELETE, ISP_OP_REIS_IVF_SEARCH, ISP_OP_REIS_DOC_READ,
+	ISP_OP_RF_TBL_CREATE, ISP_OP_RF_TBL_LIST, ISP_OP_RF_TBL_WRITE, ISP_OP_RF_TBL_STATS,
+	ISP_OP_RF_TBL_COMMIT, ISP_OP_RF_SLS, ISP_OP_RF_TBL_DELETE, ISP_OP_RF_PROFILE,
+	ISP_OP_RF_REMAP, ISP_OP_RF_SWITCH,
+};
+
+/* A search payload for database @o (or a random did when NULL). */
+static uint8_t *fz_search_data(const struct fz_state *st, struct fz_src *s,
+			       const struct fz_obj *o, int ivf, uint32_t *len)
+{
+	struct isp_wire_reis_search h;
+	uint32_t dim = o ? o->c.db.dim : 64 * fz_range(s, 1, 2), qb;
+	uint8_t *p;
+
+	memset(&h, 0, sizeof(h));
+	h.did = o ? o->id : fz_id(st, s, 8);
+	h.nq = fz_u8(s) % 8 ? fz_range(s, 1, 4) : fz_range(s, 1, 40);
+	h.k = fz_u8(s) % 8 ? fz_range(s, 1, 12) : fz_range(s, 1, ISP_REIS_MAX_K + 1);
+	h.flags = fz_u8(s) & ISP_REIS_SF_ALL;
+	if (o && !(o->c.db.flags & ISP_REIS_DBF_INT8) && fz_u8(s) % 8)
+		h.flags |= ISP_REIS_SF_NO_RERANK;
+	if (o && o->c.db.group && (h.flags & ISP_REIS_SF_GROUP)) {
+		h.did = o->c.db.group;
+		h.t_min = 0;
+		h.t_max = fz_u8(s);
+	} else {
+		h.flags &= ~ISP_REIS_SF_GROUP;
+	}
+	h.rerank_factor = fz_u8(s) % 4 ? 0 : fz_range(s, 1, ISP_REIS_MAX_RERANK);
+	h.df_threshold = fz_u8(s) % 4 ? 0 : fz_range(s, 1, dim);
+	if (ivf) {
+		h.nprobe = fz_u8(s) % 2 ? fz_range(s, 1, 20) : 0;
+		h.target_recall = h.nprobe ? 0 : fz_range(s, 1, 10000);
+	}
+	h.tag = fz_u8(s) % 5;
+	h.dim = dim;
+	qb = dim / 8 + (h.flags & ISP_REIS_SF_NO_RERANK ? 0 : dim);
+	*len = (uint32_t)(sizeof(h) + (size_t)h.nq * qb);
+	if (*len > FZ_MAX_XFER) {
+		h.nq = (FZ_MAX_XFER - sizeof(h)) / qb;
+		*len = (uint32_t)(sizeof(h) + (size_t)h.nq * qb);
+	}
+	p = fz_alloc(*len, 0);
+	memcpy(p, &h, sizeof(h));
+	fz_fill(p + sizeof(h), *len - sizeof(h), fz_u32(s), 0);
+	return p;
+}
+
+static uint8_t *fz_sls_data(const struct fz_state *st, struct fz_src *s, const struct fz_obj *o,
+			    uint32_t *len)
+{
+	struct isp_wire_rf_sls h;
+	uint32_t rows = o ? o->c.tbl.rows : 1u + fz_u8(s), b, i, *off, *idx;
+	uint8_t *p;
+	size_t sz;
+
+	memset(&h, 0, sizeof(h));
+	h.tid = o ? o->id : fz_id(st, s, 8);
+	h.nbags = fz_u8(s) % 8 ? fz_range(s, 1, 16) : fz_range(s, 1, 300);
+	h.nidx = h.nbags * fz_range(s, 0, 12) + fz_u8(s) % 2;
+	h.flags = fz_u8(s) & 7;
+	h.dim = o ? o->c.tbl.dim : 1u + fz_u8(s);
+	sz = sizeof(h) + 4 * ((size_t)h.nbags + 1) + 4 * (size_t)h.nidx *
+	     (h.flags & ISP_RF_SLS_WEIGHTED ? 2 : 1);
+	if (sz > FZ_MAX_XFER) {
+		h.nidx = h.nbags;
+		sz = sizeof(h) + 4 * ((size_t)h.nbags + 1) + 8 * (size_t)h.nidx;
+	}
+	p = fz_alloc(sz, 1);
+	off = (uint32_t *)(p + sizeof(h));
+	idx = off + h.nbags + 1;
+	for (b = 0; b <= h.nbags; b++)
+		off[b] = (uint32_t)((uint64_t)h.nidx * b / h.nbags);
+	for (i = 0; i < h.nidx; i++) {
+		uint8_t r = fz_u8(s);
+
+		/* skewed: a few hot rows, the rest anywhere, rarely past the end */
+		idx[i] = r < 160 ? r % 8 % rows : r < 250 ? fz_u32(s) % rows : rows + r;
+	}
+	if (h.flags & ISP_RF_SLS_WEIGHTED)
+		for (i = 0; i < h.nidx; i++) {
+			float w = (float)(fz_u8(s) % 5) * 0.25f;
+
+			memcpy(idx + h.nidx + i, &w, 4);
+		}
+	memcpy(p, &h, sizeof(h));
+	*len = (uint32_t)sz;
+	return p;
+}
+
+/* The harness' tables follow what the drive answered. */
+static void fz_track(struct fz_state *st, int sel, struct fz_obj *o, uint16_t s)
+{
+	if (s || !o)
+		return;
+	if (sel == FZ_DB_DELETE || sel == FZ_TBL_DELETE)
+		fz_forget(o);
+	else if (sel == FZ_DB_COMMIT || sel == FZ_TBL_COMMIT)
+		o->ready = 1;
+	(void)st;
+}
+
+/* A mutation: corrupt one thing, or (mostly) nothing. */
+static void fz_mutate(struct fz_src *s, struct isp_cmd *c, uint8_t *data, uint32_t len)
+{
+	uint8_t m = fz_u8(s);
+	uint32_t v;
+
+	if (m < 0xb0)
+		return;
+	v = fz_u32(s);
+	switch (m % 10) {
+	case 0: c->cdw12 = v; break;
+	case 1: c->cdw13 = v; break;
+	case 2: c->cdw14 = v; break;
+	case 3: c->cdw15 = v; break;
+	case 4: c->cdw11 = v % 3 ? v : 1; break;
+	case 5: c->cdw10 = v % 4 ? c->cdw10 + (v % 9) - 4 : v; break;	/* NDT off by a few or anything */
+	case 6: c->opcode = (uint8_t)((c->opcode & ~3u) | (v & 3)); break;
+	case 7: c->nsid = v % 2 ? 0 : v; break;
+	default:
+		if (len) {	/* a data byte or word: shapes, ids, offsets */
+			uint32_t at = (v >> 8) % len;
+
+			if (m & 1 && at + 4 <= len)
+				memcpy(data + (at & ~3u), &v, 4);
+			else
+				data[at] ^= (uint8_t)(v | 1);
+		}
+	}
+}
+
+void fz_step(struct fz_state *st, struct fz_src *s)
+{
+	int sel = fz_u8(s) % FZ_NSEL;
+	struct isp_cmd c;
+	struct isp_cpl cpl;
+	struct fz_obj *o = NULL;
+	uint8_t *data = NULL;
+	uint32_t len = 0, id;
+	uint16_t r;
+
+	if (sel < FZ_RAW)
+		c = fz_cmd(fz_opcodes[sel], 0);
+	switch (sel) {
+	case FZ_NOOP:
+	case FZ_RESULT_RELEASE:
+	case FZ_TRACE_ARM:
+		c.cdw12 = sel == FZ_RESULT_RELEASE ? fz_pick_ticket(st, s) :
+			  sel == FZ_TRACE_ARM ? fz_new_ticket(st, s) : 0;
+		c.cdw13 = sel == FZ_TRACE_ARM && fz_u8(s) % 2 ? fz_opcodes[fz_u8(s) % FZ_RAW] : 0;
+		break;
+	case FZ_ECHO_H2C:
+	case FZ_ECHO_C2H:
+	case FZ_IDENTIFY:
+	case FZ_STATS:
+	case FZ_DB_LIST:
+	case FZ_TBL_LIST:
+		len = sel == FZ_IDENTIFY || sel == FZ_STATS ? 4096 : 4 * fz_range(s, 1, 2048);
+		c.cdw12 = sel == FZ_ECHO_H2C || sel == FZ_ECHO_C2H ? fz_u32(s) :
+			  sel == FZ_STATS ? fz_u8(s) % 2 : sel == FZ_IDENTIFY ? 0 : fz_u8(s) % 4;
+		data = fz_alloc(len, 1);
+		if (sel == FZ_ECHO_H2C)
+			isp_wire_pattern(c.cdw12, data, len);
+		break;
+	case FZ_RESULT_READ:
+		c.cdw12 = fz_pick_ticket(st, s);
+		c.cdw13 = fz_u8(s) % 4 == 0;
+		len = 4 * fz_range(s, 1, 4096);
+		id = fz_u8(s);
+		c.cdw14 = id < 200 ? 0 : id < 250 ? 4 * fz_u8(s) : fz_u32(s);
+		data = fz_alloc(len, 1);
+		break;
+	case FZ_DB_CREATE:
+	case FZ_TBL_CREATE:
+		o = fz_slot(st);
+		id = fz_u8(s) % 8 ? fz_id(st, s, 24) : fz_u32(s);
+		if (!o) {
+			struct fz_obj tmp;
+
+			if (sel == FZ_DB_CREATE)
+				fz_db_shape(&tmp, s, id);
+			else
+				fz_tbl_shape(&tmp, s, id);
+			r = fz_create(st, &tmp, &cpl);	/* the drive must refuse or hold it */
+			fz_forget(&tmp);
+			if (!r)	/* an object we cannot track: remove it again */
+				fz_nodata(st, sel == FZ_DB_CREATE ? ISP_OP_REIS_DB_DELETE :
+					  ISP_OP_RF_TBL_DELETE, id);
+			return;
+		}
+		if (sel == FZ_DB_CREATE)
+			fz_db_shape(o, s, id);
+		else
+			fz_tbl_shape(o, s, id);
+		len = sel == FZ_DB_CREATE ? sizeof(o->c.db) : sizeof(o->c.tbl);
+		data = fz_alloc(len, 0);
+		memcpy(data, &o->c, len);
+		c = fz_cmd(fz_opcodes[sel], len);
+		fz_mutate(s, &c, data, len);
+		r = fz_exec(st, &c, data, len, &cpl);
+		/* what the drive holds must be what we wrote; else not ours */
+		if (r || memcmp(data, &o->c, len) || c.opcode != fz_opcodes[sel]) {
+			if (!r)
+				fz_nodata(st, sel == FZ_DB_CREATE ? ISP_OP_REIS_DB_DELETE :
+					  ISP_OP_RF_TBL_DELETE, *(uint32_t *)data);
+			fz_forget(o);
+		}
+		free(data);
+		return;
+	case FZ_DB_WRITE:
+	case FZ_TBL_WRITE:
+		o = fz_pick(st, s, sel == FZ_TBL_WRITE);
+		if (o && !o->ready && fz_next_sec(o) && fz_u8(s) % 4) {
+			/* in order: the common, valid case */
+			fz_write_next(st, o, 4 * fz_range(s, 1, 4096), &cpl);
+			return;
+		}
+		c.cdw12 = o ? o->id : fz_id(st, s, 24);
+		c.cdw13 = fz_range(s, 0, 10);
+		len = 4 * fz_range(s, 1, 1024);
+		id = fz_u8(s);
+		c.cdw14 = o && c.cdw13 < ISP_REIS_NSECTIONS && id < 200 ? (uint32_t)o->sent[c.cdw13] :
+			  id < 250 ? 4 * fz_u8(s) : fz_u32(s);
+		data = fz_alloc(len, 0);
+		fz_fill(data, len, fz_u32(s), 0);
+		break;
+	case FZ_DB_INFO:
+	case FZ_DB_COMMIT:
+	case FZ_DB_DELETE:
+	case FZ_META_READ:
+	case FZ_DOC_READ:
+	case FZ_TBL_STATS:
+	case FZ_TBL_COMMIT:
+	case FZ_TBL_DELETE:
+	case FZ_SWITCH:
+	case FZ_REMAP:
+		o = fz_pick(st, s, sel >= FZ_TBL_CREATE);
+		c.cdw12 = o && fz_u8(s) % 8 ? o->id : fz_id(st, s, 25) - 1;
+		if (sel == FZ_DB_INFO || sel == FZ_TBL_STATS)
+			len = sel == FZ_DB_INFO ? sizeof(struct isp_wire_reis_dbinfo) :
+			      sizeof(struct isp_wire_rf_stats);
+		if (sel == FZ_TBL_STATS)
+			c.cdw13 = fz_u8(s) % 2;
+		if (sel == FZ_REMAP)
+			c.cdw13 = fz_u8(s) & 0xf;
+		if (sel == FZ_META_READ) {
+			len = 4 * fz_range(s, 1, 3000);
+			c.cdw14 = fz_u8(s) % 2 ? 0 : 4 * fz_range(s, 0, 3000);
+		}
+		if (sel == FZ_DOC_READ) {
+			len = 4 * fz_range(s, 1, 200);
+			c.cdw13 = o && fz_u8(s) % 8 ? fz_u32(s) % (uint32_t)(o->c.db.n + 1) : fz_u32(s);
+		}
+		if (len) {
+			data = fz_alloc(len, 1);
+		}
+		break;
+	case FZ_SEARCH:
+	case FZ_IVF_SEARCH:
+		o = fz_pick(st, s, 0);
+		data = fz_search_data(st, s, o && fz_u8(s) % 16 ? o : NULL, sel == FZ_IVF_SEARCH,
+				      &len);
+		c.cdw12 = fz_new_ticket(st, s);
+		o = NULL;
+		break;
+	case FZ_SLS:
+		o = fz_pick(st, s, 1);
+		data = fz_sls_data(st, s, o && fz_u8(s) % 16 ? o : NULL, &len);
+		c.cdw12 = fz_new_ticket(st, s);
+		o = NULL;
+		break;
+	case FZ_PROFILE:
+		o = fz_pick(st, s, 1);
+		c.cdw12 = o ? o->id : fz_id(st, s, 24);
+		len = 4 * (o && fz_u8(s) % 4 ? fz_range(s, 1, o->c.tbl.rows) : fz_range(s, 1, 700));
+		c.cdw14 = fz_u8(s) % 4 ? 0 : 4 * fz_u8(s);
+		data = fz_alloc(len, 0);
+		fz_fill(data, len, fz_u32(s), 0);
+		for (id = 0; id < len; id++)	/* counts < 2^24: no overflow games */
+			if (id % 4 == 3)
+				data[id] = 0;
+		o = NULL;
+		break;
+	case FZ_RAW:
+		c = fz_cmd(0, 0);
+		c.opcode = fz_u8(s);
+		c.nsid = fz_u8(s) % 8 ? 1 : fz_u32(s);
+		c.cdw10 = fz_u8(s) % 4 ? fz_range(s, 0, 1100) : fz_u32(s);
+		c.cdw11 = fz_u8(s) % 8 ? 0 : fz_u32(s);
+		c.cdw12 = fz_u8(s) % 2 ? fz_u8(s) : fz_u32(s);
+		c.cdw13 = fz_u8(s) % 2 ? fz_u8(s) % 10 : fz_u32(s);
+		c.cdw14 = fz_u8(s) % 2 ? 0 : fz_u32(s);
+		c.cdw15 = fz_u8(s) % 2 ? 0 : fz_u32(s);
+		len = (uint32_t)(isp_cmd_data_len(&c) <= FZ_MAX_XFER ? isp_cmd_data_len(&c) : 0);
+		if (len) {
+			data = fz_alloc(len, 0);
+			fz_bytes(s, data, len);
+		}
+		r = fz_exec(st, &c, data, len, &cpl);
+		free(data);
+		return;
+	case FZ_LITERAL:
+		c = fz_cmd(0, 0);
+		c.opcode = fz_u8(s);
+		c.nsid = fz_u32(s);
+		c.cdw10 = fz_u32(s);
+		c.cdw11 = fz_u32(s);
+		c.cdw12 = fz_u32(s);
+		c.cdw13 = fz_u32(s);
+		c.cdw14 = fz_u32(s);
+		c.cdw15 = fz_u32(s);
+		len = (uint32_t)(isp_cmd_data_len(&c) <= FZ_MAX_XFER ? isp_cmd_data_len(&c) : 0);
+		if (len) {
+			data = fz_alloc(len, 0);
+			fz_bytes(s, data, len);
+		}
+		fz_exec(st, &c, data, len, &cpl);
+		free(data);
+		return;
+	case FZ_DEPLOY_DB:
+	case FZ_DEPLOY_TBL:
+		o = fz_slot(st);
+		if (!o)
+			return;
+		id = fz_id(st, s, 24);
+		if (sel == FZ_DEPLOY_DB)
+			fz_db_shape(o, s, id);
+		else
+			fz_tbl_shape(o, s, id);
+		if (fz_create(st, o, &cpl)) {
+			fz_forget(o);
+			return;
+		}
+		id = 4 * fz_range(s, 16, 4096);
+		while (fz_next_sec(o) && !fz_write_next(st, o, id, &cpl))
+			;
+		if (!fz_nodata(st, o->rf ? ISP_OP_RF_TBL_COMMIT : ISP_OP_REIS_DB_COMMIT, o->id))
+			o->ready = 1;
+		return;
+	default:
+		return;
+	}
+	if (len)
+		c.cdw10 = (len + 3) / 4;
+	fz_mutate(s, &c, data, len);
+	r = fz_exec(st, &c, data, len, &cpl);
+	if (c.opcode == fz_opcodes[sel] && c.cdw12 == (o ? o->id : c.cdw12))
+		fz_track(st, sel, o, r);
+	free(data);
+}
+
+/* ---- per input ---- */
+
+static void fz_identify(struct fz_state *st, struct isp_wire_identify *id)
+{
+	struct isp_cmd c = fz_cmd(ISP_OP_IDENTIFY, sizeof(*id));
+	struct isp_cpl cpl;
+
+	if (fz_exec(st, &c, id, sizeof(*id), &cpl))
+		FZ_FAIL("IDENTIFY failed: %s", cpl.err ? cpl.err : "-");
+}
+
+/*
+ * A database of each kind (BF, IVF with every section) and a table of each
+ * mode and dtype, deployed from a fixed PRNG (the same for every input).
+ */
+int fz_setup(struct fz_state *st, int config)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_init(&st->lock, NULL);
+	st->clock = 1000000;
+	st->clk = &st->clock;
+	st->verbose = getenv("FZ_VERBOSE") != NULL;
+	st->max_xfer = FZ_MAX_XFER;
+	st->dev = fz_open(config);
+	fz_fixtures(st, config, fz_configs[(unsigned)config % FZ_NCONFIGS].reis);
+	return 0;
+}
+
+void fz_fixtures(struct fz_state *st, int config, int reis)
+{
+	struct fz_src fix = { .rng = 0x1234567 + (unsigned)config };
+	struct isp_wire_identify id;
+	unsigned i;
+
+	fz_identify(st, &id);
+	st->free0 = id.free_bytes;
+	st->dram0 = id.dram_used;
+	for (i = 0; i < 5; i++) {
+		struct fz_obj *o = &st->obj[i];
+		unsigned tries;
+		uint16_t s = 1;
+
+		if (i < 2 && !reis)
+			continue;
+		/* shapes from the PRNG until one of the wanted kind deploys */
+		for (tries = 0; tries < 64 && s; tries++) {
+			if (i < 2) {
+				fz_db_shape(o, &fix, st->id_base + 1 + i);
+				if (o->c.db.kind != (i ? ISP_REIS_IVF : ISP_REIS_BF)) {
+					fz_forget(o);
+					continue;
+				}
+			} else {
+				fz_tbl_shape(o, &fix, st->id_base + 1 + i);
+				/* small: the fixtures are paid for on every input */
+				o->c.tbl.rows = 1 + o->c.tbl.rows % 160;
+				o->c.tbl.dim = 1 + o->c.tbl.dim % 24;
+				o->c.tbl.mode = i - 1;	/* RecSSD, RM-SSD, RecFlash */
+				o->c.tbl.dtype = i - 1;	/* FP32, FP16, INT8 */
+				o->c.tbl.flags = i == 4 ? ISP_RF_TF_PROFILE : 0;
+				fz_tbl_sizes(o);
+			}
+			s = fz_deploy(st, o, 16384);
+			if (s) {
+				fz_nodata(st, o->rf ? ISP_OP_RF_TBL_DELETE : ISP_OP_REIS_DB_DELETE,
+					  o->id);
+				fz_forget(o);
+			}
+		}
+		if (s)	/* a geometry too small for a fixture is a harness bug */
+			FZ_FAIL("fixture %u: no shape deploys", i);
+	}
+}
+
+void fz_release(struct fz_state *st, uint32_t lo, uint32_t hi)
+{
+	uint32_t t;
+
+	for (t = lo; t && t <= hi; t++)
+		fz_nodata(st, ISP_OP_RESULT_RELEASE, t);
+}
+
+/*
+ * Release every ticket, delete every object; the drive must be empty again.
+ * An object may stay busy only while a remap is staged; SWITCH first.
+ */
+static int fz_ours(const struct fz_state *st, uint32_t id)
+{
+	return !st->id_base || (id >= st->id_base && id - st->id_base <= 0xffff);
+}
+
+void fz_cleanup(struct fz_state *st)
+{
+	struct isp_wire_identify id;
+	uint32_t t;
+	unsigned i;
+
+	fz_release(st, 1, st->next_ticket > 8 ? st->next_ticket : 8);
+	for (t = 0; t < 32; t++) {
+		struct isp_wire_reis_list *l = fz_alloc(FZ_MAX_XFER, 1);
+		struct isp_cmd c = fz_cmd(ISP_OP_REIS_DB_LIST, FZ_MAX_XFER);
+		struct isp_cpl cpl;
+		uint32_t n = 0;
+
+		if (!fz_exec(st, &c, l, FZ_MAX_XFER, &cpl) && l->count) {
+			const struct isp_wire_reis_dbinfo *e = (const void *)(l + 1);
+
+			for (i = 0; i < l->count; i++)
+				if (fz_ours(st, e[i].create.did)) {
+					fz_nodata(st, ISP_OP_REIS_DB_DELETE, e[i].create.did);
+					n++;
+				}
+		}
+		c = fz_cmd(ISP_OP_RF_TBL_LIST, FZ_MAX_XFER);
+		if (!fz_exec(st, &c, l, FZ_MAX_XFER, &cpl) && l->count) {
+			const struct isp_wire_rf_stats *e = (const void *)((struct isp_wire_rf_list *)l + 1);
+			uint32_t cnt = ((struct isp_wire_rf_list *)l)->count;
+
+			for (i = 0; i < cnt; i++) {
+				if (!fz_ours(st, e[i].create.tid))
+					continue;
+				fz_nodata(st, ISP_OP_RF_SWITCH, e[i].create.tid);
+				fz_nodata(st, ISP_OP_RF_TBL_DELETE, e[i].create.tid);
+				n++;
+			}
+		}
+		free(l);
+		if (!n)
+			break;
+	}
+	if (t == 32)
+		FZ_FAIL("objects remain after 32 delete rounds");
+	fz_identify(st, &id);
+	if (id.free_bytes != st->free0 || id.dram_used != st->dram0)
+		FZ_FAIL("empty drive leaked: free %llu (was %llu), dram %llu (was %llu)",
+			(unsigned long long)id.free_bytes, (unsigned long long)st->free0,
+			(unsigned long long)id.dram_used, (unsigned long long)st->dram0);
+	for (i = 0; i < FZ_MAX_OBJS; i++)
+		fz_forget(&st->obj[i]);
+}
+
+void fz_finish(struct fz_state *st)
+{
+	fz_cleanup(st);
+	isp_dev_close(st->dev);
+	pthread_mutex_destroy(&st->lock);
+	st->dev = NULL;
+}
