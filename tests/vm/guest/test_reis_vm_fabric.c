@@ -6,7 +6,8 @@
  * through libreis' io_uring transport on each /dev/ngXnY:
  *   1. the group opens from discovery and spans the local drive (pcie) and
  *      the remote ones (tcp, with the subsystem NQNs and addresses
- *      scripts/fabric-run.sh connected); an unprivileged scan, which may
+ *      scripts/fabric-run.sh connected), and `reis --json group list`
+ *      says the same; an unprivileged scan, which may
  *      not probe them, still tells them apart; ISP_ECHO at each member's
  *      largest transfer, both ways;
  *   2. a brute-force database (INT8, tags, documents) and an IVF one are
@@ -63,6 +64,38 @@ static int unprivileged_scan(void)
 				break;
 			}
 	return seen == fg.n ? T_EXIT_PASS : T_EXIT_FAIL;
+}
+
+/*
+ * `reis --json group list` (the CLI in the guest image) reports every
+ * member with its transport, remote flag and NQN. 0 when it does.
+ */
+static unsigned cli_list(void)
+{
+	static char out[1 << 16];
+	FILE *p = popen("reis --json group list 2>&1", "r");
+	size_t len = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+	unsigned i, bad = 0;
+	char want[REIS_NQN_LEN + 128];
+
+	if (!p)
+		return 1;
+	out[len] = '\0';
+	if (pclose(p) != 0) {
+		fprintf(stderr, "reis --json group list: %s\n", out);
+		return 1;
+	}
+	for (i = 0; i < fg.n; i++) {
+		snprintf(want, sizeof(want), "\"transport\":\"%s\",\"remote\":%s,\"subsysnqn\":\"%s\"",
+			 fg.m[i].transport, fg.m[i].remote ? "true" : "false", fg.m[i].subsysnqn);
+		if (!strstr(out, want)) {
+			fprintf(stderr, "reis group list lacks %s: %s\n", want, out);
+			bad++;
+		}
+	}
+	printf("reis --json group list: %u members with transport, remote and NQN: %s\n", fg.n,
+	       bad ? "no" : "yes");
+	return bad;
 }
 
 /*
@@ -202,6 +235,11 @@ int main(void)
 		REQUIRE(waitpid(pid, &st, 0) == pid);
 		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == T_EXIT_PASS);
 	}
+
+	if (access("/bin/reis", X_OK) == 0)
+		CHECK_EQ_U64(cli_list(), 0);
+	else
+		printf("no reis CLI in the image: group list not checked\n");
 
 	x = synth_vectors(71, N, DIM, 24, 0.5f);
 	docs = synth_docs(73, N, 120, &off);

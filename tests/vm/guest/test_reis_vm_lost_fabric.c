@@ -45,7 +45,8 @@ static int names_lost(int ret, unsigned lost)
 {
 	const char *msg = reis_group_errmsg(fg.g);
 
-	return ret == -ENOTCONN && reis_group_failed(fg.g) == (int)lost &&
+	return ret == -ENOTCONN && strstr(reis_strerror(ret), "unreachable") &&
+	       reis_group_failed(fg.g) == (int)lost &&
 	       strstr(msg, fg.m[lost].name) && strstr(msg, fg.m[lost].subsysnqn) &&
 	       strstr(msg, "unreachable");
 }
