@@ -2,10 +2,11 @@
 # fabric-demo.sh - `make demo-fabric`: the RAG demo sharded across ISP
 # drives in other VMs over NVMe/TCP (docs/fabric.md). The main demo's
 # bundle (scripts/rag-bundle.sh) goes on the compute VM's namespace; the
-# compute VM cuts it into one shard per drive, deploys them into its local
-# drive and FABRIC_K storage VMs' drives (default 2, one drive each), and
-# answers the demo queries from all of them at once
-# (tests/vm/guest/demo_rag_fabric.c). Logs stay in $BUILD/demo-fabric/.
+# compute VM opens libreis' device group over its local drive and FABRIC_K
+# storage VMs' drives (default 2, one drive each), deploys the bundle across
+# it and answers the demo queries from all of them at once, checked
+# identical to one drive (tests/vm/guest/demo_rag_fabric.c). Logs stay in
+# $BUILD/demo-fabric/.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}

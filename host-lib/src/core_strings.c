@@ -41,6 +41,7 @@ const char *reis_strerror(int err)
 	case -EBADMSG: return "malformed payload";
 	case -EILSEQ: return "data miscompare";
 	case -EINTR: return "interrupted";
+	case -ENOTCONN: return "drive unreachable (its fabric link or controller is gone)";
 	case -EFAULT: return "bad address";
 	case -ENOTTY: return "not an NVMe device";
 	case -ECANCELED: return "canceled";

@@ -19,6 +19,37 @@
 /* Open failures have no group to carry their sentence. */
 static _Thread_local char reis_group_open_msg[REIS_GROUP_MSG_LEN];
 
+/*
+ * Whether member @s's controller is still there: a lost NVMe/TCP link
+ * leaves the controller "connecting" for ctrl_loss_tmo, then removes it
+ * (docs/fabric.md, Settings); meanwhile the kernel fails new commands with
+ * -EINVAL (no usable multipath path) or -EIO, which say nothing of the
+ * cause. Unknown controllers (in-process drives) count as reachable.
+ */
+static int reis_group_reachable(const struct reis_group *g, unsigned s, char *why, size_t len)
+{
+	const struct reis_group_member *m = &g->m[s];
+	char path[96], state[32] = "";
+	FILE *f;
+
+	if (!m->ctrl[0])
+		return 1;
+	snprintf(path, sizeof(path), "/sys/class/nvme/%s/state", m->ctrl);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(why, len, "controller %s removed", m->ctrl);
+		return 0;
+	}
+	if (!fgets(state, sizeof(state), f))
+		state[0] = '\0';
+	fclose(f);
+	state[strcspn(state, "\n")] = '\0';
+	if (!strcmp(state, "live"))
+		return 1;
+	snprintf(why, len, "controller %s %s", m->ctrl, state[0] ? state : "in no state");
+	return 0;
+}
+
 int reis__group_fail(struct reis_group *g, int member, int err, const char *fmt, ...)
 {
 	char *buf = g ? g->msg : reis_group_open_msg;
@@ -27,8 +58,25 @@ int reis__group_fail(struct reis_group *g, int member, int err, const char *fmt,
 
 	if (g)
 		g->failed = member;
-	if (member >= 0 && g)
-		n = snprintf(buf, REIS_GROUP_MSG_LEN, "%s: ", g->m[member].name);
+	if (member >= 0 && g) {
+		const struct reis_group_member *m = &g->m[member];
+		char why[80];
+
+		if (m->remote)
+			n = snprintf(buf, REIS_GROUP_MSG_LEN, "%s (%s %s at %s): ", m->name,
+				     m->transport, m->subsysnqn, m->address);
+		else
+			n = snprintf(buf, REIS_GROUP_MSG_LEN, "%s: ", m->name);
+		if (n >= REIS_GROUP_MSG_LEN)
+			n = REIS_GROUP_MSG_LEN - 1;
+		if (err < 0 && !reis_group_reachable(g, (unsigned)member, why, sizeof(why))) {
+			n += snprintf(buf + n, REIS_GROUP_MSG_LEN - (size_t)n,
+				      "drive unreachable (%s): ", why);
+			if (n >= REIS_GROUP_MSG_LEN)
+				n = REIS_GROUP_MSG_LEN - 1;
+			err = -ENOTCONN;
+		}
+	}
 	va_start(ap, fmt);
 	vsnprintf(buf + n, REIS_GROUP_MSG_LEN - (size_t)n, fmt, ap);
 	va_end(ap);
@@ -120,8 +168,45 @@ static void reis_group_fill(struct reis_group *g, unsigned i, struct reis_dev *d
 	}
 }
 
-int reis_group_open(const char *const *paths, unsigned n, uint32_t flags,
-		    struct reis_group **out)
+/* Discovery's facts on how member @i is reached (docs/fabric.md). */
+static void reis_group_fill_disc(struct reis_group *g, unsigned i, const struct reis_disc *d)
+{
+	struct reis_group_member *m = &g->m[i];
+
+	snprintf(m->transport, sizeof(m->transport), "%s", d->transport);
+	snprintf(m->subsysnqn, sizeof(m->subsysnqn), "%s", d->subsysnqn);
+	snprintf(m->address, sizeof(m->address), "%s", d->address);
+	snprintf(m->ctrl, sizeof(m->ctrl), "%s", d->ctrl);
+	m->remote = d->transport[0] && strcmp(d->transport, "pcie") != 0;
+}
+
+/*
+ * Paths given by the caller: look them up in a discovery scan (rejected
+ * namespaces included, so nothing is probed twice in vain); a path
+ * discovery does not list keeps empty transport facts.
+ */
+static void reis_group_lookup(struct reis_group *g, const char *const *paths)
+{
+	struct reis_disc *d = calloc(REIS_GROUP_MAX * 4, sizeof(*d));
+	unsigned i;
+	int n, j;
+
+	if (!d)
+		return;
+	n = reis_discover(d, REIS_GROUP_MAX * 4, REIS_DISCOVER_ALL);
+	if (n > (int)REIS_GROUP_MAX * 4)
+		n = (int)REIS_GROUP_MAX * 4;
+	for (i = 0; i < g->n; i++)
+		for (j = 0; j < n; j++)
+			if (!strcmp(d[j].path, paths[i])) {
+				reis_group_fill_disc(g, i, &d[j]);
+				break;
+			}
+	free(d);
+}
+
+static int reis_group_open_paths(const char *const *paths, unsigned n, uint32_t flags,
+				 const struct reis_disc *disc, struct reis_group **out)
 {
 	struct reis_group *g;
 	unsigned i;
@@ -146,12 +231,22 @@ int reis_group_open(const char *const *paths, unsigned n, uint32_t flags,
 			goto fail;
 		}
 		reis_group_fill(g, i, dev, paths[i]);
+		if (disc)
+			reis_group_fill_disc(g, i, &disc[i]);
 	}
+	if (!disc)
+		reis_group_lookup(g, paths);
 	*out = g;
 	return 0;
 fail:
 	reis_group_close(g);
 	return ret;
+}
+
+int reis_group_open(const char *const *paths, unsigned n, uint32_t flags,
+		    struct reis_group **out)
+{
+	return reis_group_open_paths(paths, n, flags, NULL, out);
 }
 
 int reis_group_discover(uint32_t flags, struct reis_group **out)
@@ -176,7 +271,7 @@ int reis_group_discover(uint32_t flags, struct reis_group **out)
 		n = (int)REIS_GROUP_MAX;
 	for (i = 0; i < n; i++)
 		paths[i] = d[i].path;
-	ret = reis_group_open(paths, (unsigned)n, flags, out);
+	ret = reis_group_open_paths(paths, (unsigned)n, flags, d, out);
 	free(d);
 	return ret;
 }

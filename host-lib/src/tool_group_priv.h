@@ -10,7 +10,7 @@
 
 #include "libreis_tools.h"
 
-#define REIS_GROUP_MSG_LEN 256
+#define REIS_GROUP_MSG_LEN 768	/* a fabric member's path, NQN, address and the cause */
 
 struct reis_group {
 	unsigned n;

@@ -153,8 +153,8 @@ int reis_group_db_deploy(struct reis_group *g, struct reis_db_image *img,
 		ret = reis_db_deploy(g->dev[s], &sh, o);
 		reis_db_image_free(&sh);
 		if (ret) {
-			reis__group_fail(g, (int)s, ret, "deploy of shard %u/%u: %s", s, g->n,
-					 reis_last_error(g->dev[s]));
+			ret = reis__group_fail(g, (int)s, ret, "deploy of shard %u/%u: %s", s,
+					       g->n, reis_last_error(g->dev[s]));
 			break;
 		}
 	}

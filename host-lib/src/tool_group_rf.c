@@ -77,8 +77,8 @@ int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
 		ts.profile = t->profile ? t->profile + lo : NULL;
 		ret = reis_rf_deploy(g->dev[s], &ts, &o);
 		if (ret) {
-			reis__group_fail(g, (int)s, ret, "deploy of rows %u..%u: %s", lo,
-					 lo + ts.rows - 1, reis_last_error(g->dev[s]));
+			ret = reis__group_fail(g, (int)s, ret, "deploy of rows %u..%u: %s", lo,
+					       lo + ts.rows - 1, reis_last_error(g->dev[s]));
 			break;
 		}
 		sum.time_ns += o.time_ns;

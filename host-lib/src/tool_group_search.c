@@ -103,8 +103,8 @@ static int reis_gr_db_facts(struct reis_group *g, uint32_t did, uint64_t *ns,
 
 		ns[s] = 0;
 		if (e)
-			reis__group_fail(g, (int)s, e, "database %u: %s", did,
-					 reis_last_error(g->dev[s]));
+			e = reis__group_fail(g, (int)s, e, "database %u: %s", did,
+					     reis_last_error(g->dev[s]));
 		else if (in.state != REIS_DB_READY)
 			e = reis__group_fail(g, (int)s, -EBUSY, "database %u is deploying", did);
 		else if (have && (in.metric != first->metric || in.dim != first->dim ||

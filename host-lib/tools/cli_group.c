@@ -147,6 +147,10 @@ static int grp_list(struct grp_args *a, struct ctx *c)
 			j_obj(NULL);
 			j_str("name", m.name);
 			j_str("preset", m.preset);
+			j_str("transport", m.transport[0] ? m.transport : "inproc");
+			j_bool("remote", m.remote != 0);
+			j_str("subsysnqn", m.subsysnqn);
+			j_str("address", m.address);
 			j_u64("capacity_bytes", m.info.raw_capacity_bytes);
 			j_u64("free_bytes", m.info.free_bytes);
 			j_u64("channels", m.info.channels);
@@ -164,6 +168,9 @@ static int grp_list(struct grp_args *a, struct ctx *c)
 		printf("  %u %-20s %-14s %8.1f GiB free of %.1f GiB  ", i, m.name, m.preset,
 		       m.info.free_bytes / 1073741824.0, m.info.raw_capacity_bytes / 1073741824.0);
 		print_caps_human(m.caps);
+		printf("    %s%s%s%s%s\n", m.transport[0] ? m.transport : "in-process",
+		       m.remote ? " (remote) " : "", m.subsysnqn, m.address[0] ? " at " : "",
+		       m.address);
 	}
 	return 0;
 }

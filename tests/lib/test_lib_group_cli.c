@@ -81,6 +81,10 @@ int main(void)
 	CHECK(jis(&p, "members", "3"));
 	CHECK(jis(&p, "mixed", "false"));
 	CHECK(jis(&p, "drives[2].name", "inproc2"));
+	/* in-process drives: no controller, so no transport facts */
+	CHECK(jis(&p, "drives[2].transport", "inproc"));
+	CHECK(jis(&p, "drives[2].remote", "false"));
+	CHECK(jis(&p, "drives[2].subsysnqn", ""));
 
 	CHECK(run("--inproc-drives 3 sls --deploy 9 --tid 4 --rows 3001 --dim 24 --bags 50 "
 		  "--exact --mean") == 0);

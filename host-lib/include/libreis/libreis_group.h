@@ -35,12 +35,25 @@ struct reis_group;
  * @preset: the drive's timing/geometry preset.
  * @caps: enum reis_cap bits.
  * @info: its ISP_IDENTIFY data.
+ * @transport: how the controller is reached, from discovery: "pcie" (this
+ *             machine), "tcp", "rdma", "fc" (a fabric, docs/fabric.md);
+ *             "" when discovery does not know the drive (in-process drives).
+ * @subsysnqn: the controller's subsystem NQN ("" when unknown).
+ * @address: "traddr=...,trsvcid=..." for a fabric, the PCI address for
+ *           pcie ("" when unknown).
+ * @ctrl: the controller's kernel name ("nvme2"), for its sysfs state.
+ * @remote: non-zero when @transport is a fabric.
  */
 struct reis_group_member {
 	char name[REIS_PATH_MAX];
 	char preset[REIS_PRESET_LEN + 1];
 	uint64_t caps;
 	struct reis_info info;
+	char transport[16];
+	char subsysnqn[REIS_NQN_LEN + 1];
+	char address[128];
+	char ctrl[32];
+	uint32_t remote;
 };
 
 /**
@@ -130,6 +143,12 @@ int reis_group_mixed(const struct reis_group *g);
  * the drive.
  * @g: group, or NULL for the last failed reis_group_open/discover/adopt()
  *     of this thread.
+ *
+ * A member reached over a fabric is named with its transport, NQN and
+ * address. When a member's command fails and its controller is no longer
+ * live (gone from sysfs, or its state not "live": a lost NVMe/TCP link),
+ * the sentence says the drive is unreachable and the call returns
+ * -ENOTCONN instead of the kernel's -EINVAL/-EIO (docs/fabric.md).
  *
  * Return: the sentence ("" when none).
  */

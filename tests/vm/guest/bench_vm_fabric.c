@@ -25,7 +25,8 @@
 
 static uint8_t *bin;
 static int8_t *i8;
-static struct fab_set set;
+static struct fab_group fg;
+static unsigned ix[FAB_MAX];	/* member indices: the local drive first, then the remote ones */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -166,8 +167,9 @@ static void *qps_thread(void *p)
 	return NULL;
 }
 
-static void deploy(struct fab_member *m)
+static void deploy(unsigned mi)
 {
+	struct reis_dev *dev = reis_group_dev(fg.g, mi);
 	struct reis_db_image img;
 	char err[256];
 
@@ -181,10 +183,10 @@ static void deploy(struct fab_member *m)
 	snprintf(img.name, sizeof(img.name), "fabric-bench");
 	img.bin = bin;
 	img.int8 = i8;
-	reis_db_delete(m->dev, DID);
-	if (reis_db_image_check(&img, err, sizeof(err)) || reis_db_deploy(m->dev, &img, NULL)) {
-		fprintf(stderr, "deploy on %s: %s %s\n", fab_name(m), err,
-			reis_last_error(m->dev));
+	reis_db_delete(dev, DID);
+	if (reis_db_image_check(&img, err, sizeof(err)) || reis_db_deploy(dev, &img, NULL)) {
+		fprintf(stderr, "deploy on %s: %s %s\n", fab_name(&fg.m[mi]), err,
+			reis_last_error(dev));
 		exit(T_EXIT_FAIL);
 	}
 }
@@ -198,8 +200,12 @@ int main(int argc, char **argv)
 
 	if (iters < 64 || iters > 1000000)
 		iters = 2000;
-	fab_set_open(&set, 1, 1, 4);
-	nrem = set.n - 1;
+	fab_group_open(&fg, 1, 1, 4);
+	for (pass = 0, j = 0; pass < 2; pass++)
+		for (i = 0; i < fg.n; i++)
+			if ((fg.m[i].remote != 0) == (pass != 0))
+				ix[j++] = i;
+	nrem = fg.nremote;
 	bin = malloc((size_t)SEARCH_N * SEARCH_DIM / 8);
 	i8 = malloc((size_t)SEARCH_N * SEARCH_DIM);
 	REQUIRE(bin && i8);
@@ -207,19 +213,19 @@ int main(int argc, char **argv)
 		bin[j] = (uint8_t)((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 56);
 	for (j = 0; j < (uint64_t)SEARCH_N * SEARCH_DIM; j++)
 		i8[j] = (int8_t)((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 56);
-	for (i = 0; i < set.n; i++)
-		deploy(&set.m[i]);
+	for (i = 0; i < fg.n; i++)
+		deploy(i);
 
 	printf("@@BENCH fabric: local %s vs remote %s; ISP_NOOP %u commands, REIS_SEARCH "
-	       "%u (brute force %u x %u bits, k 10, one query)\n", set.m[0].d.path,
-	       set.m[1].d.path, iters, iters / 8, SEARCH_N, SEARCH_DIM);
+	       "%u (brute force %u x %u bits, k 10, one query)\n", fg.m[ix[0]].name,
+	       fg.m[ix[1]].name, iters, iters / 8, SEARCH_N, SEARCH_DIM);
 	for (i = 0; i < 2; i++) {
-		nl[i] = noop(set.m[0].d.path, "local", qds[i], iters);
-		nr[i] = noop(set.m[1].d.path, "remote", qds[i], iters);
+		nl[i] = noop(fg.m[ix[0]].name, "local", qds[i], iters);
+		nr[i] = noop(fg.m[ix[1]].name, "remote", qds[i], iters);
 	}
 	for (i = 0; i < 2; i++) {
-		sl[i] = search_lat(set.m[0].dev, "local", qds[i], iters / 8);
-		sr[i] = search_lat(set.m[1].dev, "remote", qds[i], iters / 8);
+		sl[i] = search_lat(reis_group_dev(fg.g, ix[0]), "local", qds[i], iters / 8);
+		sr[i] = search_lat(reis_group_dev(fg.g, ix[1]), "remote", qds[i], iters / 8);
 	}
 	printf("@@BENCH the fabric adds per command at QD1: ISP_NOOP %+.1f us, REIS_SEARCH "
 	       "%+.1f us; at QD16: %+.1f us, %+.1f us\n", (nr[0] - nl[0]) / 1000.0,
@@ -236,7 +242,7 @@ int main(int argc, char **argv)
 		uint64_t t0 = pt_now_ns(), ns;
 
 		for (w = 0; w < r; w++) {
-			a[w].path = set.m[1 + w].d.path;
+			a[w].path = fg.m[ix[1 + w]].name;
 			a[w].iters = iters / 2;
 			REQUIRE(pthread_create(&th[w], NULL, qps_thread, &a[w]) == 0);
 		}
@@ -248,9 +254,9 @@ int main(int argc, char **argv)
 		printf("remote drives %u: %u searches in %.2f s: %.0f QPS\n", r, r * (iters / 2),
 		       ns / 1e9, r * (iters / 2) * 1e9 / (double)ns);
 	}
-	for (i = 0; i < set.n; i++)
-		reis_db_delete(set.m[i].dev, DID);
-	fab_set_close(&set);
+	for (i = 0; i < fg.n; i++)
+		reis_db_delete(reis_group_dev(fg.g, ix[i]), DID);
+	reis_group_close(fg.g);
 	free(bin);
 	free(i8);
 	return 0;
