@@ -58,10 +58,10 @@
 /* Worst case a command can wait for: every other command in flight ahead
  * of it (4 x QD 16 plus the churn and block processes), each at the idle
  * worst of an ISP command, times STALL_FACTOR, and never below
- * STALL_FLOOR_NS: on the shared 2-core TCG host the worst call of a round
- * was 10-16x its class's loaded mean (docs/benchmarks.md, "Mixed load"),
- * the host's scheduler, not the drive. A command that never completes
- * fails the run through TEST_TIMEOUT. */
+ * STALL_FLOOR_NS: on the shared 2-core TCG host the worst call of every
+ * class was 0.15-0.55 s in every round, 11-44x the ISP classes' loaded mean
+ * (docs/benchmarks.md, "Mixed load"): the host's scheduler, not the drive.
+ * A command that never completes fails the run through TEST_TIMEOUT. */
 #define INFLIGHT (4 * QD + 2)
 #define STALL_FACTOR 8
 #define STALL_FLOOR_NS 1000000000ull
