@@ -58,8 +58,8 @@
 /* Worst case a command can wait for: every other command in flight ahead
  * of it (4 x QD 16 plus the churn and block processes), each at the idle
  * worst of an ISP command, times STALL_FACTOR, and never below
- * STALL_FLOOR_NS: on the shared 2-core TCG host the worst call of every
- * class was 0.15-0.55 s in every round, 11-44x the ISP classes' loaded mean
+ * STALL_FLOOR_NS: on the shared 2-core TCG host the worst call of a class
+ * was 0.05-1.09 s in the measured rounds, up to 80x its loaded mean
  * (docs/benchmarks.md, "Mixed load"): the host's scheduler, not the drive.
  * A command that never completes fails the run through TEST_TIMEOUT. */
 #define INFLIGHT (4 * QD + 2)
