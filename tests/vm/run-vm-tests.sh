@@ -262,10 +262,61 @@ trace_check() {
     fi
 }
 
+# --- mixed load: QEMU's host RSS (test_vm_mixed_load) ------------------------
+# The guest cannot see the host, so the program prints "@@ISP-RSS-MARK
+# before|after" around its timed round and this watcher reads VmRSS of the
+# boot's QEMU (the child of the boot's `timeout`) within a poll (0.2 s) of
+# each; the program waits 1 s after a mark. After the round RSS may exceed
+# the baseline by RSS_TOL_KB (16 MiB, default): allocator arenas of the
+# ISP workers and the glue's bounce buffers can end a round larger, a leak
+# per command (the round has tens of thousands) cannot stay under it.
+rss_tol_kb=${RSS_TOL_KB:-16384}
+# rss_child PPID [COMM]: pids whose parent is PPID (and comm is COMM).
+rss_child() {
+    awk -v p="$1" -v c="${2:+($2)}" '$4 == p && (c == "" || $2 == c) { print $1 }' \
+        /proc/[0-9]*/stat 2>/dev/null
+}
+# rss_watch CONSOLE_RAW OUT: append "MARK KB" to OUT for each mark seen.
+rss_watch() {
+    : >"$2"
+    for rss_m in before after; do
+        while ! grep -q "^@@ISP-RSS-MARK $rss_m" "$1" 2>/dev/null; do sleep 0.2; done
+        rss_q=$(rss_child "$(rss_child $$ timeout | head -n 1)" | head -n 1)
+        rss_kb=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$rss_q/status" 2>/dev/null)
+        echo "$rss_m ${rss_kb:-none}" >>"$2"
+    done
+}
+rss_pid=""
+case " $on_tests " in
+*" test_vm_mixed_load "*)
+    rss_watch "$results/vm.isp.console.log.raw" "$results/vm.isp.rss" &
+    rss_pid=$! ;;
+esac
+
 isp_dev="isp=on,isp-backing=$tmp/flash.img"
 # shellcheck disable=SC2086
 VM_EXTRA="-trace pci_nvme_err_isp_* -trace pci_nvme_err_invalid_opc" \
     boot isp "$isp_dev" $on_tests
+# mixed load: the RSS figures the watcher took (see rss_watch above).
+if [ -n "$rss_pid" ]; then
+    kill "$rss_pid" 2>/dev/null || true
+    wait "$rss_pid" 2>/dev/null || true
+    rss_b=$(awk '$1 == "before" { print $2 }' "$results/vm.isp.rss")
+    rss_a=$(awk '$1 == "after" { print $2 }' "$results/vm.isp.rss")
+    case "$rss_b$rss_a" in
+    *[!0-9]* | "")
+        fail=$((fail + 1))
+        echo "FAIL vm/isp/qemu-rss (no VmRSS at the marks: before '${rss_b}', after '${rss_a}')" ;;
+    *)
+        rss_d=$((rss_a - rss_b))
+        rss_line="before $((rss_b / 1024)) MiB, after $((rss_a / 1024)) MiB, delta $rss_d KiB, tolerance $rss_tol_kb KiB"
+        if [ "$rss_d" -le "$rss_tol_kb" ]; then
+            pass=$((pass + 1)); echo "PASS vm/isp/qemu-rss ($rss_line)"
+        else
+            fail=$((fail + 1)); echo "FAIL vm/isp/qemu-rss ($rss_line)"
+        fi ;;
+    esac
+fi
 case " $on_tests " in
 *" test_vm_badinput "*)
     # Invalid Opcode, Invalid Field (both with DNR), ISP Miscompare; the
