@@ -216,27 +216,44 @@ static int gb_reis(const struct gb_args *a, struct gb_data *d, unsigned m, struc
 	return ret;
 }
 
+/*
+ * The RecFlash table both SLS runs deploy, a group of @m drives and the
+ * output buffer for every bag; on failure nothing is left open.
+ */
+static int gb_rf_open(const struct gb_args *a, const struct gb_data *d, unsigned m,
+		      struct reis_group **g, struct reis_rf_table *t, float **out)
+{
+	int ret;
+
+	*out = malloc((size_t)d->bags.nbags * a->rf_dim * sizeof(float));
+	ret = *out ? grp_open_n(a->preset, m, g) : -ENOMEM;
+	if (ret) {
+		free(*out);
+		*out = NULL;
+		return ret;
+	}
+	memset(t, 0, sizeof(*t));
+	t->tid = 1;
+	t->rows = (uint32_t)a->rows;
+	t->dim = (uint32_t)a->rf_dim;
+	t->dtype = REIS_RF_FP32;
+	t->mode = REIS_RF_RECFLASH;
+	t->data = d->rf_rows;
+	return 0;
+}
+
 /* On drives of their own: a REIS batch would still occupy the dies. */
 static int gb_rf(const struct gb_args *a, struct gb_data *d, unsigned m, struct gb_row *row)
 {
 	struct reis_group_sls_info in;
 	struct reis_rf_table t;
 	struct reis_group *g;
-	float *out = malloc((size_t)d->bags.nbags * a->rf_dim * sizeof(float));
+	float *out;
 	unsigned s;
-	int ret = out ? grp_open_n(a->preset, m, &g) : -ENOMEM;
+	int ret = gb_rf_open(a, d, m, &g, &t, &out);
 
-	if (ret) {
-		free(out);
+	if (ret)
 		return ret;
-	}
-	memset(&t, 0, sizeof(t));
-	t.tid = 1;
-	t.rows = (uint32_t)a->rows;
-	t.dim = (uint32_t)a->rf_dim;
-	t.dtype = REIS_RF_FP32;
-	t.mode = REIS_RF_RECFLASH;
-	t.data = d->rf_rows;
 	ret = reis_group_rf_deploy(g, &t, NULL);
 	if (!ret)
 		ret = reis_group_rf_sls(g, 1, t.rows, t.dim, &d->bags, 0, out, &in);
@@ -392,26 +409,17 @@ static int gb_sched(struct ctx *c, const struct gb_args *a, struct gb_data *d, u
 /* The scheduled SLS: bags over the host and @m drives holding the table. */
 static int gb_sched_rf(struct ctx *c, const struct gb_args *a, struct gb_data *d, unsigned m)
 {
-	float *out = malloc((size_t)d->bags.nbags * a->rf_dim * sizeof(float));
 	struct reis_group_sched_opts so;
 	struct reis_group_sched_report rep;
 	struct reis_inproc_opts io;
 	struct reis_rf_table t;
 	struct reis_group *g;
 	struct reis_dev *one = NULL;
-	int ret = out ? grp_open_n(a->preset, m, &g) : -ENOMEM;
+	float *out;
+	int ret = gb_rf_open(a, d, m, &g, &t, &out);
 
-	if (ret) {
-		free(out);
+	if (ret)
 		return ret;
-	}
-	memset(&t, 0, sizeof(t));
-	t.tid = 1;
-	t.rows = (uint32_t)a->rows;
-	t.dim = (uint32_t)a->rf_dim;
-	t.dtype = REIS_RF_FP32;
-	t.mode = REIS_RF_RECFLASH;
-	t.data = d->rf_rows;
 	memset(&so, 0, sizeof(so));
 	so.batch = (uint32_t)a->batch;
 	memset(&io, 0, sizeof(io));
