@@ -162,25 +162,8 @@ conn=$(sed -n 's/^@@FABRIC-CONNECTED \([0-9]*\).*/\1/p' "$clog" | head -n 1)
 echo "fabric: ${secs} s wall; compute connected to ${conn:-no} remote drives"
 grep -h '^@@FABRIC-ERROR' "$results"/fabric.*.console.log | sed 's/^/    /' || true
 
-for t in "$@"; do
-    out=$results/fabric.compute.$(echo "$t" | tr ':/' '__').log
-    awk -v t="$t" '$1 == "@@ISP-START" && $2 == t { on = 1; next }
-        $1 == "@@ISP-RESULT" && $2 == t { on = 0 } on' "$clog" >"$out"
-    res=$(awk -v t="$t" '$1 == "@@ISP-RESULT" && $2 == t { print $3 }' "$clog" | tail -n 1)
-    case $res in
-    0) pass=$((pass + 1)); echo "PASS vm/fabric/$t" ;;
-    77) skip=$((skip + 1)); echo "SKIP vm/fabric/$t: $(tail -n 1 "$out")" ;;
-    143 | 124)
-        fail=$((fail + 1)); echo "FAIL vm/fabric/$t (timed out after ${prog_timeout}s)"
-        tail -n 20 "$out" | sed 's/^/    /' ;;
-    "")
-        fail=$((fail + 1)); echo "FAIL vm/fabric/$t (no result: not connected, guest died or timed out)"
-        tail -n 20 "$clog" | sed 's/^/    /' ;;
-    *)
-        fail=$((fail + 1)); echo "FAIL vm/fabric/$t (exit $res)"
-        tail -n 20 "$out" | sed 's/^/    /' ;;
-    esac
-done
+vm_results "$clog" fabric "$results/fabric.compute" "$prog_timeout" \
+    "not connected, guest died or timed out" "$@"
 if [ "$crc" = 0 ] && grep -q '^@@ISP-DONE' "$clog"; then
     pass=$((pass + 1)); echo "PASS vm/fabric/qemu-exit"
 else

@@ -111,3 +111,31 @@ vm_group_args() {
         _i=$((_i + 1))
     done
 }
+
+# vm_results LOG LABEL OUTPFX TIMEOUT DIED_MSG PROGRAMS...: one PASS/SKIP/FAIL
+# line per guest program from the console markers in LOG (guest-init.sh:
+# @@ISP-START / @@ISP-RESULT NAME EXIT), its output to OUTPFX.NAME.log;
+# counts into the caller's pass, fail and skip.
+vm_results() {
+    _log=$1 _lab=$2 _pfx=$3 _tmo=$4 _died=$5
+    shift 5
+    for _t in "$@"; do
+        _out=$_pfx.$(echo "$_t" | tr ':/' '__').log
+        awk -v t="$_t" '$1 == "@@ISP-START" && $2 == t { on = 1; next }
+            $1 == "@@ISP-RESULT" && $2 == t { on = 0 } on' "$_log" >"$_out"
+        _res=$(awk -v t="$_t" '$1 == "@@ISP-RESULT" && $2 == t { print $3 }' "$_log" | tail -n 1)
+        case $_res in
+        0) pass=$((pass + 1)); echo "PASS vm/$_lab/$_t" ;;
+        77) skip=$((skip + 1)); echo "SKIP vm/$_lab/$_t: $(tail -n 1 "$_out")" ;;
+        143 | 124)
+            fail=$((fail + 1)); echo "FAIL vm/$_lab/$_t (timed out after ${_tmo}s)"
+            tail -n 20 "$_out" | sed 's/^/    /' ;;
+        "")
+            fail=$((fail + 1)); echo "FAIL vm/$_lab/$_t (no result: $_died)"
+            tail -n 20 "$_log" | sed 's/^/    /' ;;
+        *)
+            fail=$((fail + 1)); echo "FAIL vm/$_lab/$_t (exit $_res)"
+            tail -n 20 "$_out" | sed 's/^/    /' ;;
+        esac
+    done
+}

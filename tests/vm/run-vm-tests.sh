@@ -116,25 +116,8 @@ boot() {
     ready=$(sed -n 's/^@@ISP-READY \([0-9.]*\).*/\1/p' "$log" | head -n 1)
     echo "vm: boot '$name': ${secs} s wall, drive ready ${ready:-never} s after kernel start"
 
-    for t in "$@"; do
-        out=$results/vm.$name.$t.log
-        awk -v t="$t" '$1 == "@@ISP-START" && $2 == t { on = 1; next }
-            $1 == "@@ISP-RESULT" && $2 == t { on = 0 } on' "$log" >"$out"
-        res=$(awk -v t="$t" '$1 == "@@ISP-RESULT" && $2 == t { print $3 }' "$log" | tail -n 1)
-        case $res in
-        0) pass=$((pass + 1)); echo "PASS vm/$name/$t" ;;
-        77) skip=$((skip + 1)); echo "SKIP vm/$name/$t: $(tail -n 1 "$out")" ;;
-        143 | 124)
-            fail=$((fail + 1)); echo "FAIL vm/$name/$t (timed out after ${test_timeout}s)"
-            tail -n 20 "$out" | sed 's/^/    /' ;;
-        "")
-            fail=$((fail + 1)); echo "FAIL vm/$name/$t (no result: guest or QEMU died, or boot timed out)"
-            tail -n 20 "$log" | sed 's/^/    /' ;;
-        *)
-            fail=$((fail + 1)); echo "FAIL vm/$name/$t (exit $res)"
-            tail -n 20 "$out" | sed 's/^/    /' ;;
-        esac
-    done
+    vm_results "$log" "$name" "$results/vm.$name" "$test_timeout" \
+        "guest or QEMU died, or boot timed out" "$@"
 
     # QEMU must survive whatever the guest sent and exit when it powers off.
     if [ "$rc" = 0 ] && grep -q '^@@ISP-DONE' "$log"; then
