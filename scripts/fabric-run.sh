@@ -68,9 +68,12 @@ trap 'exit 1' INT TERM
 accel=$(vm_accel)
 # Three or more TCG guests on two busy cores: the kernel's early check that
 # the timer interrupt arrives can fail and panic ("IO-APIC + timer doesn't
-# work"); skip it. loglevel=4: the nvme and nvmet errors (keep-alive,
-# reconnects) reach the console logs.
-FAB_APPEND="no_timer_check loglevel=4"
+# work"); skip it. loglevel=5: the nvme and nvmet errors (keep-alive,
+# reconnects) and warnings reach the console logs; nvme-pci's "I/O tag N
+# timeout, aborting" is a warning, and it is the one message that says
+# whether a 07h completion seen over the fabric was the storage VM's own
+# driver aborting a slow command (docs/fabric.md §4).
+FAB_APPEND="no_timer_check loglevel=5"
 limit=$((boot_timeout + prog_timeout * $#))
 
 # nic LINK SIDE NETDEV_OPTS: a virtio-net on a stream netdev; the MAC names
