@@ -17,8 +17,10 @@
  *  3. each row: figure, series, paper, model, ratio = model / paper,
  *     within_25pct, settings.
  *
- * Usage: bench_fidelity [-v]   (well under a second; prints CSV with a
- *        header; -v adds every estimated point on stderr)
+ * Usage: bench_fidelity [-v] [-p "k=v;..."]   (well under a second; prints
+ *        CSV with a header; -v adds every estimated point on stderr; -p
+ *        overrides preset values on both REIS SSDs, for sensitivity checks:
+ *        the published rows use the presets as they are)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -60,6 +62,8 @@ static const struct ds {
 	{ "HotpotQA", 5233329, 8192, 7405 },
 	{ "wiki_full", 41500000, 16384, 1000 },
 };
+
+static const char *overrides;	/* -p: fp_apply() list for both REIS presets */
 
 static void row(const char *fig, const char *series, double paper, double model,
 		const char *settings)
@@ -160,7 +164,7 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 	uint64_t entries, load;
 	unsigned i;
 
-	if (fp_preset(preset, &p))
+	if (fp_preset(preset, &p) || (overrides && fp_apply(&p, overrides, NULL, 0)))
 		die("preset");
 	memset(&e, 0, sizeof(e));
 	e.kind = ISP_REIS_IVF;
@@ -349,11 +353,18 @@ static void reis_rows(int verbose)
 
 int main(int argc, char **argv)
 {
-	int verbose = argc > 1 && !strcmp(argv[1], "-v");
+	int verbose = 0, i;
 
-	if (argc > 1 && !verbose) {
-		fprintf(stderr, "usage: bench_fidelity [-v]   (-v: every point on stderr)\n");
-		return 2;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
+			overrides = argv[++i];
+		else {
+			fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"]   (-v: every "
+				"point on stderr; -p: override both REIS presets)\n");
+			return 2;
+		}
 	}
 	printf("figure,series,paper,model,ratio,within_25pct,settings\n");
 	eq_rows();

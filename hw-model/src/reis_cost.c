@@ -425,7 +425,7 @@ static int re_est_query(struct re_est_run *r, const struct fp_params *p,
 	uint64_t m, nh;
 	int ret;
 
-	*t = ft_ibc_all(ft, cmd, L->ibc_bytes, r->mpibc, tq);
+	*t = ft_ibc_all(ft, cmd, L->cb, L->ibc_bytes, r->mpibc, tq);
 	if (r->ivf) {
 		ret = re_est_coarse(r, e, q, t);
 		if (ret)
