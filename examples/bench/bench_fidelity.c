@@ -189,7 +189,7 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 	pt->chan_ns = o.busy_ns[ISP_RES_CHANNEL] / p.channels;
 	pt->dram_ns = o.busy_ns[ISP_RES_DRAM];
 	pt->core_ns = o.busy_ns[ISP_RES_CORE];
-	pt->asic_ns = re_asic_ns(&p, o.pages_read) / NQ;
+	pt->asic_ns = re_asic_ns(&p, o.pages_read, o.reranked, e.dim) / NQ;
 	e.nq = 1;
 	if (re_estimate(&p, &e, &o))
 		die("re_estimate");
