@@ -108,7 +108,7 @@ cat <<'EOF'
 - **How REIS rows are timed.** Fig. 7 and 9 are QPS of a query stream,
   and REIS overlaps the dies' work with the cores' kernels (4.3.4), so a
   query's time is its share of the busiest resource of a 16-query command
-  (per channel, plane, die, the ISP core, DRAM, link; \`bench_fidelity -v\`
+  (per channel, plane, die, the ISP core, DRAM, link; `bench_fidelity -v`
   prints every point, with the command's latency and a one-query latency).
   SSD1 is bound by its channels, above all by the coarse phase: every
   centroid's TTL-C entry (8192-16,384 x 131 B, 1.1-2.1 MB per query) crosses
