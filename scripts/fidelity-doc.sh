@@ -159,16 +159,17 @@ cat <<'EOF'
   wiki_full, nprobe 256 (87,090 pages per 16 queries) it is 20x / 12x
   slower. The paper's 4.1-5.0x / 3.9-6.5x is flat; the 20 % pass rate above
   brings SSD1 to 3.2-5.6x (SSD2 stays core-bound: 1.1-4.1x).
-- **REIS Fig. 7, CPU-Real and No-I/O.** The host model (C1-C4) reads the
-  index (codes + INT8 vectors + centroids) from its SSD once per BEIR query
-  set and scans it at DDR4 bandwidth, so a CPU-Real query costs 0.16-0.2 ms
-  (wiki_full: 7 ms, its 48 GB load over 1000 queries) and REIS's average
-  gain is 10.7x (within 25 % of 13x), its maximum 43x (against 112x).
-  No-I/O costs 37-240 us per query, below REIS's 145-520 us (SSD1) and
-  81-260 us (SSD2), so REIS over No-I/O is 0.4x on average against 1.8x:
-  the coarse phase and the core above again, and a host model that scans
-  at the full 409.6 GB/s; the paper states neither FAISS's parameters nor
-  the batch, so the host cannot be rebuilt more closely from it.
+- **REIS Fig. 7, CPU-Real and No-I/O.** The host model (C1-C5) reads the
+  index (codes + INT8 vectors + centroids) and the documents from its SSD
+  once per BEIR query set and scans at DDR4 bandwidth, so a CPU-Real query
+  costs 0.18-0.23 ms (wiki_full: 8.3-8.5 ms, its 57 GB load over 1000
+  queries) and REIS's average gain is 12.7x (within 25 % of 13x), its
+  maximum 52x (against 112x). No-I/O costs 37-240 us per query, below
+  REIS's 145-520 us (SSD1) and 81-260 us (SSD2), so REIS over No-I/O is
+  0.4x on average against 1.8x: the coarse phase and the core above again,
+  and a host model that scans at the full 409.6 GB/s; the paper states
+  neither FAISS's parameters nor the batch, so the host cannot be rebuilt
+  more closely from it.
 - **REIS Table 4.** REIS's brute-force search is sensing-bound (A25) and
   lands on the paper's stated 3.8 ms / 28.5 ms, so both retrieval shares are
   within 25 %. The wiki_en end-to-end gain is 1.17x against 3.24x because
