@@ -115,6 +115,8 @@ plotdat() {
 		gsub(/SSD2 over SSD1/, "SSD2/SSD1", lab)
 		gsub(/REIS over /, "vs ", lab)
 		gsub(/REIS retrieval share \(%\)/, "T4 share %", lab)
+		gsub(/REIS search latency \(ms\)/, "T4 ms", lab)
+		gsub(/NQ column \(wiki_en\)/, "wiki_en", lab)
 		gsub(/end-to-end gain over CPU\+BQ \(x\)/, "T4 e2e", lab)
 		gsub(/reis-ssd/, "SSD", lab)
 		gsub(/average/, "avg", lab)

@@ -135,7 +135,7 @@ static void bench_paper(const char *preset, uint64_t n, uint32_t clusters, uint3
 	ft_cmd_begin(ft, &c, 0, NULL);
 	t = ft_ctrl(ft, &c, 0);
 	t = ft_dma(ft, &c, FT_H2C, emb, t);
-	t = ft_ibc_all(ft, &c, p.page_bytes, 1, t);
+	t = ft_ibc_all(ft, &c, 128, p.page_bytes, 1, t);
 	t = ft_batch_read(ft, &c, &b, t);
 	t = ft_core(ft, &c, FT_CORE_ISP, ft_cycles_select(&p, pass), "quickselect", t);
 	t = ft_core(ft, &c, FT_CORE_ISP, ft_cycles_rerank(&p, 100, 1024), "rerank", t);
@@ -150,7 +150,7 @@ static void bench_paper(const char *preset, uint64_t n, uint32_t clusters, uint3
 	ft_cmd_begin(ft, &c, ns_bf + 1000000000ull, NULL);
 	t = ft_ctrl(ft, &c, 0);
 	t = ft_dma(ft, &c, FT_H2C, emb, t);
-	t = ft_ibc_all(ft, &c, p.page_bytes, 1, t);
+	t = ft_ibc_all(ft, &c, 128, p.page_bytes, 1, t);
 	memset(&b, 0, sizeof(b));
 	b.count = (clusters + per_page - 1) / per_page;
 	b.op = reis_op(&p);

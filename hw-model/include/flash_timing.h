@@ -190,17 +190,19 @@ uint64_t ft_block_erase(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 			uint64_t ready);
 
 /**
- * ft_ibc() - input broadcasting of @bytes into the cache latch of every
- * plane of flat die @die (REIS 4.3.2): one C/A + data-in per plane, in turn;
- * with @mpibc all planes of the die latch one transfer together (REIS 4.3.4
- * MPIBC), dividing the time by planes_per_die.
+ * ft_ibc() - input broadcasting into the cache latch of every plane of flat
+ * die @die (REIS Table 2, 4.3.2): per plane, in turn, a C/A and a data-in of
+ * one @copy-byte query over the channel, then the die writes copies until
+ * the latch holds @fill bytes (tRC per byte, off the channel; A24). With
+ * @mpibc all planes of the die take one transfer and one fill together
+ * (REIS 4.3.4 MPIBC), dividing the time by planes_per_die.
  */
-uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t bytes,
-		int mpibc, uint64_t ready);
+uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t copy,
+		uint32_t fill, int mpibc, uint64_t ready);
 
 /** ft_ibc_all() - ft_ibc() on every die; returns the last completion. */
-uint64_t ft_ibc_all(struct ft *ft, struct ft_cmd *cmd, uint32_t bytes, int mpibc,
-		    uint64_t ready);
+uint64_t ft_ibc_all(struct ft *ft, struct ft_cmd *cmd, uint32_t copy, uint32_t fill,
+		    int mpibc, uint64_t ready);
 
 /**
  * ft_core() - @cycles of work on controller core @core (0 .. cores-1) or on

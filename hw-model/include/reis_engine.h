@@ -208,10 +208,14 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
  * the controller) over its channel to an ideal ASIC that computes for free.
  * Sensing rounds over all planes overlap the transfers (cache read):
  * ctrl_cmd + tR + max(ceil(pages / channels) x xfer(page + spare),
- * (ceil(pages / planes) - 1) x tR + xfer(page + spare)), tR the SLC read.
+ * (ceil(pages / planes) - 1) x tR + xfer(page + spare)), tR the SLC read;
+ * then the @reads INT8 entries of @bytes each that the rerank needs, as
+ * REIS reads them (6.3.1 changes only the scan): ceil(reads / planes) TLC
+ * sensing rounds and ceil(reads / channels) x (tRR + xfer(bytes)).
  * Return: modeled ns (0 for no pages).
  */
-uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages);
+uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
+		    uint32_t bytes);
 
 /*
  * struct re_cpu - the host baseline (REIS Table 3, CPU-Real): @cores at

@@ -36,7 +36,7 @@ static void fp_defaults(struct fp_params *p)
 	p->isp_cores = 1;			/* REIS 4.3.4: one core for REIS */
 	p->core_mhz = 1500;			/* A6: Cortex-R8 top clock */
 	p->link_mbps = 7000;			/* A7: PCIe 4.0 x4 drive */
-	p->dram_mbps = 8000;			/* A8: LPDDR4 x32 */
+	p->dram_mbps = 8000;			/* A8: LPDDR4 x32 (RecFlash presets) */
 	p->mem_cap = 2048ull * MIB;		/* host RAM, not the drive: docs/security.md */
 	p->buf_budget = 256ull * MIB;		/* 4 SLS at their 64 MiB row buffer */
 
@@ -112,6 +112,7 @@ static void fp_reis_ssd1(struct fp_params *p)
 	p->dies_per_channel = 16;		/* REIS Table 3 */
 	p->planes_per_die = 2;			/* REIS Table 3 */
 	p->channel_mbps = 1200;			/* REIS Table 3: 1.2 GB/s */
+	p->dram_mbps = 9600;			/* A8: the channels' 9.6 GB/s (REIS 4.3.2) */
 }
 
 static void fp_reis_ssd2(struct fp_params *p)
@@ -122,6 +123,7 @@ static void fp_reis_ssd2(struct fp_params *p)
 	p->dies_per_channel = 8;		/* REIS Table 3 */
 	p->planes_per_die = 4;			/* REIS Table 3 */
 	p->channel_mbps = 2000;			/* REIS Table 3: 2.0 GB/s */
+	p->dram_mbps = 32000;			/* A8: the channels' 32 GB/s (REIS 6.3) */
 }
 
 static void fp_recflash_common(struct fp_params *p)

@@ -469,7 +469,7 @@ static void ft_read_account(struct ft *ft, struct ft_cmd *cmd, const struct ft_p
 
 /* Timeline events of one page read on @plane: C/A from @s_ca, tR from
  * @r0, the in-die steps after it, with @moved the cache-register move at
- * @m0. */
+ * @m0 (for a cache-mode XOR read, @m0 is the XOR's start). */
 static void ft_read_trace(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 			  const struct ft_page_op *op, uint64_t s_ca, uint64_t r0, int moved,
 			  uint64_t m0)
@@ -481,6 +481,8 @@ static void ft_read_trace(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 	if (!(op->flags & FT_OP_CACHE))	/* in cache mode it overlaps the previous page */
 		ft_ev(cmd, ISP_RES_PLANE, plane, "CA", s_ca, ft->t_ca);
 	ft_ev(cmd, ISP_RES_PLANE, plane, "tR", r0, p->t_read[op->mode]);
+	if ((op->flags & FT_OP_CACHE) && t_xor)
+		t = ft_max(t, m0);	/* A25: the XOR waits for the data latch */
 	ft_ev(cmd, ISP_RES_PLANE, plane, "XOR", t, t_xor);
 	t += t_xor;
 	ft_ev(cmd, ISP_RES_PLANE, plane, "FBC", t, (uint64_t)op->n_fbc * p->t_fbc);
@@ -518,7 +520,20 @@ static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane
 	s_ca = a;
 	r0 = ft_max(ft_max(s_ca + ft->t_ca, pl->arr_free), r0_min);
 	c1 = r0 + p->t_read[op->mode] + comp;
-	if (cache && d_do) {
+	if (cache && t_xor) {
+		/*
+		 * REIS 4.3.4 PL: the XOR of the sensed page with the query in
+		 * the cache latch writes the data latch, and that frees the
+		 * array; counting, compare and data-out work on the data latch
+		 * while the next page senses (A25).
+		 */
+		m0 = ft_max(r0 + p->t_read[op->mode], pl->out_free);
+		new_arr = m0 + t_xor;
+		c1 = new_arr + comp - t_xor;
+		end = d_do ? ft_dout_locked(ft, cmd, ch, die, op, d_do, c1) : c1;
+		pl->out_free = end;
+		pl->ca_ready = r0 + p->t_read[op->mode];
+	} else if (cache && d_do) {
 		m0 = ft_max(c1, pl->out_free);
 		new_arr = m0 + p->t_cache_busy;
 		end = ft_dout_locked(ft, cmd, ch, die, op, d_do, new_arr);
@@ -542,7 +557,7 @@ static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane
 
 	ft_read_account(ft, cmd, op, bytes);
 	if (cmd->trace)
-		ft_read_trace(ft, cmd, plane, op, s_ca, r0, cache && d_do, m0);
+		ft_read_trace(ft, cmd, plane, op, s_ca, r0, cache && d_do && !t_xor, m0);
 	ft_done(cmd, end);
 	return end;
 }
@@ -684,82 +699,75 @@ uint64_t ft_block_erase(struct ft *ft, struct ft_cmd *cmd, uint32_t plane, uint6
 	return end;
 }
 
+/*
+ * IBC (REIS Table 2 "send a copy of the query to each page buffer", 4.3.2):
+ * the channel carries one copy of @copy bytes per plane (with MPIBC one
+ * per die, latched by all its planes, 4.3.4); the die then writes the
+ * other copies into the cache latch until it holds @fill bytes, at its
+ * I/O byte rate, off the channel (A24). Without MPIBC the die I/O serves
+ * its planes in turn.
+ */
 static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t die,
-			      uint32_t bytes, int mpibc, uint64_t ready)
+			      uint32_t copy, uint32_t fill, int mpibc, uint64_t ready)
 {
 	const struct fp_params *p = &ft->p;
-	uint32_t ch = die / ft->D, first = die * ft->P, i;
-	uint64_t dur = ft->t_ca + ft_t_xfer(bytes, p->channel_mbps);
-	uint64_t a, s, end = ready, pj;
+	uint32_t ch = die / ft->D, first = die * ft->P, i, n = mpibc ? 1 : ft->P;
+	uint64_t xfer = ft->t_ca + ft_t_xfer(copy, p->channel_mbps);
+	uint64_t dup = fill > copy ? ft_t_xfer(fill - copy, p->channel_mbps) : 0;
+	uint64_t a, s, end = ready, die_free = ready;
 
-	if (mpibc) {
-		/* All planes of the die latch the same transfer (REIS 4.3.4). */
-		a = ready;
-		for (i = 0; i < ft->P; i++)
-			a = ft_max(a, ft_plane_idle(&ft->plane[first + i]));
-		s = ft_cal_take(ft, &ft->chan[ch], a, dur);
-		end = s + dur;
-		for (i = 0; i < ft->P; i++) {
-			ft_plane_hold(&ft->plane[first + i], end);
-			ft_ev(cmd, ISP_RES_PLANE, first + i, "IBC", s, dur);
-		}
-		ft_busy(ft, cmd, ISP_RES_PLANE, dur * ft->P);
-		ft_busy(ft, cmd, ISP_RES_CHANNEL, dur);
-		ft_busy(ft, cmd, ISP_RES_DIE, dur);
-		ft_ev(cmd, ISP_RES_CHANNEL, ch, "IBC", s, dur);
-		ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, dur);
-		pj = ft_sat_mul(bytes, p->e_channel_byte);
-		cmd->channel_bytes += bytes;
-		ft->st.channel_bytes += bytes;
-	} else {
-		for (i = 0; i < ft->P; i++) {
-			struct ft_plane *pl = &ft->plane[first + i];
+	for (i = 0; i < n; i++) {
+		uint32_t j, lo = first + i, hi = mpibc ? first + ft->P : lo + 1;
 
-			s = ft_cal_take(ft, &ft->chan[ch], ft_max(ready, ft_plane_idle(pl)), dur);
-			ft_plane_hold(pl, s + dur);
-			end = ft_max(end, s + dur);
-			ft_ev(cmd, ISP_RES_PLANE, first + i, "IBC", s, dur);
-			ft_ev(cmd, ISP_RES_CHANNEL, ch, "IBC", s, dur);
-			ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, dur);
+		a = die_free;
+		for (j = lo; j < hi; j++)
+			a = ft_max(a, ft_plane_idle(&ft->plane[j]));
+		s = ft_cal_take(ft, &ft->chan[ch], a, xfer);
+		die_free = s + xfer + dup;
+		for (j = lo; j < hi; j++) {
+			ft_plane_hold(&ft->plane[j], die_free);
+			ft_ev(cmd, ISP_RES_PLANE, j, "IBC", s, xfer + dup);
 		}
-		ft_busy(ft, cmd, ISP_RES_PLANE, dur * ft->P);
-		ft_busy(ft, cmd, ISP_RES_CHANNEL, dur * ft->P);
-		ft_busy(ft, cmd, ISP_RES_DIE, dur * ft->P);
-		pj = ft_sat_mul((uint64_t)bytes * ft->P, p->e_channel_byte);
-		cmd->channel_bytes += (uint64_t)bytes * ft->P;
-		ft->st.channel_bytes += (uint64_t)bytes * ft->P;
+		ft_ev(cmd, ISP_RES_CHANNEL, ch, "IBC", s, xfer);
+		ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, xfer + dup);
+		end = ft_max(end, die_free);
 	}
-	ft_energy(ft, cmd, pj);
+	ft_busy(ft, cmd, ISP_RES_PLANE, (xfer + dup) * ft->P);
+	ft_busy(ft, cmd, ISP_RES_CHANNEL, xfer * n);
+	ft_busy(ft, cmd, ISP_RES_DIE, (xfer + dup) * n);
+	ft_energy(ft, cmd, ft_sat_mul((uint64_t)copy * n, p->e_channel_byte));
+	cmd->channel_bytes += (uint64_t)copy * n;
+	ft->st.channel_bytes += (uint64_t)copy * n;
 	ft_done(cmd, end);
 	return end;
 }
 
-uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t bytes,
-		int mpibc, uint64_t ready)
+uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t copy,
+		uint32_t fill, int mpibc, uint64_t ready)
 {
 	uint64_t end;
 
-	if (die >= ft->ND || bytes > (1u << 24))
+	if (die >= ft->ND || copy > (1u << 24) || fill > (1u << 24))
 		return ft_fail(cmd, ready);
 	pthread_mutex_lock(&ft->lock);
-	end = ft_ibc_locked(ft, cmd, die, bytes, mpibc, ft_ready(cmd, ready));
+	end = ft_ibc_locked(ft, cmd, die, copy, fill, mpibc, ft_ready(cmd, ready));
 	pthread_mutex_unlock(&ft->lock);
 	return end;
 }
 
-uint64_t ft_ibc_all(struct ft *ft, struct ft_cmd *cmd, uint32_t bytes, int mpibc,
-		    uint64_t ready)
+uint64_t ft_ibc_all(struct ft *ft, struct ft_cmd *cmd, uint32_t copy, uint32_t fill,
+		    int mpibc, uint64_t ready)
 {
 	uint64_t end, last;
 	uint32_t d;
 
-	if (bytes > (1u << 24))
+	if (copy > (1u << 24) || fill > (1u << 24))
 		return ft_fail(cmd, ready);
 	pthread_mutex_lock(&ft->lock);
 	ready = ft_ready(cmd, ready);
 	last = ready;
 	for (d = 0; d < ft->ND; d++) {
-		end = ft_ibc_locked(ft, cmd, d, bytes, mpibc, ready);
+		end = ft_ibc_locked(ft, cmd, d, copy, fill, mpibc, ready);
 		last = ft_max(last, end);
 	}
 	pthread_mutex_unlock(&ft->lock);

@@ -425,7 +425,7 @@ static int re_est_query(struct re_est_run *r, const struct fp_params *p,
 	uint64_t m, nh;
 	int ret;
 
-	*t = ft_ibc_all(ft, cmd, L->ibc_bytes, r->mpibc, tq);
+	*t = ft_ibc_all(ft, cmd, L->cb, L->ibc_bytes, r->mpibc, tq);
 	if (r->ivf) {
 		ret = re_est_coarse(r, e, q, t);
 		if (ret)
@@ -533,11 +533,13 @@ out:
 /*
  * REIS 6.3.1's REIS-ASIC: without ESP the raw page needs ECC in the
  * controller, so every page read crosses the channel whole; the ideal ASIC
- * adds no compute. Pages spread evenly over channels and planes.
+ * adds no compute. Pages spread evenly over channels and planes; the rerank
+ * reads its INT8 entries as REIS does.
  */
-uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages)
+uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
+		    uint32_t bytes)
 {
-	uint64_t planes, rounds, per_ch, x, tr, chan, sense;
+	uint64_t planes, rounds, per_ch, x, tr, chan, sense, rr = 0;
 
 	if (!p || !pages || !p->channels || !p->dies_per_channel || !p->planes_per_die)
 		return 0;
@@ -548,7 +550,11 @@ uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages)
 	tr = p->t_read[ISP_CELL_SLC];
 	chan = per_ch * x;
 	sense = (rounds - 1) * tr + x;
-	return (p->ctrl_cmd + tr + (chan > sense ? chan : sense)) / FT_PS_PER_NS;
+	if (reads)	/* the rerank's INT8 reads, after the scan picked them */
+		rr = (reads + planes - 1) / planes * p->t_read[p->native_mode] +
+		     (reads + p->channels - 1) / p->channels *
+		     (p->t_rr + ft_t_xfer(bytes, p->channel_mbps));
+	return (p->ctrl_cmd + tr + (chan > sense ? chan : sense) + rr) / FT_PS_PER_NS;
 }
 
 /*

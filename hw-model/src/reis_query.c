@@ -77,7 +77,7 @@ static int re_query_db(struct re_run *r, struct re_db *db, const uint8_t *qbin,
 	int ret;
 
 	memcpy(r->qw, qbin, L->cb);
-	t = ft_ibc_all(r->e->ft, r->c.cmd, L->ibc_bytes, r->mpibc, tq);	/* IBC (§4.3.2) */
+	t = ft_ibc_all(r->e->ft, r->c.cmd, L->cb, L->ibc_bytes, r->mpibc, tq);	/* IBC (§4.3.2) */
 	if (r->ivf) {
 		uint32_t np;
 

@@ -141,7 +141,7 @@ static double paper_scale(const char *preset, uint64_t n, uint64_t *model_ns)
 	ft_cmd_begin(ft, &c, 0, NULL);
 	t = ft_ctrl(ft, &c, 0);
 	t = ft_dma(ft, &c, FT_H2C, emb, t);			/* the query */
-	t = ft_ibc_all(ft, &c, p.page_bytes, 1, t);		/* MPIBC */
+	t = ft_ibc_all(ft, &c, 128, p.page_bytes, 1, t);		/* MPIBC */
 	t = ft_batch_read(ft, &c, &b, t);
 	t = ft_core(ft, &c, FT_CORE_ISP, ft_cycles_rerank(&p, 100, 1024), "rerank", t);
 	t = ft_core(ft, &c, FT_CORE_ISP, ft_cycles_sort(&p, 100), "sort", t);

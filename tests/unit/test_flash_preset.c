@@ -35,9 +35,11 @@ int main(void)
 	CHECK(p.channel_mbps == 1200 && p.cores == 4);
 	CHECK_EQ_U64(p.t_read[ISP_CELL_SLC], 22500000);
 	CHECK(fp_pages_per_block(&p, ISP_CELL_SLC) * 3 == p.pages_per_block);
+	CHECK(p.dram_mbps == 9600);	/* A8: the channels' 9.6 GB/s (REIS 4.3.2) */
 	REQUIRE(fp_preset("reis-ssd2", &p) == 0);
 	CHECK(p.channels == 16 && p.dies_per_channel == 8 && p.planes_per_die == 4);
 	CHECK(p.channel_mbps == 2000);
+	CHECK(p.dram_mbps == 32000);	/* A8: the channels' 32 GB/s (REIS 6.3) */
 	/* RecFlash Table III. */
 	REQUIRE(fp_preset("recflash-slc", &p) == 0);
 	CHECK(p.page_bytes == 4096 && p.planes_per_die == 2);

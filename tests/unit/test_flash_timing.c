@@ -85,29 +85,85 @@ static void test_cache_read(void)
 	ft_close(ft);
 }
 
+/*
+ * PL on REIS's XOR reads (REIS 4.3.4, A25): the XOR into the data latch
+ * frees the array, so the next page senses while the latch counts,
+ * compares and sends. reis-ssd1, one plane, 128 entries per page:
+ * t_CA 115 ns, tR 22.5 us, XOR 30 ns, FBC 128 x 20 ns, CMP 128 x 5 ns.
+ */
+static void test_xor_cache_read(void)
+{
+	struct fp_params p;
+	struct ft *ft = open_with("reis-ssd1", NULL, &p);
+	struct ft_page_op op = { .mode = ISP_CELL_SLC, .flags = FT_OP_XOR | FT_OP_CACHE,
+				 .n_fbc = 128, .n_cmp = 128 };
+	uint64_t tca = 115000, tr = US(22.5), lat = 30000 + 128 * 20000 + 128 * 5000;
+	uint64_t n = 8, t;
+
+	CHECK_EQ_U64(ft_t_ca(&p), tca);
+	CHECK_EQ_U64(p.t_xor + 128 * p.t_fbc + 128 * p.t_cmp, lat);
+	/* Everything filtered: period tR + t_CA (the next C/A after sensing). */
+	t = reads(ft, 0, (uint32_t)n, 1, &op);
+	CHECK_EQ_U64(t, n * (tca + tr) + lat);
+	/* Two passing 138-byte entries per page: 2 x (tRR + 138 B / 1.2 GB/s)
+	 * = 270 ns of data-out, under the next sensing; only the last shows. */
+	op.n_dout = 2;
+	op.dout_bytes = 138;
+	t = reads(ft, 100000000, (uint32_t)n, 1, &op);
+	CHECK_EQ_U64(t, n * (tca + tr) + lat + 2 * 20000 + 230000);
+	/* Without PL every page waits for its own latch work and data-out. */
+	op.flags = FT_OP_XOR;
+	t = reads(ft, 200000000, (uint32_t)n, 1, &op);
+	CHECK_EQ_U64(t, n * (tca + tr + lat + 2 * 20000 + 230000));
+	ft_close(ft);
+}
+
+/*
+ * IBC (REIS Table 2, 4.3.2; A24): the channel carries one 128-byte query
+ * per plane, the die fills the rest of the 16 KiB latch at tRC per byte.
+ * reis-ssd2: t_CA = 115 ns, tRC = 0.5 ns/B (2000 MB/s), 4 planes per die.
+ */
 static void test_mpibc(void)
 {
 	struct fp_params p;
 	struct ft *ft = open_with("reis-ssd2", NULL, &p);
 	struct ft_cmd c;
-	uint64_t plain, multi, all;
+	uint64_t plain, multi, all, xfer, dup;
 
+	xfer = 115000 + 128 * 500;			/* C/A + one copy, ps */
+	dup = (16384 - 128) * 500ull;			/* in-die fill */
+	CHECK_EQ_U64(xfer, ft_t_ca(&p) + ft_t_xfer(128, p.channel_mbps));
 	ft_cmd_begin(ft, &c, 0, NULL);
-	ft_ibc(ft, &c, 5, p.page_bytes, 0, 0);
+	ft_ibc(ft, &c, 5, 128, p.page_bytes, 0, 0);
 	CHECK(ft_cmd_end(ft, &c, NULL) == 0);
 	plain = c.end - c.start;
+	CHECK_EQ_U64(plain, 4 * (xfer + dup));		/* the die I/O serves planes in turn */
+	CHECK_EQ_U64(c.busy_ps[ISP_RES_CHANNEL], 4 * xfer);	/* the fill is off the channel */
+	CHECK_EQ_U64(c.busy_ps[ISP_RES_DIE], 4 * (xfer + dup));
+	CHECK_EQ_U64(c.channel_bytes, 4 * 128);
 	ft_cmd_begin(ft, &c, 1000000, NULL);
-	ft_ibc(ft, &c, 5, p.page_bytes, 1, 0);
+	ft_ibc(ft, &c, 5, 128, p.page_bytes, 1, 0);
 	CHECK(ft_cmd_end(ft, &c, NULL) == 0);
 	multi = c.end - c.start;
-	CHECK_EQ_U64(multi, ft_t_ca(&p) + ft_t_xfer(p.page_bytes, p.channel_mbps));
+	CHECK_EQ_U64(multi, xfer + dup);
 	CHECK_EQ_U64(plain, p.planes_per_die * multi);	/* REIS 4.3.4 */
-	/* Whole drive: dies of a channel share it, channels run in parallel. */
+	CHECK_EQ_U64(c.busy_ps[ISP_RES_CHANNEL], xfer);
+	CHECK_EQ_U64(c.busy_ps[ISP_RES_PLANE], 4 * (xfer + dup));
+	/* A fill no larger than the copy is the copy alone. */
 	ft_cmd_begin(ft, &c, 2000000, NULL);
-	ft_ibc_all(ft, &c, p.page_bytes, 1, 0);
+	ft_ibc(ft, &c, 5, 128, 64, 1, 0);
+	CHECK(ft_cmd_end(ft, &c, NULL) == 0);
+	CHECK_EQ_U64(c.end - c.start, xfer);
+	/*
+	 * Whole drive: the 8 dies of a channel take their 179 ns transfers one
+	 * after another and fill in parallel, so the last die ends 7 transfers
+	 * later than a die alone.
+	 */
+	ft_cmd_begin(ft, &c, 3000000, NULL);
+	ft_ibc_all(ft, &c, 128, p.page_bytes, 1, 0);
 	CHECK(ft_cmd_end(ft, &c, NULL) == 0);
 	all = c.end - c.start;
-	CHECK_EQ_U64(all, p.dies_per_channel * multi);
+	CHECK_EQ_U64(all, (p.dies_per_channel - 1) * xfer + multi);
 	ft_close(ft);
 }
 
@@ -256,7 +312,7 @@ static void test_errors(void)
 	ft_dma(ft, &c, (enum ft_dir)2, 1, 0);
 	CHECK(c.err == -EINVAL);
 	c.err = 0;
-	ft_ibc(ft, &c, 128, 16, 0, 0);
+	ft_ibc(ft, &c, 128, 16, 16, 0, 0);
 	CHECK(c.err == -EINVAL);
 	c.err = 0;
 	ft_page_program(ft, &c, 0, ISP_CELL_TLC, 1u << 25, 0);
@@ -431,6 +487,7 @@ int main(void)
 	test_no_double_booking();
 	test_parallel();
 	test_cache_read();
+	test_xor_cache_read();
 	test_mpibc();
 	test_channel_contention();
 	test_queueing();

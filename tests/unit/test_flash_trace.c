@@ -194,8 +194,8 @@ int main(void)
 	ft_cmd_begin(ft, &c, 5000, tr);
 	ft_ctrl(ft, &c, 0);
 	ft_dma(ft, &c, FT_H2C, 128, 0);
-	ft_ibc(ft, &c, 0, p.page_bytes, 1, 0);
-	ft_ibc(ft, &c, 1, p.page_bytes, 0, 0);
+	ft_ibc(ft, &c, 0, 128, p.page_bytes, 1, 0);
+	ft_ibc(ft, &c, 1, 128, p.page_bytes, 0, 0);
 	for (i = 0; i < 600; i++)
 		ft_page_read(ft, &c, (uint32_t)i % 256, &op, 0);
 	ft_page_program(ft, &c, 3, ISP_CELL_TLC, p.page_bytes, 0);

@@ -4,7 +4,8 @@
  * hand-computed cases (docs/timing-model.md "Comparison models"):
  *   - REIS-ASIC (REIS 6.3.1) on reis-ssd1: 1000 pages stream 125 per
  *     channel at 18,592 B / 1.2 GB/s = 15.493334 us each after one 22.5 us
- *     sense and the 1 us command path (channel-bound); with a 100 GB/s
+ *     sense and the 1 us command path (channel-bound), 100 INT8 rerank
+ *     reads add a 60 us TLC round and 13 x 873 ns per channel; with a 100 GB/s
  *     channel the 4 sensing rounds bound it instead; 0 pages cost 0;
  *   - CPU-Real (REIS Table 3): loading 6.9 GB at 6.9 GB/s is 1 s; per
  *     query 128 MB at 409.6 GB/s = 312.5 us beats 1 M codes x 4 cycles on
@@ -25,11 +26,15 @@ int main(void)
 
 	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
 	/* 1 us + 22.5 us + 125 x 15,493,334 ps */
-	CHECK_EQ_U64(re_asic_ns(&p, 1000), 1960166);
-	CHECK_EQ_U64(re_asic_ns(&p, 0), 0);
+	CHECK_EQ_U64(re_asic_ns(&p, 1000, 0, 1024), 1960166);
+	CHECK_EQ_U64(re_asic_ns(&p, 0, 100, 1024), 0);
+	/* + 100 INT8 reads: one 60 us TLC round over 256 planes, 13 per
+	 * channel x (20 ns tRR + 1024 B / 1.2 GB/s = 873,334 ps) */
+	CHECK_EQ_U64(re_asic_ns(&p, 1000, 100, 1024),
+		     (1000000 + 22500000 + 125 * 15493334ull + 60000000 + 13 * 873334ull) / 1000);
 	REQUIRE(fp_set(&p, "channel_mbps", "100000") == 0);
 	/* 18,592 B at 100 GB/s = 185,920 ps; 3 x 22.5 us + that > 125 x that */
-	CHECK_EQ_U64(re_asic_ns(&p, 1000), (1000000 + 22500000 + 67500000 + 185920) / 1000);
+	CHECK_EQ_U64(re_asic_ns(&p, 1000, 0, 1024), (1000000 + 22500000 + 67500000 + 185920) / 1000);
 
 	re_cpu_real(&c);
 	CHECK_EQ_U64(c.cores, 128);
