@@ -158,7 +158,7 @@ int re_int8_get(const char *name, re_int8_fn *fn, const char **chosen)
 }
 
 /*
- * INT8 rerank of r->top.v[0..m): RADR reads (each code in place in the
+ * INT8 rerank of r->top->v[0..m): RADR reads (each code in place in the
  * store), rescoring, the best k ordered.
  */
 static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint32_t m,
@@ -171,7 +171,7 @@ static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint3
 	uint32_t i;
 
 	for (i = 0; i < m; i++) {
-		uint32_t radr = r->top.v[i].radr, slot, rel;
+		uint32_t radr = r->top->v[i].radr, slot, rel;
 		const uint8_t *x;
 		uint64_t ppa, lp;
 
@@ -185,7 +185,7 @@ static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint3
 			return -EIO;
 		r->rk[i].score = e->score(db->c.metric, q8, (const int8_t *)x, L->dim);
 		fs_page_unmap(e->fs);
-		r->rk[i].key = r->top.v[i].key;
+		r->rk[i].key = r->top->v[i].key;
 		r->rk[i].metric = db->c.metric;
 		r->rk[i].i = i;
 		r->pc[i].key = lp;
@@ -210,7 +210,7 @@ int re_rank(struct re_run *r, struct re_db *db, const int8_t *q8, uint32_t m, ui
 	*t = ft_core(r->e->ft, r->c.cmd, FT_CORE_ISP, ft_cycles_sort(r->e->p, m), "sort", *t);
 	for (i = 0; i < m; i++) {
 		r->rk[i].score = 0;
-		r->rk[i].key = r->top.v[i].key;
+		r->rk[i].key = r->top->v[i].key;
 		r->rk[i].i = i;
 	}
 	return 0;
