@@ -188,6 +188,8 @@ void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 /* Keep the best @keep, the @nsort smallest first in ascending order;
  * returns how many are kept. */
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
+/* Sort @v[0..n) ascending. */
+void re_sort_u64(uint64_t *v, uint64_t n);
 
 static inline void re_topc_add(struct re_topc *t, uint64_t key, uint32_t radr,
 			       uint32_t dadr)
