@@ -389,6 +389,11 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 
 		if (isp_ctx_cancelled(r->ctx))
 			return -ECANCELED;	/* isp_dev_exec_cancel() */
+		/* The next block's first page: the hardware prefetcher follows
+		 * a block's slots but not the jump to another block. */
+		if (i + 1 < L->bpages && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
+			re_prefetch_page(e, &db->slc, L->b_first + (r->bord[i + 1] & 0xffffffffu), 0,
+					 RE_PF_AHEAD);
 		if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
 			return -EIO;
 		r->bplane[pg] = fg_ppa_plane(e->g, ppa);
