@@ -126,11 +126,11 @@ static int re_db_did_cmp(const void *a, const void *b)
 
 static void re_run_free(struct re_run *r)
 {
+	uint32_t j;
+
 	if (r->e)
 		isp_budget_give(fs_buf_budget(r->e->fs), r->budget);
 	r->budget = 0;
-	uint32_t j;
-
 	free(r->page);
 	free(r->dist);
 	free(r->qws);
