@@ -2,10 +2,12 @@
 # vm-bench.sh [ITERATIONS] - latency and IOPS of ISP_NOOP, a 4 KiB NVMe read
 # (io_uring passthrough) and REIS_SEARCH (libreis, brute force over a
 # generated 20000 x 512-bit database) at QD 1, 4, 16 and 32 in one guest,
-# then 4 KiB reads at QD 1 idle and beside back-to-back long searches (512
-# queries over 400000 codes) on another ring
-# (tests/vm/guest/bench_vm_latency.c). Needs `make qemu guest`. Prints the
-# table and keeps it in $BUILD/results/vm-bench.txt.
+# REIS_SEARCH with more model work per command (one query over 400000
+# codes) in 5 interleaved rounds of QD 1, 4, 16, 32 with the median
+# QD / QD1 IOPS ratio, then 4 KiB reads at QD 1 idle and beside
+# back-to-back long searches (512 queries over 400000 codes) on another
+# ring (tests/vm/guest/bench_vm_latency.c). Needs `make qemu guest`.
+# Prints the table and keeps it in $BUILD/results/vm-bench.txt.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/vm-lib.sh"

@@ -21,7 +21,7 @@ int re_filter_threshold(const struct re_run *r, const struct re_db *db, uint32_t
 static inline void re_filter_push(struct re_run *r, const struct re_layout *L,
 				  const uint8_t *o, uint64_t key)
 {
-	re_topc_push(&r->top, key,
+	re_topc_push(r->top, key,
 		     L->radr_off != UINT32_MAX ? re_get32(o + L->radr_off) : RE_ADDR_NONE,
 		     L->dadr_off != UINT32_MAX ? re_get32(o + L->dadr_off) : RE_ADDR_NONE);
 }
@@ -65,13 +65,13 @@ static void re_filter_all(struct re_run *r, const struct re_layout *L, uint64_t 
 
 	for (j0 = a; j0 < b; j0 = end) {
 		end = b - j0 > RE_FILTER_BLOCK ? j0 + RE_FILTER_BLOCK : b;
-		if ((uint64_t)re_dist_min(r->dist + (j0 - lo), end - j0) << 32 > r->top.bound)
+		if ((uint64_t)re_dist_min(r->dist + (j0 - lo), end - j0) << 32 > r->top->bound)
 			continue;
 		for (j = j0; j < end; j++) {
 			const uint8_t *o = oob + (size_t)j * L->oob_entry;
 			uint64_t key = re_key(r->dist[j - lo], base + j);
 
-			if (key < r->top.bound)
+			if (key < r->top->bound)
 				re_filter_push(r, L, o, key);
 		}
 	}
@@ -106,7 +106,7 @@ uint32_t re_filter_page(struct re_run *r, const struct re_layout *L, uint64_t pg
 			 * quickselect anyway: no OOB decode, no push.
 			 */
 			key = re_key(d, base + j);
-			if (key < r->top.bound)
+			if (key < r->top->bound)
 				re_filter_push(r, L, o, key);
 		}
 	}

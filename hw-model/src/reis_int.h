@@ -188,6 +188,8 @@ void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 /* Keep the best @keep, the @nsort smallest first in ascending order;
  * returns how many are kept. */
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
+/* Sort @v[0..n) ascending. */
+void re_sort_u64(uint64_t *v, uint64_t n);
 
 static inline void re_topc_add(struct re_topc *t, uint64_t key, uint32_t radr,
 			       uint32_t dadr)
@@ -299,6 +301,8 @@ struct re_rk {
 	uint32_t i;
 };
 
+#define RE_QWORDS (ISP_REIS_MAX_DIM / 64)
+
 struct re_run {
 	struct re_eng *e;
 	struct isp_ctx *ctx;
@@ -307,9 +311,23 @@ struct re_run {
 	uint32_t flags, k, factor, qtag, nprobe, target, thr;
 	uint8_t *page;		/* one page slot: data + OOB */
 	uint16_t *dist;
-	uint64_t *qw;		/* the binary query, aligned */
+	uint64_t *qw;		/* the binary query, aligned (in qws) */
 	int8_t *code;		/* one INT8 code */
-	struct re_topc top, ctop;
+	struct re_topc *top;	/* TTL-E of the query being run (in tops) */
+	struct re_topc ctop;
+	/*
+	 * A block of queries of one brute-force command shares each page
+	 * scan (re_scan_block()): qblock binary queries, a TTL-E and the
+	 * pages' pass counts per query, and per page its plane, entry
+	 * count and place in the host's scan order.
+	 */
+	uint32_t qblock;
+	uint64_t *qws;		/* RE_QWORDS words a query */
+	struct re_topc *tops;
+	uint32_t *bpass;	/* qblock x bpages */
+	uint32_t *bplane, *bncmp;
+	uint64_t *bord;
+	const struct re_db *bord_db;	/* whose pages bord orders */
 	struct re_visits vs;
 	uint32_t *probe;
 	uint32_t *cdist;		/* probe[i]'s centroid distance */
@@ -339,6 +357,14 @@ int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, u
 		const uint8_t **pg, uint64_t *ppa);
 int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
 	    uint32_t thr, uint64_t *tend);
+/* Brute force: the host's scan of queries r->qws[0..nq) over @db's binary
+ * pages, each page once for all of them, into r->tops[0..nq). */
+int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand, int df,
+		  uint32_t thr);
+/* Brute force: the fine phase's cost of block query @j from @t, in the
+ * drive's page order; its end in *@tend. */
+void re_fine_charge(struct re_run *r, struct re_db *db, uint32_t j, uint64_t t,
+		    uint64_t cand, int df, uint64_t *tend);
 
 /* reis_filter.c: the threshold in *@thr; whether the die filters by it. */
 int re_filter_threshold(const struct re_run *r, const struct re_db *db, uint32_t *thr);

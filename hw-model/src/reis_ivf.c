@@ -39,13 +39,6 @@ static int re_visits_grow(struct re_visits *vs)
 	return 0;
 }
 
-static int re_u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t *probe,
 		    const uint32_t *cdist, uint32_t np, uint32_t epb)
 {
@@ -95,7 +88,7 @@ int re_visits_build(struct re_visits *vs, const uint64_t *cfirst, const uint32_t
 	for (i = 0; i < vs->nv; i++)
 		vs->ord[i] = (uint64_t)(cdist ? vs->v[i].near : 0) << 32 | i;
 	if (cdist && vs->nv)	/* every probed cluster may be empty: ord is NULL */
-		qsort(vs->ord, vs->nv, sizeof(*vs->ord), re_u64_cmp);
+		re_sort_u64(vs->ord, vs->nv);
 	return 0;
 }
 
@@ -114,6 +107,24 @@ static int re_cand_cluster_cmp(const void *a, const void *b)
 	uint32_t y = (uint32_t)((const struct re_cand *)b)->key;
 
 	return x < y ? -1 : x > y;
+}
+
+/* @v[0..n) by cluster: insertion for the nprobe of a search, qsort beyond. */
+static void re_cand_by_cluster(struct re_cand *v, uint32_t n)
+{
+	uint32_t i, j;
+
+	if (n > 64) {
+		qsort(v, n, sizeof(*v), re_cand_cluster_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct re_cand x = v[i];
+
+		for (j = i; j > 0 && (uint32_t)v[j - 1].key > (uint32_t)x.key; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /* nprobe of @db: explicit, or from its calibration table. */
@@ -164,7 +175,7 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 	t = ft_dram(e->ft, r->c.cmd, (uint64_t)np * RE_RIVF_BYTES, t);	/* R-IVF */
 	n = re_topc_finish(&r->ctop, 0);
 	/* Cluster order (probe[] ascending), each with its distance. */
-	qsort(r->ctop.v, n, sizeof(*r->ctop.v), re_cand_cluster_cmp);
+	re_cand_by_cluster(r->ctop.v, n);
 	for (i = 0; i < n; i++) {
 		uint32_t cl = (uint32_t)r->ctop.v[i].key;
 

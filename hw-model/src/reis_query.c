@@ -49,7 +49,7 @@ static uint32_t re_hits_take(const struct re_run *r, struct re_db *db, uint32_t 
 	uint32_t h, nh = m < r->k ? m : r->k;
 
 	for (h = 0; h < nh; h++) {
-		const struct re_cand *cd = &r->top.v[r->rk[h].i];
+		const struct re_cand *cd = &r->top->v[r->rk[h].i];
 
 		out[h].key = cd->key;
 		out[h].score = r->rk[h].score;
@@ -62,22 +62,22 @@ static uint32_t re_hits_take(const struct re_run *r, struct re_db *db, uint32_t 
 }
 
 /*
- * One query on one database (REIS §4.3.1): input broadcast, IVF coarse
- * search, fine search through the filters into TTL-E, quickselect, rank,
- * caller ids; hits into @out (at most k), best first.
+ * One query (@j of the block in r->qws) on one database (REIS §4.3.1):
+ * input broadcast, IVF coarse search, fine search through the filters into
+ * TTL-E (brute force: scanned by re_scan_block(), charged here),
+ * quickselect, rank, caller ids; hits into @out (at most k), best first.
  */
-static int re_query_db(struct re_run *r, struct re_db *db, const uint8_t *qbin,
-		       const int8_t *q8, uint64_t tq, struct re_hitx *out, uint32_t *nout,
-		       uint64_t *tend)
+static int re_query_db(struct re_run *r, struct re_db *db, uint32_t j, const int8_t *q8,
+		       uint64_t tq, struct re_hitx *out, uint32_t *nout, uint64_t *tend)
 {
-	const struct re_layout *L = &db->L;
 	uint32_t thr, m, nh;
 	int df = re_filter_threshold(r, db, &thr);
 	uint64_t t, cand = re_cand_count(r, db);
 	int ret;
 
-	memcpy(r->qw, qbin, L->cb);
-	t = ft_ibc_all(r->e->ft, r->c.cmd, L->cb, L->ibc_bytes, r->mpibc, tq);	/* IBC (§4.3.2) */
+	r->qw = r->qws + (size_t)j * RE_QWORDS;
+	r->top = &r->tops[j];
+	t = ft_ibc_all(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes, r->mpibc, tq);	/* IBC (§4.3.2) */
 	if (r->ivf) {
 		uint32_t np;
 
@@ -86,12 +86,14 @@ static int re_query_db(struct re_run *r, struct re_db *db, const uint8_t *qbin,
 			return ret;
 		if (np > r->nprobe_used)
 			r->nprobe_used = np;
+		ret = re_fine(r, db, t, cand, df, thr, &t);
+		if (ret)
+			return ret;
+	} else {
+		re_fine_charge(r, db, j, t, cand, df, &t);
 	}
-	ret = re_fine(r, db, t, cand, df, thr, &t);
-	if (ret)
-		return ret;
 	/* The rerank orders its own best k; without it TTL-E's order is the answer's. */
-	m = re_topc_finish(&r->top, r->rerank ? 0 : r->k);
+	m = re_topc_finish(r->top, r->rerank ? 0 : r->k);
 	ret = re_rank(r, db, q8, m, &t);
 	if (ret)
 		return ret;
@@ -124,56 +126,105 @@ static int re_db_did_cmp(const void *a, const void *b)
 
 static void re_run_free(struct re_run *r)
 {
+	uint32_t j;
+
 	if (r->e)
 		isp_budget_give(fs_buf_budget(r->e->fs), r->budget);
 	r->budget = 0;
 	free(r->page);
 	free(r->dist);
-	free(r->qw);
+	free(r->qws);
 	free(r->code);
 	free(r->probe);
 	free(r->cdist);
 	free(r->pc);
 	free(r->rk);
-	re_topc_free(&r->top);
+	for (j = 0; r->tops && j < r->qblock; j++)
+		re_topc_free(&r->tops[j]);
+	free(r->tops);
+	free(r->bpass);
+	free(r->bplane);
+	free(r->bncmp);
+	free(r->bord);
 	re_topc_free(&r->ctop);
 	re_visits_free(&r->vs);
 }
 
+/* Queries a brute-force block shares a page scan with at most, and the
+ * block's own buffers at most (per-query TTL-E and pass counts). */
+#define RE_QBLOCK_MAX 64u
+#define RE_QBLOCK_BYTES (8u << 20)
+
 /* Sizes of the run's buffers over the databases searched. */
 static void re_run_sizes(const struct re_run *r, struct re_db **dbs, uint32_t ndbs,
-			 uint64_t *cand, uint64_t *per, uint64_t *np, uint64_t *need)
+			 uint64_t *cand, uint64_t *per, uint64_t *np, uint64_t *need,
+			 uint64_t *bpages)
 {
 	uint32_t i;
 
-	*cand = *per = *np = 1;
+	*cand = *per = *np = *bpages = 1;
 	for (i = 0; i < ndbs; i++) {
 		const struct re_layout *L = &dbs[i]->L;
 
 		*cand = re_max(*cand, re_cand_count(r, dbs[i]));
 		*per = re_max(*per, re_max(L->epb, L->cpb));
+		*bpages = re_max(*bpages, L->bpages);
 		if (r->ivf)
 			*np = re_max(*np, re_nprobe(r, dbs[i]));
 	}
 	*need = re_max(*cand, r->k);
 }
 
+/*
+ * Queries per block: brute force over one database shares each page
+ * scan among up to RE_QBLOCK_MAX of a command's queries while the
+ * block's buffers stay within RE_QBLOCK_BYTES; else one at a time (a
+ * group's partitions are searched per query, IVF pages differ per query).
+ */
+static uint32_t re_qblock(const struct re_run *r, uint32_t nq, uint32_t ndbs, uint64_t cand,
+			  uint64_t bpages)
+{
+	uint64_t per = RE_TOPC_SLACK * cand * sizeof(struct re_cand) + bpages * sizeof(uint32_t) +
+		       ISP_REIS_MAX_DIM / 8 + sizeof(struct re_topc);
+	uint64_t n = RE_QBLOCK_BYTES / per;
+
+	if (r->ivf || ndbs != 1 || n < 1)
+		return 1;
+	return (uint32_t)(n < nq ? (n < RE_QBLOCK_MAX ? n : RE_QBLOCK_MAX) :
+			  (nq < RE_QBLOCK_MAX ? nq : RE_QBLOCK_MAX));
+}
+
 static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
 {
-	uint64_t cand, per, np, need;
+	uint64_t cand, per, np, need, bp;
+	uint32_t j;
 
-	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need);
+	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
 	r->page = malloc(fs_slot_bytes(r->e->fs));
 	r->dist = malloc(per * sizeof(*r->dist));
-	r->qw = malloc(ISP_REIS_MAX_DIM / 8);
+	r->qws = malloc((size_t)r->qblock * (ISP_REIS_MAX_DIM / 8));
 	r->code = malloc(ISP_REIS_MAX_DIM);
 	r->probe = malloc(np * sizeof(*r->probe));
 	r->cdist = malloc(np * sizeof(*r->cdist));
 	r->pc = malloc(need * sizeof(*r->pc));
 	r->rk = malloc(need * sizeof(*r->rk));
-	if (!r->page || !r->dist || !r->qw || !r->code || !r->probe || !r->cdist || !r->pc || !r->rk ||
-	    re_topc_init(&r->top, (uint32_t)cand) || re_topc_init(&r->ctop, (uint32_t)np))
+	r->tops = calloc(r->qblock, sizeof(*r->tops));
+	if (!r->ivf) {
+		r->bpass = malloc((size_t)r->qblock * bp * sizeof(*r->bpass));
+		r->bplane = malloc(bp * sizeof(*r->bplane));
+		r->bncmp = malloc(bp * sizeof(*r->bncmp));
+		r->bord = malloc(bp * sizeof(*r->bord));
+		if (!r->bpass || !r->bplane || !r->bncmp || !r->bord)
+			return -ENOMEM;
+	}
+	if (!r->page || !r->dist || !r->qws || !r->code || !r->probe || !r->cdist || !r->pc ||
+	    !r->rk || !r->tops || re_topc_init(&r->ctop, (uint32_t)np))
 		return -ENOMEM;
+	for (j = 0; j < r->qblock; j++)
+		if (re_topc_init(&r->tops[j], (uint32_t)cand))
+			return -ENOMEM;
+	r->qw = r->qws;
+	r->top = r->tops;
 	return 0;
 }
 
@@ -407,13 +458,17 @@ static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
 static uint64_t re_search_budget_bytes(const struct re_run *r, const struct isp_wire_reis_search *s,
 				       struct re_db **dbs, uint32_t ndbs)
 {
-	uint64_t cand, per, np, need;
+	uint64_t cand, per, np, need, bp, qb;
 
-	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need);
-	return fs_slot_bytes(r->e->fs) + per * sizeof(*r->dist) + ISP_REIS_MAX_DIM / 8 +
+	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
+	qb = r->qblock;
+	return fs_slot_bytes(r->e->fs) + per * sizeof(*r->dist) + qb * (ISP_REIS_MAX_DIM / 8) +
 	       ISP_REIS_MAX_DIM + np * (sizeof(*r->probe) + sizeof(*r->cdist)) +
 	       need * (sizeof(*r->pc) + sizeof(*r->rk)) +
-	       RE_TOPC_SLACK * (cand + np) * sizeof(struct re_cand) +
+	       RE_TOPC_SLACK * (qb * cand + np) * sizeof(struct re_cand) +
+	       qb * sizeof(struct re_topc) +
+	       (r->ivf ? 0 : bp * (qb * sizeof(*r->bpass) + sizeof(*r->bplane) +
+				  sizeof(*r->bncmp) + sizeof(*r->bord))) +
 	       ((uint64_t)s->nq + ndbs) * s->k * sizeof(struct re_hitx);
 }
 
@@ -421,6 +476,10 @@ static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_s
 				  struct re_db **dbs, uint32_t ndbs, uint64_t *ttl,
 				  struct re_hitx **hits, struct re_hitx **tmp, const char **why)
 {
+	uint64_t cand, per, np, need, bp;
+
+	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
+	r->qblock = re_qblock(r, s->nq, ndbs, cand, bp);
 	*ttl = re_ttl_bytes(r, dbs, ndbs);
 	if (fs_dram_reserve(r->e->fs, RE_DRAM_TTL, *ttl)) {
 		*ttl = 0;
@@ -449,8 +508,30 @@ static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_s
 	return 0;
 }
 
-/* Every query on every database; each query's top-k into @hits (k slots a
- * query, unused ones with db NULL), the time the last one ends in *@end. */
+/* The binary queries [@q0, @q0 + @n) into r->qws, and with one database
+ * their brute-force page scan, shared (re_scan_block()). */
+static int re_block_load(struct re_run *r, const struct isp_wire_reis_search *s,
+			 const uint8_t *qb, struct re_db **dbs, uint32_t ndbs, uint32_t q0,
+			 uint32_t n)
+{
+	uint32_t j, thr;
+	int df;
+
+	for (j = 0; j < n; j++)
+		memcpy(r->qws + (size_t)j * RE_QWORDS,
+		       qb + (size_t)(q0 + j) * (s->dim / 8), s->dim / 8);
+	if (ndbs != 1)
+		return 0;
+	df = re_filter_threshold(r, dbs[0], &thr);
+	return re_scan_block(r, dbs[0], n, re_cand_count(r, dbs[0]), df, thr);
+}
+
+/*
+ * Every query on every database; each query's top-k into @hits (k slots a
+ * query, unused ones with db NULL), the time the last one ends in *@end.
+ * The host scans a block of queries first; the drive's timing calls still
+ * come query after query, database after database, as without blocks.
+ */
 static int re_run_queries(struct re_run *r, const struct isp_wire_reis_search *s,
 			  const void *data, struct re_db **dbs, uint32_t ndbs, uint64_t tq,
 			  struct re_hitx *hits, struct re_hitx *tmp, uint64_t *end)
@@ -458,31 +539,38 @@ static int re_run_queries(struct re_run *r, const struct isp_wire_reis_search *s
 	struct re_eng *e = r->e;
 	const uint8_t *qb = (const uint8_t *)data + sizeof(*s);
 	const int8_t *q8 = (const int8_t *)(qb + (size_t)s->nq * (s->dim / 8));
-	uint32_t q, i;
+	uint32_t q0, n, q, i;
 	int ret = 0;
 
 	*end = tq;
-	for (q = 0; q < s->nq && !ret; q++) {
-		uint64_t qend = tq, te;
-		uint32_t nt = 0, nh;
+	for (q0 = 0; q0 < s->nq && !ret; q0 += n) {
+		n = s->nq - q0 < r->qblock ? s->nq - q0 : r->qblock;
+		ret = re_block_load(r, s, qb, dbs, ndbs, q0, n);
+		for (q = q0; q < q0 + n && !ret; q++) {
+			uint64_t qend = tq, te;
+			uint32_t nt = 0, nh;
 
-		for (i = 0; i < ndbs && !ret; i++) {
-			ret = re_query_db(r, dbs[i], qb + (size_t)q * (s->dim / 8),
-					  q8 + (size_t)q * s->dim, tq, tmp + nt, &nh, &te);
-			nt += nh;
-			qend = re_max(qend, te);
+			for (i = 0; i < ndbs && !ret; i++) {
+				if (ndbs > 1)
+					ret = re_block_load(r, s, qb, dbs + i, 1, q, 1);
+				if (!ret)
+					ret = re_query_db(r, dbs[i], q - q0, q8 + (size_t)q * s->dim,
+							  tq, tmp + nt, &nh, &te);
+				nt += nh;
+				qend = re_max(qend, te);
+			}
+			if (ret)
+				break;
+			if (ndbs > 1) {	/* exact merge of the partitions' top-k (REIS §7.1) */
+				qsort(tmp, nt, sizeof(*tmp), re_hit_cmp);
+				qend = ft_core(e->ft, r->c.cmd, FT_CORE_ISP,
+					       ft_cycles_sort(e->p, nt), "merge", qend);
+			}
+			memcpy(hits + (size_t)q * s->k, tmp, (nt < s->k ? nt : s->k) * sizeof(*tmp));
+			for (i = nt; i < s->k; i++)
+				hits[(size_t)q * s->k + i].db = NULL;
+			*end = re_max(*end, qend);
 		}
-		if (ret)
-			break;
-		if (ndbs > 1) {	/* exact merge of the partitions' top-k (REIS §7.1) */
-			qsort(tmp, nt, sizeof(*tmp), re_hit_cmp);
-			qend = ft_core(e->ft, r->c.cmd, FT_CORE_ISP, ft_cycles_sort(e->p, nt),
-				       "merge", qend);
-		}
-		memcpy(hits + (size_t)q * s->k, tmp, (nt < s->k ? nt : s->k) * sizeof(*tmp));
-		for (i = nt; i < s->k; i++)
-			hits[(size_t)q * s->k + i].db = NULL;
-		*end = re_max(*end, qend);
 	}
 	return ret;
 }

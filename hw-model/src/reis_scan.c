@@ -25,6 +25,11 @@
  * of 2, 4 and 8 KiB with bench_search at 1 M entries). */
 #define RE_PF_AHEAD 4096u
 
+/* IVF prefetches the next visit's page only when the codes exceed this:
+ * the 1.3 MB corpus stays in the host's caches and ran 6 % slower with it
+ * (bench_search); larger databases were not measured without it. */
+#define RE_PF_MIN_CODES (8ull << 20)
+
 static inline uint64_t re_load64(const uint8_t *p)
 {
 	uint64_t v;
@@ -283,11 +288,11 @@ static int re_fine_scan(struct re_run *r, struct re_db *db, uint64_t pg,
 }
 
 /* The page's cost (REIS §4.3.2), in the drive's page order. */
-static void re_fine_cost(struct re_run *r, const struct re_visit *v)
+static void re_fine_cost(struct re_run *r, uint32_t plane, uint32_t ncmp, uint32_t npass)
 {
-	re_cost_page(&r->c, v->plane, v->ncmp, v->npass);
-	r->fine_cmp += v->ncmp;
-	r->fine_pass += v->npass;
+	re_cost_page(&r->c, plane, ncmp, npass);
+	r->fine_cmp += ncmp;
+	r->fine_pass += npass;
 }
 
 /* The next page of the scan, prefetched. */
@@ -301,54 +306,121 @@ static void re_fine_next(struct re_run *r, struct re_db *db, const struct re_vis
 }
 
 /*
- * The fine-grained search of one query (REIS §4.3.1): every binary page
- * (brute force) or the pages of the probed clusters (IVF, re_coarse() has
- * filled r->vs), candidates into TTL-E; returns the phase's end in *@tend.
+ * The fine-grained search of one IVF query (REIS §4.3.1): the pages of
+ * the probed clusters (re_coarse() has filled r->vs), candidates into
+ * TTL-E; returns the phase's end in *@tend.
  */
 int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
 	    uint32_t thr, uint64_t *tend)
 {
 	const struct re_layout *L = &db->L;
-	struct re_seg whole;
-	uint64_t pg;
+	int ret, pf = db->c.n * L->cb > RE_PF_MIN_CODES;
 	uint32_t i;
-	int ret;
 
-	re_topc_reset(&r->top, (uint32_t)cand);
+	re_topc_reset(r->top, (uint32_t)cand);
 	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
-	if (r->ivf) {
-		/* The host scans in r->vs.ord; the drive's order charges. */
-		for (i = 0; i < r->vs.nv; i++) {
-			struct re_visit *v = &r->vs.v[(uint32_t)r->vs.ord[i]];
+	/* The host scans in r->vs.ord; the drive's order charges. */
+	for (i = 0; i < r->vs.nv; i++) {
+		struct re_visit *v = &r->vs.v[(uint32_t)r->vs.ord[i]];
 
-			if (isp_ctx_cancelled(r->ctx))
-				return -ECANCELED;	/* isp_dev_exec_cancel() */
-			if (i + 1 < r->vs.nv)
-				re_fine_next(r, db, &r->vs.v[(uint32_t)r->vs.ord[i + 1]]);
-			ret = re_fine_scan(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr, v);
-			if (ret)
-				return ret;
-		}
-		for (i = 0; i < r->vs.nv; i++)
-			re_fine_cost(r, &r->vs.v[i]);
-	} else {
-		for (pg = 0; pg < L->bpages; pg++) {
-			uint64_t left = db->c.n - pg * L->epb;
-			struct re_visit v;
-
-			if (isp_ctx_cancelled(r->ctx))
-				return -ECANCELED;	/* isp_dev_exec_cancel() */
-			whole.lo = 0;
-			whole.hi = (uint32_t)(left < L->epb ? left : L->epb);
-			if (pg + 1 < L->bpages)
-				re_prefetch_page(r->e, &db->slc, L->b_first + pg + 1, 0,
-						 RE_PF_AHEAD);
-			ret = re_fine_scan(r, db, pg, &whole, 1, df, thr, &v);
-			if (ret)
-				return ret;
-			re_fine_cost(r, &v);
-		}
+		if (isp_ctx_cancelled(r->ctx))
+			return -ECANCELED;	/* isp_dev_exec_cancel() */
+		if (i + 1 < r->vs.nv && pf)
+			re_fine_next(r, db, &r->vs.v[(uint32_t)r->vs.ord[i + 1]]);
+		ret = re_fine_scan(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr, v);
+		if (ret)
+			return ret;
 	}
+	for (i = 0; i < r->vs.nv; i++)
+		re_fine_cost(r, r->vs.v[i].plane, r->vs.v[i].ncmp, r->vs.v[i].npass);
 	*tend = re_cost_phase_end(&r->c);
 	return 0;
+}
+
+/*
+ * The host's order of @db's binary pages: by slot (page index), so each
+ * block's pages are read as one ascending stream of memory or of the file
+ * mapping. The drive's order (logical pages across the planes, REIS §4.1)
+ * visits one page per block in turn, more streams than the host's
+ * prefetchers follow (docs/benchmarks.md). Once per command.
+ */
+static int re_bf_order(struct re_run *r, struct re_db *db)
+{
+	const struct re_layout *L = &db->L;
+	uint64_t pg, ppa;
+
+	if (r->bord_db == db)
+		return 0;
+	for (pg = 0; pg < L->bpages; pg++) {
+		if (fs_region_ppa(r->e->fs, &db->slc, L->b_first + pg, &ppa))
+			return -EIO;
+		r->bord[pg] = fg_page_index(r->e->g, ppa) << 32 | pg;
+	}
+	/* Page indices that do not fit the key keep the drive's order. */
+	if (fg_page_slots(r->e->g) <= UINT32_MAX)
+		re_sort_u64(r->bord, L->bpages);
+	else
+		for (pg = 0; pg < L->bpages; pg++)
+			r->bord[pg] = pg;
+	r->bord_db = db;
+	return 0;
+}
+
+int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand, int df,
+		  uint32_t thr)
+{
+	struct re_eng *e = r->e;
+	const struct re_layout *L = &db->L;
+	uint32_t j, words = L->cb / 8;
+	const uint8_t *p;
+	uint64_t i, ppa;
+	int ret;
+
+	if (r->ivf)
+		return 0;	/* IVF scans after each query's coarse search */
+	ret = re_bf_order(r, db);
+	if (ret)
+		return ret;
+	for (j = 0; j < nq; j++)
+		re_topc_reset(&r->tops[j], (uint32_t)cand);
+	for (i = 0; i < L->bpages; i++) {
+		uint64_t pg = r->bord[i] & 0xffffffffu, left = db->c.n - pg * L->epb;
+		struct re_seg whole = { 0, (uint32_t)(left < L->epb ? left : L->epb) };
+
+		if (isp_ctx_cancelled(r->ctx))
+			return -ECANCELED;	/* isp_dev_exec_cancel() */
+		/* The next block's first page: the hardware prefetcher follows
+		 * a block's slots but not the jump to another block. */
+		if (i + 1 < L->bpages && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
+			re_prefetch_page(e, &db->slc, L->b_first + (r->bord[i + 1] & 0xffffffffu), 0,
+					 RE_PF_AHEAD);
+		if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
+			return -EIO;
+		r->bplane[pg] = fg_ppa_plane(e->g, ppa);
+		r->bncmp[pg] = whole.hi;
+		for (j = 0; j < nq; j++) {
+			uint32_t ncmp = 0;
+
+			r->top = &r->tops[j];
+			e->ham(r->qws + (size_t)j * RE_QWORDS, p, L->cb, words, whole.hi, r->dist);
+			r->bpass[(size_t)j * L->bpages + pg] =
+				re_filter_page(r, L, pg, p + e->p->page_bytes, &whole, 1, df, thr,
+					       &ncmp);
+		}
+		fs_page_unmap(e->fs);
+	}
+	return 0;
+}
+
+void re_fine_charge(struct re_run *r, struct re_db *db, uint32_t j, uint64_t t,
+		    uint64_t cand, int df, uint64_t *tend)
+{
+	const struct re_layout *L = &db->L;
+	const uint32_t *pass = r->bpass + (size_t)j * L->bpages;
+	uint64_t pg;
+
+	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
+	for (pg = 0; pg < L->bpages; pg++)
+		re_fine_cost(r, r->bplane[pg], r->bncmp[pg], pass[pg]);
+	*tend = re_cost_phase_end(&r->c);
 }

@@ -55,6 +55,32 @@ static int re_cand_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int re_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Ascending: insertion for the few a query orders (glibc's qsort, a merge
+ * sort through a comparator, costs more there), qsort beyond. */
+void re_sort_u64(uint64_t *v, uint64_t n)
+{
+	uint64_t i, j;
+
+	if (n > 64) {
+		qsort(v, n, sizeof(*v), re_u64_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		uint64_t x = v[i];
+
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /* Ascending keys: insertion for the few a search orders, qsort beyond. */
 static void re_cand_sort(struct re_cand *v, uint32_t n)
 {

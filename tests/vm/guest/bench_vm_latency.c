@@ -8,7 +8,14 @@
  *   3. REIS_SEARCH (libreis, asynchronous): brute force over a generated
  *      database of SEARCH_N x SEARCH_DIM-bit codes, one query, k = 10,
  *      INT8 rerank; a quarter of the iterations.
- *   4. 4 KiB reads at QD 1 alone, then while searches of LONG_NQ queries
+ *   4. REIS_SEARCH with more model work per command, to show how the
+ *      drive's work spreads over the host cores: HEAVY_NQ queries per
+ *      command over the database of 3. with rerank (compute-bound), and
+ *      one query per command over the LONG_N-code database (binary only,
+ *      memory-bound); QD 1, 4, 16 and 32 interleaved over HEAVY_ROUNDS
+ *      rounds, the median over rounds of each QD's IOPS over QD 1's in
+ *      the same round;
+ *   5. 4 KiB reads at QD 1 alone, then while searches of LONG_NQ queries
  *      over a second database of LONG_N codes (binary only; about a second
  *      of model work each) run back to back on the libreis handle's own
  *      ring: how much a long ISP job delays plain reads (the reads' p50
@@ -113,7 +120,8 @@ static void s_submit(struct sbench *b, unsigned i)
 		b->fail = 1;
 }
 
-static int s_bench(struct sbench *b, unsigned qd, unsigned iters)
+static int s_bench(struct sbench *b, const char *name, unsigned qd, unsigned iters,
+		   double *iops)
 {
 	uint64_t start = pt_now_ns();
 	unsigned i;
@@ -147,8 +155,11 @@ static int s_bench(struct sbench *b, unsigned qd, unsigned iters)
 				s_submit(b, i);
 		}
 	}
-	if (!b->fail)
-		report("REIS_SEARCH", qd, b->lat, b->done, pt_now_ns() - start);
+	if (!b->fail) {
+		if (iops)
+			*iops = b->done * 1e9 / (double)(pt_now_ns() - start);
+		report(name, qd, b->lat, b->done, pt_now_ns() - start);
+	}
 	free(b->lat);
 	return b->fail;
 }
@@ -206,15 +217,103 @@ static uint8_t *s_long_setup(struct sbench *b)
 	return bin;
 }
 
+#define HEAVY_ROUNDS 5u
+#define HEAVY_CMDS 96u
+#define HEAVY_NQ 16u
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * 4 KiB reads at QD 1 on @r while long searches keep the drive busy on
- * @b's handle, back to back, until @iters reads are done; the reads go on
- * until the search in flight then ends (at most LONG_READS_MAX).
+ * @h's searches (its options and per-slot queries set) at the queue
+ * depths @qds interleaved over HEAVY_ROUNDS rounds (the host's other load
+ * moves between rounds, less within one); per QD the median over rounds
+ * of its IOPS over QD 1's in the same round.
  */
-static int s_interfere(struct sbench *b, struct pt_ring *r, unsigned iters)
+static int s_rounds(struct sbench *h, const char *name, const unsigned *qds, unsigned nqd)
+{
+	double iops[4][HEAVY_ROUNDS], ratio[HEAVY_ROUNDS];
+	unsigned rd, j;
+	int ret = 0;
+
+	if (nqd > 4)
+		return 1;
+	for (rd = 0; rd < HEAVY_ROUNDS && !ret; rd++)
+		for (j = 0; j < nqd && !ret; j++)
+			ret = s_bench(h, name, qds[j], HEAVY_CMDS, &iops[j][rd]);
+	if (ret)
+		return ret;
+	for (j = 1; j < nqd; j++) {
+		printf("@@BENCH %s QD%u / QD1 IOPS, rounds", name, qds[j]);
+		for (rd = 0; rd < HEAVY_ROUNDS; rd++) {
+			ratio[rd] = iops[j][rd] / iops[0][rd];
+			printf(" %.2f", ratio[rd]);
+		}
+		qsort(ratio, HEAVY_ROUNDS, sizeof(ratio[0]), cmp_double);
+		printf(" -> median %.2fx\n", ratio[HEAVY_ROUNDS / 2]);
+	}
+	return 0;
+}
+
+/*
+ * Searches with more model work per command than the guest's own path
+ * under TCG: HEAVY_NQ queries a command over @b's 20000-code database
+ * with the INT8 rerank (cache-resident: compute-bound), and one query a
+ * command over the LONG_N codes at @codes (25 MB a query: bound by memory
+ * bandwidth).
+ */
+static int s_heavy(struct sbench *b, const uint8_t *bin, const int8_t *i8,
+		   const uint8_t *codes, const unsigned *qds, unsigned nqd)
+{
+	static struct sbench h;
+	unsigned i;
+	int ret;
+
+	h.dev = b->dev;
+	h.so = b->so;
+	for (i = 0; i < MAXQD; i++) {
+		uint64_t e = (i * 1031u) % (SEARCH_N - HEAVY_NQ);
+
+		h.q[i].nq = HEAVY_NQ;
+		h.q[i].dim = SEARCH_DIM;
+		h.q[i].bin = bin + e * (SEARCH_DIM / 8);
+		h.q[i].int8 = i8 + e * SEARCH_DIM;
+	}
+	printf("@@BENCH REIS_SEARCH/16q: brute force, %u x %u bits, %u queries per command, "
+	       "k = 10, INT8 rerank; %u rounds of QD 1, 4, 16, 32, %u commands each\n",
+	       SEARCH_N, SEARCH_DIM, HEAVY_NQ, HEAVY_ROUNDS, HEAVY_CMDS);
+	ret = s_rounds(&h, "REIS_SEARCH/16q", qds, nqd);
+	if (ret)
+		return ret;
+	h.so.did = LONG_DID;
+	h.so.flags = REIS_SF_NO_RERANK;
+	for (i = 0; i < MAXQD; i++) {
+		uint64_t e = (i * 104729u) % LONG_N;
+
+		h.q[i].nq = 1;
+		h.q[i].bin = codes + e * (SEARCH_DIM / 8);
+		h.q[i].int8 = NULL;
+	}
+	printf("@@BENCH REIS_SEARCH/big: brute force, %u x %u bits, one query per command, "
+	       "k = 10, no rerank; %u rounds of QD 1, 4, 16, 32, %u commands each\n", LONG_N,
+	       SEARCH_DIM, HEAVY_ROUNDS, HEAVY_CMDS);
+	return s_rounds(&h, "REIS_SEARCH/big", qds, nqd);
+}
+
+/*
+ * 4 KiB reads at QD 1 on @r while long searches over @codes (deployed by
+ * s_long_setup()) keep the drive busy on @b's handle, back to back, until
+ * @iters reads are done; the reads go on until the search in flight then
+ * ends (at most LONG_READS_MAX).
+ */
+static int s_interfere(struct sbench *b, struct pt_ring *r, unsigned iters,
+		       const uint8_t *codes)
 {
 	struct reis_search_opts so = b->so;
-	uint8_t *codes = s_long_setup(b);
 	struct reis_queries q;
 	struct reis_search_req sr;
 	uint64_t *lat = calloc(LONG_READS_MAX, sizeof(*lat)), start, t;
@@ -223,9 +322,8 @@ static int s_interfere(struct sbench *b, struct pt_ring *r, unsigned iters)
 	struct pt_cmd pc;
 	int fail = 0, busy = 0;
 
-	if (!lat || !codes) {
-		free(lat);
-		free(codes);
+	if (!lat) {
+		free(buf);
 		return 1;
 	}
 	memset(&q, 0, sizeof(q));
@@ -273,8 +371,6 @@ static int s_interfere(struct sbench *b, struct pt_ring *r, unsigned iters)
 		       (pt_now_ns() - start) / 1e6 / searches);
 		report("read+search", 1, lat, n, pt_now_ns() - start);
 	}
-	reis_db_delete(b->dev, LONG_DID);
-	free(codes);
 	free(buf);
 	free(lat);
 	return fail;
@@ -315,7 +411,7 @@ int main(int argc, char **argv)
 	unsigned qds[] = { 1, 4, 16, 32 };
 	static struct sbench sb;
 	struct pt_ring r;
-	uint8_t *bin = NULL;
+	uint8_t *bin = NULL, *long_codes = NULL;
 	int8_t *i8 = NULL;
 	int ret = 0;
 	unsigned i;
@@ -340,15 +436,24 @@ int main(int argc, char **argv)
 		printf("@@BENCH REIS_SEARCH: brute force, %u x %u bits, k = 10, one query per "
 		       "command\n", SEARCH_N, SEARCH_DIM);
 		for (i = 0; i < 4; i++)
-			ret |= s_bench(&sb, qds[i], iters / 4 < 16 ? 16 : iters / 4);
-		if (pt_open(&r, NULL, 64) == 0) {
+			ret |= s_bench(&sb, "REIS_SEARCH", qds[i], iters / 4 < 16 ? 16 : iters / 4,
+				       NULL);
+		long_codes = s_long_setup(&sb);
+		if (!long_codes)
+			ret = 1;
+		else
+			ret |= s_heavy(&sb, bin, i8, long_codes, qds, 4);
+		if (long_codes && pt_open(&r, NULL, 64) == 0) {
 			printf("@@BENCH 4 KiB reads, QD 1: idle, then beside long searches\n");
 			ret |= bench(&r, "read idle", 0, 1, iters, 512);
-			ret |= s_interfere(&sb, &r, iters);
+			ret |= s_interfere(&sb, &r, iters, long_codes);
 			pt_close(&r);
 		} else {
 			ret = 1;
 		}
+		if (long_codes)
+			reis_db_delete(sb.dev, LONG_DID);
+		free(long_codes);
 		reis_db_delete(sb.dev, 77);
 	}
 	if (sb.dev)
