@@ -1,10 +1,11 @@
 #!/bin/sh
 # scripts/fidelity-doc.sh - writes docs/fidelity.md (stdout) from the runs of
 # scripts/fidelity.sh: fidelity-doc.sh CSV DRIFT_CSV RF_CSV SECONDS ROWS
-# TABLES MLP_GMACS DAY. The causes of the rows outside 25 % are kept here, one
+# TABLES MLP_GMACS DAY [RECSSD_CSV RF_BATCHES]. The causes of the rows outside 25 % are kept here, one
 # per figure group, next to the code that prints them.
 set -eu
 csv=$1 drift=$2 rfcsv=$3 secs=$4 rows=$5 tables=$6 gmacs=$7 day=$8
+recssd=${9:-} batches=${10:-3}
 
 total=$(awk 'END { print NR - 1 }' "$csv")
 within=$(awk -F'"' 'NR > 1 { split($5, v, ","); if (v[5] == "yes") y++ } END { print y + 0 }' "$csv")
@@ -91,7 +92,8 @@ windows).
 | trace | model | K | unique % | RM-SSD ms/batch | RecFlash ms/batch | cut % | energy cut % | page-cache hit % |
 |---|---|---:|---:|---:|---:|---:|---:|---:|
 EOF
-for f in "$rfcsv" "$drift"; do
+for f in "$rfcsv" "$recssd" "$drift"; do
+	[ -n "$f" ] && [ -s "$f" ] || continue
 	awk -F, 'NR > 1 && $2 == "tlc" {
 		printf "| %s | %s | %s | %.1f | %.3f | %.3f | %.1f | %.1f | %.1f |\n",
 			$1, toupper($3), $6, 100 * $7, $9, $10, $13, $20, 100 * $23

@@ -349,6 +349,12 @@ out:
 	return ret;
 }
 
+static const char *trace_name(uint32_t kind)
+{
+	return kind == REIS_RF_TRACE_RECFLASH ? "recflash" :
+	       kind == REIS_RF_TRACE_RECSSD ? "recssd" : "drift";
+}
+
 static double util(const struct cell *c)
 {
 	return c->sensed ? (double)c->useful / (double)c->sensed : 0;
@@ -487,7 +493,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		       "%u batches per K; per batch: modeled embedding stage (ms), read energy "
 		       "(mJ; RecSSD's equals RM-SSD's); RecFl = placed by %s, +on = by the "
 		       "prefix then adaptive remaps every batch, * = by the measured bags\n",
-		       preset, c.name, o->trace == REIS_RF_TRACE_RECSSD ? "recssd" : "drift",
+		       preset, c.name, trace_name(o->trace),
 		       c.ntables, c.rows, c.dim, c.lookups, o->batch,
 		       o->batches, o->sample ? "a sample of the measured bags" :
 		       "the profile of the trace prefix");
@@ -510,7 +516,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		if (o->csv) {
 			printf("%s,%s,%s,%u,%u,%.1f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,"
 			       "%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,"
-			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 "\n", o->trace == REIS_RF_TRACE_RECSSD ? "recssd" : "drift",
+			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 "\n", trace_name(o->trace),
 			       media, c.name, c.rows, o->profile_batches, ks[k], uq, ms(a, nb),
 			       ms(r, nb), ms(f, nb), ms(n, nb), ms(x, nb),
 			       red(r->flash_ns, f->flash_ns), red(r->flash_ns, n->flash_ns),
@@ -617,7 +623,7 @@ int main(int argc, char **argv)
 	 * 16 to do at K = 0 (1 M rows).
 	 */
 	o.profile_batches = 400;
-	o.trace = REIS_RF_TRACE_RECSSD;
+	o.trace = REIS_RF_TRACE_RECFLASH;
 	o.media[0] = "tlc";
 	o.nmedia = 1;
 	o.models[0] = 0, o.models[1] = 1, o.models[2] = 2;
@@ -682,12 +688,14 @@ int main(int argc, char **argv)
 			break;
 		case 'P': o.params = optarg; break;
 		case 'T':
-			if (!strcmp(optarg, "recssd"))
+			if (!strcmp(optarg, "recflash"))
+				o.trace = REIS_RF_TRACE_RECFLASH;
+			else if (!strcmp(optarg, "recssd"))
 				o.trace = REIS_RF_TRACE_RECSSD;
 			else if (!strcmp(optarg, "drift"))
 				o.trace = REIS_RF_TRACE_DRIFT;
 			else {
-				fprintf(stderr, "bench: --trace is recssd or drift\n");
+				fprintf(stderr, "bench: --trace is recflash, recssd or drift\n");
 				return 2;
 			}
 			break;
