@@ -13,8 +13,9 @@
 # does. About 8 minutes on 2 shared cores.
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
-# FIDELITY_TABLES (4 tables of each model: reductions are averages over
+# FIDELITY_TABLES (2 tables of each model: reductions are averages over
 # tables, and RMC2's 32 x 1 M rows would need 8 GiB per mode),
+# FIDELITY_RF_BATCHES (5 measured batches per K and table),
 # FIDELITY_OUT (default docs). The raw runs stay in $BUILD/fidelity/;
 # `fidelity.sh --from DIR` re-renders the doc, CSV and plots from a
 # previous run's raw files without running the benchmarks again.
@@ -23,8 +24,8 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 ROWS=${FIDELITY_ROWS:-1000000}
-TABLES=${FIDELITY_TABLES:-4}
-RF_BATCHES=${FIDELITY_RF_BATCHES:-10}
+TABLES=${FIDELITY_TABLES:-2}
+RF_BATCHES=${FIDELITY_RF_BATCHES:-5}
 OUT=${FIDELITY_OUT:-$top/docs}
 # RecFlash Fig. 12's MLPs: M1 of docs/timing-model.md, multiply-accumulates
 # per second of the host that runs them.
@@ -41,8 +42,8 @@ if [ "${1:-}" = "--from" ] && [ -n "${2:-}" ]; then
 	secs=$(cat "$tmp/wall.csv")
 	day=$(cat "$2/date.csv" 2>/dev/null || date -u +%Y-%m-%d)
 else
-	# RecFlash: $RF_BATCHES measured batches per K and table (the bench's
-	# quick default is 3; more batches, less sampling noise).
+	# RecFlash: $RF_BATCHES measured batches of 64 samples per K and table
+	# (the bench's quick default is 3; more batches, less sampling noise).
 	rf="$BUILD/examples/bench_rf_embedding --csv --rows $ROWS --tables $TABLES --no-online --batches $RF_BATCHES"
 	echo "fidelity: REIS analytic and Eq. 1-2"
 	"$BUILD/examples/bench_fidelity" > "$tmp/reis.csv"

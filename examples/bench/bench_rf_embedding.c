@@ -13,11 +13,12 @@
  *      model's tables in row order
  *      (RecFlash tables with a period trigger of one batch);
  *   2. per K and table, a seeded locality-K trace (drawn once, the same for
- *      every mode; --trace recssd, the default, is RecSSD's generator the
- *      paper's Fig. 10 uses, --trace drift a stress workload whose new
- *      references no profile covers): a --profile-batches prefix (400; the
- *      "sampled training set"),
- *      one warm-up batch, then --batches measured batches of --batch
+ *      every mode; --trace recflash, the default, is RecSSD's generator
+ *      over single-row lines, the paper's Fig. 10 workload; --trace recssd
+ *      the same over RecSSD's 128-row lines; --trace drift a stress
+ *      workload whose new references no profile covers): a
+ *      --profile-batches prefix (400; the "sampled training set"),
+ *      one warm-up batch, then --batches measured batches of --batch (64)
  *      samples x `lookups` indices. RecFlash-mode tables run three ways,
  *      each after PROFILE + REMAP FULL + SWITCH:
  *        RecFl    placed by the prefix's counts (what a deployment knows);
@@ -566,17 +567,18 @@ static void usage(FILE *f)
 		"usage: bench_rf_embedding [--full] [--rows N] [--batch N] [--batches N]\n"
 		"       [--profile-batches N] [--sd-mean N] [--media tlc,slc,qlc]\n"
 		"       [--models rmc1,rmc2,rmc3] [--no-online] [--sample PCT]\n"
-		"       [--params K=V;...] [--trace recssd|drift] [--tables N] [--csv]\n"
+		"       [--params K=V;...] [--trace recflash|recssd|drift] [--tables N] [--csv]\n"
 		"  default    recflash-tlc, RMC1-3, K sweep, 131072 rows (about 1-2 min)\n"
 		"  --full     all three presets at 262144 rows (about 10 min)\n"
 		"  --rows 1000000   the paper's table size (RMC2: 8 GiB per mode)\n"
 		"  --sample   place RecFl by a PCT %% sample of the measured bags (not the\n"
 		"             prefix): a sampled training set of the same accesses\n"
 		"  --params   device overrides, e.g. cache_bytes=1m or cache_admit=0\n"
-		"  --trace    recssd (default): RecSSD's LRU-line generator, the paper's\n"
-		"             Fig. 10 workload; drift: new references are never-seen rows\n"
-		"             (a stress workload no profile can cover; --sd-mean is its\n"
-		"             reuse distance)\n"
+		"  --trace    recflash (default): RecSSD's generator over single-row\n"
+		"             lines, the paper's Fig. 10 workload; recssd: over RecSSD's\n"
+		"             128-row lines (rows / 128 rows touched); drift: new\n"
+		"             references are never-seen rows (a stress workload no\n"
+		"             profile can cover; --sd-mean is its reuse distance)\n"
 		"  --tables   run only the first N tables of each model (reductions are\n"
 		"             averages over tables; saves memory at 1 M rows)\n");
 }
@@ -611,16 +613,20 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.rows = 131072;
-	o.batch = 16;
+	/*
+	 * RecFlash states no batch size. RecSSD, whose setup IV-A follows,
+	 * sweeps 1-128 samples per batch (RecSSD-RecInfra models/sweep_rm1.py);
+	 * 64 is bench_rf_model's batch. It matters: RM-SSD pays a page read
+	 * per lookup, RecFlash one per page per command (Fig. 4), so the cut
+	 * grows with the batch (docs/timing-model.md W3).
+	 */
+	o.batch = 64;
 	o.batches = 3;
 	/*
 	 * The "sampled training set" RecFlash profiles before it places
 	 * (III-A, III-D) is a long stretch of the same traffic: 400 batches of
-	 * the stream just before the measured ones. A training set is far
-	 * larger than the inference it serves; on the RecSSD trace the profile
-	 * must see the LRU list cycle (rows / 128 lines at the new-reference
-	 * rate), which RMC3's 20 lookups per sample take about 400 batches of
-	 * 16 to do at K = 0 (1 M rows).
+	 * the stream just before the measured ones, the run length of RecSSD's
+	 * scripts (num_batches = 400, models/sweep_rm1.py).
 	 */
 	o.profile_batches = 400;
 	o.trace = REIS_RF_TRACE_RECFLASH;

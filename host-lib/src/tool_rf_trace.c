@@ -3,7 +3,7 @@
  * tool_rf_trace.c - the synthetic locality-K embedding traces (RecFlash
  * IV-A, after RecSSD / DLRM's stack-distance generator).
  *
- * RECSSD (the Fig. 10 workload; libreis_tool_rf_trace.h states the
+ * RECSSD (RecSSD's scripts; libreis_tool_rf_trace.h states the
  * definition): an LRU list of all rows / 128 lines, a 50-bin exponential
  * stack-distance histogram whose "new" bin K adds mass to, distances in
  * units of the lookups per sample, a new reference recycling the least

@@ -36,10 +36,10 @@ extern "C" {
  * @rsvd1: must be 0.
  * @rsvd: must be 0.
  *
- * REIS_RF_TRACE_RECSSD is the generator RecFlash's evaluation follows
- * ("like RecSSD", RecFlash IV-A): the table is cut into lines of
- * REIS_RF_TRACE_RECSSD_LINE rows and only the first row of a line is ever
- * referenced. An LRU list holds every line. Each access draws a bin b of a
+ * REIS_RF_TRACE_RECSSD is the generator of RecSSD's scripts, which
+ * RecFlash's evaluation follows ("like RecSSD", IV-A): the table is cut
+ * into lines of REIS_RF_TRACE_RECSSD_LINE rows and only the first row of
+ * a line is ever referenced. An LRU list holds every line. Each access draws a bin b of a
  * 50-bin histogram of an exponential distribution (bin width w = H(1000) /
  * 50, the expected maximum of 1000 unit-exponential samples over 50):
  * P(b) = (p_b + K [b = 0]) / (1 + K), p_b = the exponential's mass in bin
