@@ -36,9 +36,11 @@ raw=$BUILD/fidelity
 t0=$(date +%s)
 
 if [ "${1:-}" = "--from" ] && [ -n "${2:-}" ]; then
-	for f in reis rf recssd drift wall; do
+	for f in reis rf drift wall; do
 		cp "$2/$f.csv" "$tmp/$f.csv"
 	done
+	# Runs before the RecFlash trace existed have no recssd.csv.
+	cp "$2/recssd.csv" "$tmp/recssd.csv" 2>/dev/null || : > "$tmp/recssd.csv"
 	secs=$(cat "$tmp/wall.csv")
 	day=$(cat "$2/date.csv" 2>/dev/null || date -u +%Y-%m-%d)
 else
