@@ -13,11 +13,12 @@
  *      model's tables in row order
  *      (RecFlash tables with a period trigger of one batch);
  *   2. per K and table, a seeded locality-K trace (drawn once, the same for
- *      every mode; --trace recssd, the default, is RecSSD's generator the
- *      paper's Fig. 10 uses, --trace drift a stress workload whose new
- *      references no profile covers): a --profile-batches prefix (400; the
- *      "sampled training set"),
- *      one warm-up batch, then --batches measured batches of --batch
+ *      every mode; --trace recflash, the default, is RecSSD's generator
+ *      over single-row lines, the paper's Fig. 10 workload; --trace recssd
+ *      the same over RecSSD's 128-row lines; --trace drift a stress
+ *      workload whose new references no profile covers): a
+ *      --profile-batches prefix (400; the "sampled training set"),
+ *      one warm-up batch, then --batches measured batches of --batch (64)
  *      samples x `lookups` indices. RecFlash-mode tables run three ways,
  *      each after PROFILE + REMAP FULL + SWITCH:
  *        RecFl    placed by the prefix's counts (what a deployment knows);
@@ -31,10 +32,10 @@
  *      the tables' SLS commands (flash_ns; tables one after another),
  *      energy = its read energy (flash_pj); reductions are against RM-SSD.
  *
- * The default is a quick run (about 1-2 minutes): recflash-tlc, 131072
- * rows per table. --full adds recflash-slc and -qlc at 262144 rows; --rows
- * 1000000 is the paper's table size (IV-A). docs/recflash.md has the
- * commands and the numbers.
+ * The default is a quick run (about 1-2 minutes): recflash-tlc, the first
+ * 4 tables of each model, 131072 rows per table. --full adds recflash-slc
+ * and -qlc at 262144 rows; --rows 1000000 is the paper's table size
+ * (IV-A). docs/recflash.md has the commands, docs/fidelity.md the numbers.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -349,6 +350,12 @@ out:
 	return ret;
 }
 
+static const char *trace_name(uint32_t kind)
+{
+	return kind == REIS_RF_TRACE_RECFLASH ? "recflash" :
+	       kind == REIS_RF_TRACE_RECSSD ? "recssd" : "drift";
+}
+
 static double util(const struct cell *c)
 {
 	return c->sensed ? (double)c->useful / (double)c->sensed : 0;
@@ -366,9 +373,10 @@ static double red(uint64_t base, uint64_t x)
 
 /*
  * The trace's unique-access rate for K (the paper's 8 %..66 %) over 1 M
- * accesses. DRIFT: of a table large enough that new references never run
- * out, so it does not depend on the bench's table size. RECSSD: of the
- * bench's own table and pooling factor (its lines are rows / 128).
+ * accesses. DRIFT and RECFLASH: of a table large enough that new
+ * references never run out, so it does not depend on the bench's table
+ * size. RECSSD: of the bench's own table and pooling factor (its lines are
+ * rows / 128).
  */
 static double unique_rate(const struct opts *o, unsigned k, uint32_t lookups)
 {
@@ -381,7 +389,7 @@ static double unique_rate(const struct opts *o, unsigned k, uint32_t lookups)
 	idx = malloc(sizeof(uint32_t) * n);
 	memset(&to, 0, sizeof(to));
 	to.kind = o->trace;
-	to.rows = o->trace == REIS_RF_TRACE_DRIFT ? 1u << 22 : o->rows;
+	to.rows = o->trace == REIS_RF_TRACE_RECSSD ? o->rows : 1u << 22;
 	to.k = ks[k];
 	to.seed = 1;
 	to.lookups = lookups;
@@ -487,7 +495,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		       "%u batches per K; per batch: modeled embedding stage (ms), read energy "
 		       "(mJ; RecSSD's equals RM-SSD's); RecFl = placed by %s, +on = by the "
 		       "prefix then adaptive remaps every batch, * = by the measured bags\n",
-		       preset, c.name, o->trace == REIS_RF_TRACE_RECSSD ? "recssd" : "drift",
+		       preset, c.name, trace_name(o->trace),
 		       c.ntables, c.rows, c.dim, c.lookups, o->batch,
 		       o->batches, o->sample ? "a sample of the measured bags" :
 		       "the profile of the trace prefix");
@@ -510,7 +518,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		if (o->csv) {
 			printf("%s,%s,%s,%u,%u,%.1f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,"
 			       "%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,"
-			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 "\n", o->trace == REIS_RF_TRACE_RECSSD ? "recssd" : "drift",
+			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 "\n", trace_name(o->trace),
 			       media, c.name, c.rows, o->profile_batches, ks[k], uq, ms(a, nb),
 			       ms(r, nb), ms(f, nb), ms(n, nb), ms(x, nb),
 			       red(r->flash_ns, f->flash_ns), red(r->flash_ns, n->flash_ns),
@@ -560,19 +568,20 @@ static void usage(FILE *f)
 		"usage: bench_rf_embedding [--full] [--rows N] [--batch N] [--batches N]\n"
 		"       [--profile-batches N] [--sd-mean N] [--media tlc,slc,qlc]\n"
 		"       [--models rmc1,rmc2,rmc3] [--no-online] [--sample PCT]\n"
-		"       [--params K=V;...] [--trace recssd|drift] [--tables N] [--csv]\n"
+		"       [--params K=V;...] [--trace recflash|recssd|drift] [--tables N] [--csv]\n"
 		"  default    recflash-tlc, RMC1-3, K sweep, 131072 rows (about 1-2 min)\n"
 		"  --full     all three presets at 262144 rows (about 10 min)\n"
 		"  --rows 1000000   the paper's table size (RMC2: 8 GiB per mode)\n"
 		"  --sample   place RecFl by a PCT %% sample of the measured bags (not the\n"
 		"             prefix): a sampled training set of the same accesses\n"
 		"  --params   device overrides, e.g. cache_bytes=1m or cache_admit=0\n"
-		"  --trace    recssd (default): RecSSD's LRU-line generator, the paper's\n"
-		"             Fig. 10 workload; drift: new references are never-seen rows\n"
-		"             (a stress workload no profile can cover; --sd-mean is its\n"
-		"             reuse distance)\n"
-		"  --tables   run only the first N tables of each model (reductions are\n"
-		"             averages over tables; saves memory at 1 M rows)\n");
+		"  --trace    recflash (default): RecSSD's generator over single-row\n"
+		"             lines, the paper's Fig. 10 workload; recssd: over RecSSD's\n"
+		"             128-row lines (rows / 128 rows touched); drift: new\n"
+		"             references are never-seen rows (a stress workload no\n"
+		"             profile can cover; --sd-mean is its reuse distance)\n"
+		"  --tables   run only the first N tables of each model (default 4;\n"
+		"             reductions are averages over tables; 1024: all of them)\n");
 }
 
 int main(int argc, char **argv)
@@ -605,19 +614,24 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.rows = 131072;
-	o.batch = 16;
+	/*
+	 * RecFlash states no batch size. RecSSD, whose setup IV-A follows,
+	 * sweeps 1-128 samples per batch (RecSSD-RecInfra models/sweep_rm1.py);
+	 * 64 is bench_rf_model's batch. It matters: RM-SSD pays a page read
+	 * per lookup, RecFlash one per page per command (Fig. 4), so the cut
+	 * grows with the batch (docs/timing-model.md W3).
+	 */
+	o.batch = 64;
 	o.batches = 3;
 	/*
 	 * The "sampled training set" RecFlash profiles before it places
 	 * (III-A, III-D) is a long stretch of the same traffic: 400 batches of
-	 * the stream just before the measured ones. A training set is far
-	 * larger than the inference it serves; on the RecSSD trace the profile
-	 * must see the LRU list cycle (rows / 128 lines at the new-reference
-	 * rate), which RMC3's 20 lookups per sample take about 400 batches of
-	 * 16 to do at K = 0 (1 M rows).
+	 * the stream just before the measured ones, the run length of RecSSD's
+	 * scripts (num_batches = 400, models/sweep_rm1.py).
 	 */
 	o.profile_batches = 400;
-	o.trace = REIS_RF_TRACE_RECSSD;
+	o.tables = 4;	/* the cuts are averages over tables: 4 estimate them */
+	o.trace = REIS_RF_TRACE_RECFLASH;
 	o.media[0] = "tlc";
 	o.nmedia = 1;
 	o.models[0] = 0, o.models[1] = 1, o.models[2] = 2;
@@ -682,12 +696,14 @@ int main(int argc, char **argv)
 			break;
 		case 'P': o.params = optarg; break;
 		case 'T':
-			if (!strcmp(optarg, "recssd"))
+			if (!strcmp(optarg, "recflash"))
+				o.trace = REIS_RF_TRACE_RECFLASH;
+			else if (!strcmp(optarg, "recssd"))
 				o.trace = REIS_RF_TRACE_RECSSD;
 			else if (!strcmp(optarg, "drift"))
 				o.trace = REIS_RF_TRACE_DRIFT;
 			else {
-				fprintf(stderr, "bench: --trace is recssd or drift\n");
+				fprintf(stderr, "bench: --trace is recflash, recssd or drift\n");
 				return 2;
 			}
 			break;

@@ -3,7 +3,7 @@
  * tool_rf_trace.c - the synthetic locality-K embedding traces (RecFlash
  * IV-A, after RecSSD / DLRM's stack-distance generator).
  *
- * RECSSD (the Fig. 10 workload; libreis_tool_rf_trace.h states the
+ * RECSSD (RecSSD's scripts; libreis_tool_rf_trace.h states the
  * definition): an LRU list of all rows / 128 lines, a 50-bin exponential
  * stack-distance histogram whose "new" bin K adds mass to, distances in
  * units of the lookups per sample, a new reference recycling the least
@@ -13,6 +13,11 @@
  * range rather than a random sample's, and K adds K x the histogram's mass
  * to bin 0 without rounding it to an integer (RecSSD's int() of a random
  * sum), so P(new) = (p_0 + K) / (1 + K) exactly.
+ *
+ * RECFLASH (the Fig. 10-12 workload): the RECSSD method over lines of one
+ * row, the LRU list starting as a seeded permutation of the rows (a
+ * Fisher-Yates shuffle), so new references land on rows of unrelated pages
+ * as RecSSD's 128-row lines (a 16 KiB page each at 128-byte rows) do.
  *
  * DRIFT (a stress workload): an LRU stack holds the rows referenced so far (the sd_max most recent).
  * Each access is "new" with probability (base + g K) / (1 + base + g K):
@@ -43,6 +48,7 @@ struct reis_rf_trace {
 	uint32_t kind;
 	uint32_t lookups;	/* RECSSD: distance unit */
 	uint32_t news;		/* RECSSD: new references drawn, up to the bins */
+	uint32_t line;		/* RECSSD: rows per line */
 	double bin_cdf[REIS_RF_TRACE_RECSSD_BINS];	/* RECSSD */
 	uint32_t sd_max;
 	double p_new;
@@ -254,16 +260,18 @@ static uint32_t rf_trace_one_recssd(struct reis_rf_trace *t)
 	rf_fen_add(t, s, -1);
 	t->depth--;
 	rf_trace_push(t, line);
-	return line * REIS_RF_TRACE_RECSSD_LINE;
+	return line * t->line;
 }
 
 static int rf_trace_open_recssd(const struct reis_rf_trace_opts *o, struct reis_rf_trace *t)
 {
 	double p[REIS_RF_TRACE_RECSSD_BINS], c = 0;
-	uint32_t lines = (o->rows + REIS_RF_TRACE_RECSSD_LINE - 1) / REIS_RF_TRACE_RECSSD_LINE;
+	uint32_t lines;
 	uint64_t burn, i;
 	unsigned b;
 
+	t->line = t->kind == REIS_RF_TRACE_RECFLASH ? 1 : REIS_RF_TRACE_RECSSD_LINE;
+	lines = (o->rows + t->line - 1) / t->line;
 	t->lookups = o->lookups ? o->lookups : 1;
 	if (reis_rf_trace_bin_prob(o->k, p))
 		return -EINVAL;
@@ -282,15 +290,29 @@ static int rf_trace_open_recssd(const struct reis_rf_trace_opts *o, struct reis_
 	if (!t->slot_row || !t->fen)
 		return -ENOMEM;
 	for (i = 0; i < lines; i++)
-		rf_trace_push(t, (uint32_t)i);
+		t->slot_row[i] = (uint32_t)i;
+	if (t->kind == REIS_RF_TRACE_RECFLASH)
+		for (i = lines - 1; i > 0; i--) {
+			uint64_t j = ((reis__splitmix(&t->rng) >> 32) * (i + 1)) >> 32;
+			uint32_t x = t->slot_row[i];
+
+			t->slot_row[i] = t->slot_row[j];
+			t->slot_row[j] = x;
+		}
+	for (i = 0; i < lines; i++) {
+		rf_fen_add(t, (uint32_t)i, 1);
+		t->now++;
+		t->depth++;
+	}
 	/*
 	 * RecSSD draws twice the trace and drops the first half; a stream
 	 * cannot know its length, so it drops a fixed prefix: four passes over
-	 * the list or over the deepest distance, whichever is longer.
+	 * the deepest distance, and for RECSSD four over the list (RECFLASH's
+	 * shuffled list starts as random as a cycled one).
 	 */
-	burn = 4u * (uint64_t)lines;
-	if (burn < 4u * (uint64_t)(REIS_RF_TRACE_RECSSD_BINS - 1) * t->lookups)
-		burn = 4u * (uint64_t)(REIS_RF_TRACE_RECSSD_BINS - 1) * t->lookups;
+	burn = 4u * (uint64_t)(REIS_RF_TRACE_RECSSD_BINS - 1) * t->lookups;
+	if (t->kind == REIS_RF_TRACE_RECSSD && burn < 4u * (uint64_t)lines)
+		burn = 4u * (uint64_t)lines;
 	for (i = 0; i < burn; i++)
 		rf_trace_one_recssd(t);
 	return 0;
@@ -305,7 +327,7 @@ int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!o || !o->rows || o->kind > REIS_RF_TRACE_RECSSD || o->rsvd1 || o->rsvd[0] ||
+	if (!o || !o->rows || o->kind > REIS_RF_TRACE_RECFLASH || o->rsvd1 || o->rsvd[0] ||
 	    o->lookups > REIS_RF_TRACE_MAX_LOOKUPS || !(o->k >= 0) ||
 	    o->k > REIS_RF_TRACE_MAX_K || !(o->new_base >= 0) || o->new_base > 1e6 ||
 	    o->sd_max > REIS_RF_TRACE_SD_LIMIT || o->sd_mean > REIS_RF_TRACE_SD_LIMIT)
@@ -317,7 +339,7 @@ int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace 
 		return -ENOMEM;
 	t->rows = o->rows;
 	t->kind = o->kind;
-	if (t->kind == REIS_RF_TRACE_RECSSD) {
+	if (t->kind != REIS_RF_TRACE_DRIFT) {
 		int ret;
 
 		t->rng = o->seed ^ UINT64_C(0x5245435353443031);	/* "RECSSD01" */
@@ -381,7 +403,7 @@ void reis_rf_trace_next(struct reis_rf_trace *t, uint32_t *idx, size_t n)
 
 	if (!t || !idx)
 		return;
-	if (t->kind == REIS_RF_TRACE_RECSSD)
+	if (t->kind != REIS_RF_TRACE_DRIFT)
 		for (i = 0; i < n; i++)
 			idx[i] = rf_trace_one_recssd(t);
 	else

@@ -26,6 +26,12 @@
 static const char *const dtype_names[] = { "?", "fp32", "fp16", "int8" };
 static const char *const mode_names[] = { "?", "recssd", "rmssd", "recflash" };
 static const char *const trig_names[] = { "none", "threshold", "period" };
+/* Indexed by REIS_RF_TRACE_*: DRIFT 0, RECSSD 1, RECFLASH 2. */
+static const char *const trace_names[] = { "drift", "recssd", "recflash" };
+
+/* Lookups per sample of the profile traces (the distance unit of the
+ * RecSSD-style generators): `reis sls`'s default --lookups. */
+#define PROFILE_LOOKUPS 80u
 
 static const char *dtype_name(uint32_t v) { return v < 4 ? dtype_names[v] : "?"; }
 static const char *mode_name(uint32_t v) { return v < 4 ? mode_names[v] : "?"; }
@@ -51,6 +57,17 @@ static int parse_k(const char *s, double *k)
 	if (errno || end == s || *end || !(v >= 0) || v > REIS_RF_TRACE_MAX_K)
 		return -EINVAL;
 	*k = v;
+	return 0;
+}
+
+/* --trace: recflash (the RecFlash Fig. 10 workload), recssd or drift. */
+static int parse_trace(const char *cmd, const char *s, uint32_t *kind)
+{
+	int v = lookup(s, trace_names, 3, 0);
+
+	if (v < 0)
+		return usage_err("%s: --trace is recflash, recssd or drift", cmd);
+	*kind = (uint32_t)v;
 	return 0;
 }
 
@@ -208,6 +225,7 @@ struct table_job {
 	struct reis_rf_deploy_opts o;
 	uint64_t seed, plen;
 	double pk;
+	uint32_t pkind;		/* REIS_RF_TRACE_* of the profile */
 	const char *data;
 	float *rows;
 	void *wire;
@@ -226,6 +244,7 @@ static const struct option table_create_lo[] = {
 	{ "seed", required_argument, NULL, 's' },
 	{ "profile-k", required_argument, NULL, 'k' },
 	{ "profile-len", required_argument, NULL, 'L' },
+	{ "trace", required_argument, NULL, 'X' },
 	{ "trigger", required_argument, NULL, 'g' },
 	{ "hot-bp", required_argument, NULL, 'H' },
 	{ "trigger-ppm", required_argument, NULL, 'p' },
@@ -307,6 +326,8 @@ static int table_opt_remap(struct table_job *j, int opt)
 		if (parse_u64(optarg, 1, PROFILE_MAX_LEN, &j->plen))
 			return usage_err("table create: --profile-len must be 1..2^32");
 		return 0;
+	case 'X':
+		return parse_trace("table create", optarg, &j->pkind) ? EXIT_USAGE : 0;
 	case 'g':
 		ret = lookup(optarg, trig_names, 3, 0);
 		if (ret < 0)
@@ -342,9 +363,10 @@ static int table_create_parse(int argc, char **argv, struct table_job *j)
 	j->t.mode = REIS_RF_RECFLASH;
 	j->seed = 1;
 	j->pk = -1;
+	j->pkind = REIS_RF_TRACE_RECFLASH;
 	j->last = -1;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+t:r:D:T:m:n:f:s:k:L:g:H:p:P:q:",
+	while ((opt = getopt_long(argc, argv, "+t:r:D:T:m:n:f:s:k:L:X:g:H:p:P:q:",
 				  table_create_lo, NULL)) != -1) {
 		ret = table_opt_shape(j, opt);
 		if (ret < 0)
@@ -398,9 +420,10 @@ static int table_create_rows(struct table_job *j, uint64_t rb)
 	return 0;
 }
 
-/* Access counts over @len indices of a locality-K trace (RecFlash §IV):
- * the profile a table is placed or remapped by. 0 or -ENOMEM. */
-static int trace_profile(uint32_t rows, double k, uint64_t seed, uint64_t len,
+/* Access counts over @len indices of a locality-K trace of @kind
+ * (RecFlash §IV): the profile a table is placed or remapped by. 0 or
+ * -ENOMEM. */
+static int trace_profile(uint32_t rows, uint32_t kind, double k, uint64_t seed, uint64_t len,
 			 uint32_t **out)
 {
 	struct reis_rf_trace_opts to;
@@ -410,8 +433,10 @@ static int trace_profile(uint32_t rows, double k, uint64_t seed, uint64_t len,
 
 	memset(&to, 0, sizeof(to));
 	to.rows = rows;
+	to.kind = kind;
 	to.k = k;
 	to.seed = seed;
+	to.lookups = kind == REIS_RF_TRACE_DRIFT ? 0 : PROFILE_LOOKUPS;
 	prof = calloc(rows, sizeof(*prof));
 	if (!prof || reis_rf_trace_open(&to, &tr)) {
 		free(prof);
@@ -431,7 +456,7 @@ static int trace_profile(uint32_t rows, double k, uint64_t seed, uint64_t len,
 /* The drive places the new table's rows by a trace's access counts. */
 static int table_create_profile(struct table_job *j)
 {
-	int ret = trace_profile(j->t.rows, j->pk, j->seed, j->plen, &j->prof);
+	int ret = trace_profile(j->t.rows, j->pkind, j->pk, j->seed, j->plen, &j->prof);
 
 	if (!ret)
 		j->t.profile = j->prof;
@@ -727,7 +752,7 @@ struct sls_job {
 	const char *bagfile;
 	uint64_t batch, lookups, batches, seed, host;
 	double k;
-	uint32_t tid, flags;
+	uint32_t tid, flags, kind;
 	float *out;
 	int weighted, print;
 };
@@ -737,6 +762,7 @@ static int sls_parse(int argc, char **argv, struct sls_job *j)
 	static const struct option lo[] = {
 		{ "bags", required_argument, NULL, 'b' },
 		{ "trace-k", required_argument, NULL, 'k' },
+		{ "trace", required_argument, NULL, 'X' },
 		{ "batch", required_argument, NULL, 'B' },
 		{ "lookups", required_argument, NULL, 'l' },
 		{ "batches", required_argument, NULL, 'n' },
@@ -753,10 +779,15 @@ static int sls_parse(int argc, char **argv, struct sls_job *j)
 	j->batches = 1;
 	j->seed = 1;
 	j->k = -1;
+	j->kind = REIS_RF_TRACE_RECFLASH;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "b:k:B:l:n:s:MCp", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "b:k:X:B:l:n:s:MCp", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'b': j->bagfile = optarg; break;
+		case 'X':
+			if (parse_trace("sls", optarg, &j->kind))
+				return EXIT_USAGE;
+			break;
 		case 'k':
 			if (parse_k(optarg, &j->k))
 				return usage_err("sls: --trace-k must be 0..%g", REIS_RF_TRACE_MAX_K);
@@ -818,8 +849,11 @@ static int sls_bags(struct sls_job *j)
 	}
 	memset(&to, 0, sizeof(to));
 	to.rows = j->ts.rows;
+	to.kind = j->kind;
 	to.k = j->k;
 	to.seed = j->seed;
+	/* RecSSD-style distances are in samples: one bag is one sample. */
+	to.lookups = j->kind == REIS_RF_TRACE_DRIFT ? 0 : (uint32_t)j->lookups;
 	ret = reis_rf_trace_open(&to, &j->tr);
 	if (ret)
 		return ret;
@@ -982,7 +1016,7 @@ static int cmd_sls(struct ctx *c, int argc, char **argv)
 /* What `reis remap` works with. */
 struct remap_job {
 	uint64_t plen, seed;
-	uint32_t tid, flags;
+	uint32_t tid, flags, kind;
 	double pk;
 	int only_switch;
 };
@@ -994,6 +1028,7 @@ static int remap_parse(int argc, char **argv, struct remap_job *j)
 		{ "switch", no_argument, NULL, 'S' },
 		{ "profile-k", required_argument, NULL, 'k' },
 		{ "profile-len", required_argument, NULL, 'L' },
+		{ "trace", required_argument, NULL, 'X' },
 		{ "seed", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1002,9 +1037,14 @@ static int remap_parse(int argc, char **argv, struct remap_job *j)
 
 	j->seed = 1;
 	j->pk = -1;
+	j->kind = REIS_RF_TRACE_RECFLASH;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "iSk:L:s:", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "iSk:L:X:s:", lo, NULL)) != -1) {
 		switch (opt) {
+		case 'X':
+			if (parse_trace("remap", optarg, &j->kind))
+				return EXIT_USAGE;
+			break;
 		case 'i': j->flags |= REIS_RF_REMAP_IF_TRIGGERED; break;
 		case 'S': j->flags |= REIS_RF_REMAP_SWITCH; break;
 		case 'k':
@@ -1078,7 +1118,7 @@ static int remap_profile(struct ctx *c, const struct remap_job *j)
 	ret = reis_rf_table_stats(c->dev, j->tid, 0, &ts);
 	if (ret)
 		return fail(c, "remap", ret);
-	if (trace_profile(ts.rows, j->pk, j->seed, j->plen, &prof))
+	if (trace_profile(ts.rows, j->kind, j->pk, j->seed, j->plen, &prof))
 		return fail(c, "remap", -ENOMEM);
 	ret = reis_rf_profile(c->dev, j->tid, prof, ts.rows);
 	free(prof);
@@ -1155,7 +1195,12 @@ static const struct reis_cli_cmd sls_cmds[] = {
 	  "      --seed N         seed of the random rows and the profile trace\n"
 	  "      --profile-k K --profile-len N\n"
 	  "                       place rows by the access counts of N accesses of a\n"
-	  "                       locality-K trace (RecFlash III-C1)\n"
+	  "                       locality-K trace (RecFlash III-C1; 80 lookups per\n"
+	  "                       sample)\n"
+	  "      --trace T        the profile trace: recflash (default; RecSSD's\n"
+	  "                       generator over single-row lines, the paper's Fig. 10\n"
+	  "                       workload), recssd (RecSSD's 128-row lines) or drift\n"
+	  "                       (new references are never-seen rows)\n"
 	  "      --trigger T      none (default), threshold or period\n"
 	  "      --hot-bp N       hot region, basis points (500 = top 5 %)\n"
 	  "      --trigger-ppm N  threshold trigger share (1000 = 0.1 %)\n"
@@ -1168,6 +1213,7 @@ static const struct reis_cli_cmd sls_cmds[] = {
 	  "      --bags FILE      one bag per line: indices, each optionally idx:weight\n"
 	  "                       ('-' reads stdin; weights make a weighted SLS)\n"
 	  "      --trace-k K      generated locality-K trace (0, 0.3, 0.8, 1, 2, ...)\n"
+	  "      --trace T        its generator: recflash (default), recssd or drift\n"
 	  "      --batch N        bags per batch (default 32)\n"
 	  "      --lookups N      indices per bag (default 80)\n"
 	  "      --batches N      batches to run (default 1)\n"
@@ -1177,7 +1223,7 @@ static const struct reis_cli_cmd sls_cmds[] = {
 	  "      --print          print the pooled vectors of the last batch\n", 1, cmd_sls },
 	{ "remap", "access-frequency remap of a table, or switch to the new mapping",
 	  "  remap TID full|adaptive [--if-triggered] [--switch]\n"
-	  "        [--profile-k K --profile-len N [--seed S]]\n"
+	  "        [--profile-k K --profile-len N [--trace T] [--seed S]]\n"
 	  "      full             re-sort every row by the profile or tracked counts\n"
 	  "      adaptive         Algorithm 1: only the hot region\n"
 	  "      --if-triggered   only if the table's trigger holds\n"

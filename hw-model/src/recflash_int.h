@@ -448,8 +448,9 @@ struct rf_sls_cmd {
 int rf_sls_plan(struct rf_eng *e, struct rf_sls_cmd *s);
 /* The distinct rows' bytes from the store; -ENOMEM, -EIO. */
 int rf_sls_rows(struct rf_eng *e, struct rf_sls_cmd *s);
-/* The modeled flash stage from @t0 (pages sorted into issue order first). */
-void rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0);
+/* The modeled flash stage from @t0 (pages sorted into issue order first);
+ * -ENOMEM. */
+int rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0);
 
 /* recflash_cache.c: the page cache walked in lookup order (§III-C2). */
 void rf_sls_cache(struct rf_eng *e, struct rf_sls_cmd *s);

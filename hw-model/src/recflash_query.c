@@ -137,7 +137,8 @@ static int rf_sls_time(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd 
 			return -ENOMEM;
 		rf_sls_cache(e, s);
 	}
-	rf_sls_flash(e, ctx, s, t_map);
+	if (rf_sls_flash(e, ctx, s, t_map))
+		return -ENOMEM;
 	cycles = ft_cycles_sls(e->p, (uint64_t)s->h.nidx * dim +
 			       (s->mean ? (uint64_t)s->h.nbags * dim : 0));
 	t_core = ft_core(e->ft, &ctx->ftc, FT_CORE_ISP, cycles, "sls", t_map + s->run.flash_ps);

@@ -7,18 +7,25 @@
  */
 
 /*
- * One command is one batch (docs/recflash-engine.md "Batching"): each
- * distinct row is read out once and each distinct page sensed once for the
- * whole command, whatever the bags. Per page, by table mode: C/A + tR of
- * its cell mode, then
- *   RecSSD-like:  one sequential read-out from the page start to the end of
- *                 the last needed row (tRR + tRC * bytes);
- *   RM-SSD-like, RecFlash: one burst per needed row (tRR + tRC * row_bytes,
- *                 FT_OP_BURSTS: other dies' bursts may interleave).
- * RecFlash-mode tables first walk the page-wise LRU cache in lookup order
- * (recflash_cache.c); only rows it misses are read. Pages are issued sorted
- * by die, page offset and plane, and pages of one die at one offset go out
- * as one multi-plane read (FT_OP_MP).
+ * RecFlash-mode tables (Fig. 4b, §III-C): one command is one batch
+ * (docs/recflash-engine.md "Batching"): each distinct row is read out once
+ * and each distinct page sensed once for the whole command, whatever the
+ * bags; per page C/A + tR of its cell mode, then one burst per needed row
+ * (tRR + tRC * row_bytes, FT_OP_BURSTS: other dies' bursts may
+ * interleave), or one read-out of the whole page when it fills a cache
+ * frame. They first walk the page-wise LRU cache in lookup order
+ * (recflash_cache.c); only rows it misses are read.
+ *
+ * The baselines (Fig. 4a, §III-B) read per vector: every lookup is its own
+ * page read, C/A + tR + t_DO, even when an earlier lookup of the command
+ * sensed the same page ("2 independent page read operations" for 2
+ * vectors). t_DO per lookup by table mode:
+ *   RecSSD-like:  sequential, from the page start to the end of the row;
+ *   RM-SSD-like:  selective, the row alone (tRR + tRC * row_bytes).
+ *
+ * Reads are issued sorted by die, page offset and plane, and reads of one
+ * die at one offset on different planes go out as one multi-plane read
+ * (FT_OP_MP).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,56 +112,127 @@ static uint32_t rf_sls_op(const struct rf_eng *e, const struct rf_table *t,
 	return nread;
 }
 
-/*
- * The flash stage: every page holding a row to read, sensed once. Pages are
- * sorted by die, page offset and plane; pages of one die at one offset on
- * different planes go out as one multi-plane read.
- */
-void rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0)
+/* Issue @n ops (in issue order; @pl their flat planes) as multi-plane
+ * groups from @t0; returns the latest end. */
+static uint64_t rf_issue(struct rf_eng *e, struct isp_ctx *ctx, const struct ft_page_op *op,
+			 const uint32_t *pl, uint32_t n, uint64_t t0)
 {
-	const struct rf_table *t = s->t;
-	const struct rf_spage *pg = s->pg;
-	const uint32_t *ds = s->ds;
-	const uint8_t *need = s->need;
-	struct rf_sls_run *r = &s->run;
-	uint32_t P = e->g->planes_per_die, i = 0, npg = s->npg;
-	uint64_t e0 = ctx->ftc.energy_pj, end = t0;
-	struct ft_page_op ops[16];
-	uint32_t planes[16];
+	uint32_t P = e->g->planes_per_die, i = 0;
+	uint64_t end = t0;
 
-	qsort(s->pg, npg, sizeof(*s->pg), rf_spage_cmp);
-	while (i < npg) {
-		uint32_t n = 0, mask = 0, die = 0, off = 0;
+	while (i < n) {
+		uint32_t k = 1, mask = 1u << (pl[i] % P);
 		uint64_t done;
 
-		for (; i < npg; i++) {
-			struct ft_page_op op;
-			uint32_t nread = rf_sls_op(e, t, &pg[i], ds, need, &op);
-			uint32_t pl = fg_ppa_plane(e->g, pg[i].ppa);
-
-			if (!op.n_dout)
-				continue;
-			if (n && (pl / P != die || op.page != off || op.mode != ops[0].mode ||
-				  (mask & (1u << (pl % P))) || n == P))
-				break;
-			die = pl / P;
-			off = op.page;
-			mask |= 1u << (pl % P);
-			ops[n] = op;
-			planes[n++] = pl;
-			r->page_reads++;
-			r->sensed += e->p->page_bytes;
-			r->useful += (uint64_t)nread * t->row_bytes;
-			r->out += (uint64_t)op.n_dout * op.dout_bytes;
+		while (i + k < n && k < P && pl[i + k] / P == pl[i] / P &&
+		       op[i + k].page == op[i].page && op[i + k].mode == op[i].mode &&
+		       !(mask & (1u << (pl[i + k] % P)))) {
+			mask |= 1u << (pl[i + k] % P);
+			k++;
 		}
-		if (!n)
-			break;
-		done = ft_page_read_mp(e->ft, &ctx->ftc, n, planes, ops, t0, NULL);
+		done = ft_page_read_mp(e->ft, &ctx->ftc, k, pl + i, op + i, t0, NULL);
 		if (done > end)
 			end = done;
+		i += k;
 	}
-	r->flash_ps = end - t0;
-	r->flash_pj = ctx->ftc.energy_pj - e0;
+	return end;
+}
+
+/* A baseline's read of one lookup: its page and its row in the page. */
+struct rf_vread {
+	uint64_t key;
+	uint32_t pg, row;
+};
+
+static int rf_vread_cmp(const void *x, const void *y)
+{
+	const struct rf_vread *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->pg != b->pg)
+		return a->pg < b->pg ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/*
+ * The ops of the flash stage into @op/@pl (room for a page per lookup):
+ * RecFlash a read per page holding a row to read, the baselines a read per
+ * lookup. Returns the op count.
+ */
+static uint32_t rf_sls_ops(struct rf_eng *e, struct rf_sls_cmd *s, struct rf_vread *vr,
+			   struct ft_page_op *op, uint32_t *pl)
+{
+	const struct rf_table *t = s->t;
+	struct rf_sls_run *r = &s->run;
+	uint32_t i, n = 0;
+
+	if (t->mode == ISP_RF_RECFLASH) {
+		qsort(s->pg, s->npg, sizeof(*s->pg), rf_spage_cmp);	/* pgi stale now */
+		for (i = 0; i < s->npg; i++) {
+			uint32_t nread = rf_sls_op(e, t, &s->pg[i], s->ds, s->need, &op[n]);
+
+			if (!op[n].n_dout)
+				continue;
+			pl[n++] = fg_ppa_plane(e->g, s->pg[i].ppa);
+			r->useful += (uint64_t)nread * t->row_bytes;
+		}
+	} else {
+		for (i = 0; i < s->h.nidx; i++) {
+			uint32_t d = s->pos[i];
+
+			vr[i].pg = s->pgi[d];
+			vr[i].key = s->pg[vr[i].pg].key;
+			vr[i].row = s->ds[d] % t->rpp;
+		}
+		qsort(vr, s->h.nidx, sizeof(*vr), rf_vread_cmp);
+		for (n = 0; n < s->h.nidx; n++) {
+			const struct rf_spage *p = &s->pg[vr[n].pg];
+
+			memset(&op[n], 0, sizeof(op[n]));
+			op[n].mode = fg_ppa_mode(e->g, p->ppa);
+			op[n].flags = FT_OP_MP;
+			op[n].page = FG_FIELD(p->ppa, PAGE);
+			op[n].n_dout = 1;
+			if (t->mode == ISP_RF_RECSSD) {
+				op[n].dout_bytes = (vr[n].row + 1) * t->row_bytes;
+			} else {
+				op[n].flags |= FT_OP_BURSTS;
+				op[n].dout_bytes = t->row_bytes;
+			}
+			pl[n] = fg_ppa_plane(e->g, p->ppa);
+			r->useful += t->row_bytes;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		r->page_reads++;
+		r->sensed += e->p->page_bytes;
+		r->out += (uint64_t)op[i].n_dout * op[i].dout_bytes;
+	}
+	return n;
+}
+
+/* The flash stage (the ops of rf_sls_ops()); -ENOMEM. */
+int rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0)
+{
+	uint32_t n = s->t->mode == ISP_RF_RECFLASH ? s->npg : s->h.nidx;
+	struct ft_page_op *op = malloc((size_t)(n ? n : 1) * sizeof(*op));
+	uint32_t *pl = malloc((size_t)(n ? n : 1) * sizeof(*pl));
+	struct rf_vread *vr = s->t->mode == ISP_RF_RECFLASH ? NULL :
+			      malloc((size_t)(n ? n : 1) * sizeof(*vr));
+	uint64_t e0 = ctx->ftc.energy_pj;
+	int ret = -ENOMEM;
+
+	if (op && pl && (vr || s->t->mode == ISP_RF_RECFLASH)) {
+		n = rf_sls_ops(e, s, vr, op, pl);
+		s->run.flash_ps = rf_issue(e, ctx, op, pl, n, t0) - t0;
+		s->run.flash_pj = ctx->ftc.energy_pj - e0;
+		ret = 0;
+	}
+	free(op);
+	free(pl);
+	free(vr);
+	return ret;
 }
 
 /* Distinct rows of the batch in slot order, and the pages holding them. */

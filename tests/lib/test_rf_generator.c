@@ -10,7 +10,11 @@
  *     stack distance b x lookups, b = 1..49, with bin counts matching p_b
  *     (within 5 standard deviations);
  *   - indices are multiples of 128 below rows, so a 1 M-row table sees at
- *     most 7813 distinct rows; seeds are deterministic; bad options fail.
+ *     most 7813 distinct rows; seeds are deterministic; bad options fail;
+ *   - REIS_RF_TRACE_RECFLASH (single-row lines, shuffled start: the Fig.
+ *     10-12 workload) passes the same profile per K, its unique-access rate
+ *     over a long window is the new-reference rate, and consecutive new
+ *     references fall in different 128-row blocks as for random rows.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,19 +28,26 @@
 #define N 200000
 #define LOOKUPS 8u
 #define BIG_ROWS (1u << 26)
+#define RF_ROWS (1u << 22)	/* RECFLASH: lines of one row */
 
-static void open_recssd(double k, uint64_t seed, uint32_t rows, uint32_t lookups,
-			struct reis_rf_trace **t)
+static void open_kind(uint32_t kind, double k, uint64_t seed, uint32_t rows, uint32_t lookups,
+		      struct reis_rf_trace **t)
 {
 	struct reis_rf_trace_opts o;
 
 	memset(&o, 0, sizeof(o));
-	o.kind = REIS_RF_TRACE_RECSSD;
+	o.kind = kind;
 	o.rows = rows;
 	o.k = k;
 	o.seed = seed;
 	o.lookups = lookups;
 	REQUIRE(reis_rf_trace_open(&o, t) == 0);
+}
+
+static void open_recssd(double k, uint64_t seed, uint32_t rows, uint32_t lookups,
+			struct reis_rf_trace **t)
+{
+	open_kind(REIS_RF_TRACE_RECSSD, k, seed, rows, lookups, t);
 }
 
 /* Fenwick tree over access times: marks the latest access of each line. */
@@ -72,7 +83,9 @@ static void expected_bins(double k, double *p)
 		p[b] /= 1.0 + k;
 }
 
-static void check_profile(double k, uint32_t *idx, int32_t *fen, int32_t *last)
+/* @line rows per line of @kind over @rows rows. */
+static void check_profile(uint32_t kind, uint32_t rows, uint32_t line, double k, uint32_t *idx,
+			  int32_t *fen, int32_t *last)
 {
 	struct reis_rf_trace *t;
 	double want[BINS], got[BINS];
@@ -83,25 +96,25 @@ static void check_profile(double k, uint32_t *idx, int32_t *fen, int32_t *last)
 	size_t i;
 	unsigned b;
 
-	open_recssd(k, 7, BIG_ROWS, LOOKUPS, &t);
+	open_kind(kind, k, 7, rows, LOOKUPS, &t);
 	reis_rf_trace_next(t, idx, N);
 	reis_rf_trace_close(t);
 	memset(cnt, 0, sizeof(cnt));
 	memset(fen, 0, sizeof(*fen) * (N + 1));
-	for (i = 0; i < BIG_ROWS / REIS_RF_TRACE_RECSSD_LINE; i++)
+	for (i = 0; i < rows / line; i++)
 		last[i] = -1;
 	for (i = 0; i < N; i++) {
-		uint32_t line = idx[i] / REIS_RF_TRACE_RECSSD_LINE;
+		uint32_t ln = idx[i] / line;
 		int64_t d = 0;
 
-		REQUIRE(idx[i] % REIS_RF_TRACE_RECSSD_LINE == 0 && idx[i] < BIG_ROWS);
-		if (last[line] >= 0) {
+		REQUIRE(idx[i] % line == 0 && idx[i] < rows);
+		if (last[ln] >= 0) {
 			/* Lines touched since, plus itself: the LRU position. */
-			d = fen_sum(fen, i) - fen_sum(fen, (size_t)last[line] + 1) + 1;
-			fen_add(fen, N, (size_t)last[line], -1);
+			d = fen_sum(fen, i) - fen_sum(fen, (size_t)last[ln] + 1) + 1;
+			fen_add(fen, N, (size_t)last[ln], -1);
 		}
 		fen_add(fen, N, i, 1);
-		last[line] = (int32_t)i;
+		last[ln] = (int32_t)i;
 		if (i < skip)
 			continue;
 		counted++;
@@ -137,7 +150,8 @@ int main(void)
 	static const double ks[] = { 0, 0.3, 0.8, 1, 2 };
 	uint32_t *idx = malloc(sizeof(*idx) * N), *b2 = malloc(sizeof(*b2) * N);
 	int32_t *fen = malloc(sizeof(*fen) * (N + 1));
-	int32_t *last = malloc(sizeof(*last) * (BIG_ROWS / REIS_RF_TRACE_RECSSD_LINE));
+	/* Per line: RECSSD has BIG_ROWS / 128 lines, RECFLASH RF_ROWS. */
+	int32_t *last = malloc(sizeof(*last) * RF_ROWS);
 	struct reis_rf_trace_opts o;
 	struct reis_rf_trace *t;
 	double p[BINS], p0 = 0, prev = -1;
@@ -165,7 +179,44 @@ int main(void)
 	CHECK(p0 > 0.13 && p0 < 0.15);
 
 	for (k = 0; k < 5; k++)
-		check_profile(ks[k], idx, fen, last);
+		check_profile(REIS_RF_TRACE_RECSSD, BIG_ROWS, REIS_RF_TRACE_RECSSD_LINE, ks[k], idx,
+			      fen, last);
+	for (k = 0; k < 5; k++)
+		check_profile(REIS_RF_TRACE_RECFLASH, RF_ROWS, 1, ks[k], idx, fen, last);
+
+	/*
+	 * RECFLASH over 1 M rows: the unique-access rate of a long window is
+	 * the new-reference rate (the window holds few reuses of older rows),
+	 * and the new references, rows no one touched yet, hit 128-row blocks
+	 * like random rows: two in a row share one with probability 1/7813.
+	 */
+	for (k = 0; k < 5; k += 4) {
+		uint64_t news = 0, same = 0;
+		uint32_t prev_new = UINT32_MAX;
+		double u;
+
+		REQUIRE(reis_rf_trace_bin_prob(ks[k], p) == 0);
+		open_kind(REIS_RF_TRACE_RECFLASH, ks[k], 5, 1000000, LOOKUPS, &t);
+		reis_rf_trace_next(t, idx, N);
+		reis_rf_trace_close(t);
+		u = reis_rf_unique_rate(idx, N, 1000000);
+		CHECK(fabs(u - p[0]) < 0.01);
+		memset(last, 0xff, sizeof(*last) * 1000000);
+		for (i = 0; i < N; i++) {
+			CHECK(idx[i] < 1000000);
+			if (last[idx[i]] >= 0) {
+				last[idx[i]] = (int32_t)i;
+				continue;
+			}
+			last[idx[i]] = (int32_t)i;
+			news++;
+			if (prev_new != UINT32_MAX && prev_new / 128 == idx[i] / 128)
+				same++;
+			prev_new = idx[i];
+		}
+		CHECK(news > N / 10);
+		CHECK(same * 1000 < news);
+	}
 
 	/* A 1 M-row table: every index a multiple of 128, at most 7813 rows. */
 	open_recssd(0.3, 1, 1000000, 80, &t);
@@ -198,7 +249,7 @@ int main(void)
 	/* Bad options. */
 	memset(&o, 0, sizeof(o));
 	o.rows = 1000;
-	o.kind = 2;
+	o.kind = REIS_RF_TRACE_RECFLASH + 1;
 	CHECK(reis_rf_trace_open(&o, &t) == -EINVAL);
 	o.kind = REIS_RF_TRACE_RECSSD;
 	o.lookups = REIS_RF_TRACE_MAX_LOOKUPS + 1;

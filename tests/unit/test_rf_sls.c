@@ -110,8 +110,17 @@ static void test_split(struct isp_dev *dev)
 		CHECK(rt_same(p.v, o.v + (size_t)i * 16, 16));
 		free(p.v);
 	}
-	/* Duplicate rows across bags are read once per command. */
-	CHECK(o.res.bytes_out < (uint64_t)b.nidx * 64);
+	/* RM-SSD reads per vector (RecFlash Fig. 4a): every lookup is read out. */
+	CHECK_EQ_U64(o.res.bytes_out, (uint64_t)b.nidx * 64);
+	CHECK_EQ_U64(o.res.page_reads, b.nidx);
+	/* RecFlash reads each distinct row once per command (Fig. 4b). */
+	cr = rt_cr(101, 5000, 16, ISP_RF_FP32, ISP_RF_RECFLASH);
+	REQUIRE(rt_deploy(dev, &cr, table, NULL) == 0);
+	REQUIRE(rt_sls(dev, 101, 16, ISP_RF_SLS_NO_CACHE, &b, &p) == 0);
+	CHECK(rt_same(p.v, o.v, (size_t)b.nbags * 16));	/* the same sums */
+	CHECK(p.res.bytes_out < (uint64_t)b.nidx * 64);
+	CHECK(p.res.page_reads < b.nidx);
+	free(p.v);
 	free(o.v);
 	rt_batch_free(&b);
 	free(table);

@@ -20,7 +20,8 @@ extern "C" {
 /**
  * struct reis_rf_trace_opts - synthetic access trace with locality K.
  * @rows: rows of the table, >= 1.
- * @kind: REIS_RF_TRACE_DRIFT (0) or REIS_RF_TRACE_RECSSD.
+ * @kind: REIS_RF_TRACE_DRIFT (0), REIS_RF_TRACE_RECSSD or
+ *        REIS_RF_TRACE_RECFLASH.
  * @k: locality parameter, 0..16 (paper: 0, 0.3, 0.8, 1, 2; larger K, less
  *     locality).
  * @seed: seed; the same options give the same trace.
@@ -29,16 +30,16 @@ extern "C" {
  * @sd_mean: DRIFT only: mean of the exponential-shaped stack-distance
  *           histogram; 0: REIS_RF_TRACE_SD_MEAN.
  * @sd_max: DRIFT only: largest stack distance; 0: REIS_RF_TRACE_SD_MAX.
- * @lookups: RECSSD only: lookups per sample (the model's pooling factor),
+ * @lookups: RECSSD and RECFLASH: lookups per sample (the model's pooling factor),
  *           the unit of its stack distances; 0: 1. At most
  *           REIS_RF_TRACE_MAX_LOOKUPS.
  * @rsvd1: must be 0.
  * @rsvd: must be 0.
  *
- * REIS_RF_TRACE_RECSSD is the generator RecFlash's evaluation follows
- * ("like RecSSD", RecFlash IV-A): the table is cut into lines of
- * REIS_RF_TRACE_RECSSD_LINE rows and only the first row of a line is ever
- * referenced. An LRU list holds every line. Each access draws a bin b of a
+ * REIS_RF_TRACE_RECSSD is the generator of RecSSD's scripts, which
+ * RecFlash's evaluation follows ("like RecSSD", IV-A): the table is cut
+ * into lines of REIS_RF_TRACE_RECSSD_LINE rows and only the first row of
+ * a line is ever referenced. An LRU list holds every line. Each access draws a bin b of a
  * 50-bin histogram of an exponential distribution (bin width w = H(1000) /
  * 50, the expected maximum of 1000 unit-exponential samples over 50):
  * P(b) = (p_b + K [b = 0]) / (1 + K), p_b = the exponential's mass in bin
@@ -47,6 +48,15 @@ extern "C" {
  * the list). The line moves to the top. Until 49 new references were drawn,
  * b is capped at their count (a young trace has little to reuse). So the
  * new-reference rate is (p_0 + K) / (1 + K); docs/recflash.md.
+ *
+ * REIS_RF_TRACE_RECFLASH is the same generator over lines of one row each,
+ * the LRU list starting in a seeded pseudo-random order: the trace of
+ * RecFlash's Fig. 10-12 (docs/timing-model.md "RecFlash workload"). Its
+ * new references spread over all rows, so the unique-access rate over a
+ * long trace is the new-reference rate (14 % at K = 0 to 71 % at K = 2;
+ * the paper quotes 8 %-66 %), where RECSSD's rows / 128 lines make it
+ * vanish. The random start keeps what RecSSD's lines give: consecutive
+ * new references are rows of different pages.
  *
  * REIS_RF_TRACE_DRIFT is a stress workload whose new references are rows
  * never seen before, so a placement learned from past traffic cannot cover
@@ -73,6 +83,7 @@ struct reis_rf_trace_opts {
 
 #define REIS_RF_TRACE_DRIFT	0u	/* new references are never-seen rows */
 #define REIS_RF_TRACE_RECSSD	1u	/* RecSSD's LRU line generator */
+#define REIS_RF_TRACE_RECFLASH	2u	/* the same over single-row lines */
 #define REIS_RF_TRACE_RECSSD_LINE	128u	/* rows per line (RecSSD's cache_line_size) */
 #define REIS_RF_TRACE_RECSSD_BINS	50u	/* histogram bins; bin 0 = new */
 #define REIS_RF_TRACE_MAX_LOOKUPS	100000u
