@@ -30,6 +30,30 @@ grep -q ' configfs$' /proc/mounts || mount -t configfs none /sys/kernel/config
 cfg=/sys/kernel/config/nvmet
 [ -d "$cfg" ] || die "$cfg missing: nvmet is not loaded"
 
+# nvmet stores passthru/admin_timeout and io_timeout as given and puts them
+# straight into the request's timeout, which is in jiffies: "30" would be
+# 120 ms on Debian's HZ=250 kernel, and the storage guest's nvme-pci would
+# abort any slower command (07h at the initiator). Convert seconds with
+# this kernel's HZ, sampled from /proc/timer_list over one second and
+# rounded to the nearest HZ Linux offers; without it write 0, the kernel's
+# defaults (nvme_core.io_timeout 30 s, admin_timeout 60 s).
+hz=0
+j0=$(awk '/^jiffies:/ { print $2; exit }' /proc/timer_list 2>/dev/null || true)
+if [ -n "$j0" ]; then
+    sleep 1
+    j1=$(awk '/^jiffies:/ { print $2; exit }' /proc/timer_list)
+    d=$((j1 - j0)) best=-1
+    for c in 100 250 300 1000; do
+        e=$(((d - c) * (d - c)))
+        if [ "$best" -lt 0 ] || [ "$e" -lt "$best" ]; then
+            best=$e hz=$c
+        fi
+    done
+fi
+admin_j=$((admin_tmo * hz))
+io_j=$((io_tmo * hz))
+echo "fabric-target: HZ $hz: admin timeout ${admin_tmo} s = $admin_j jiffies, I/O ${io_tmo} s = $io_j jiffies"
+
 p=$cfg/ports/1
 mkdir -p "$p"
 echo tcp >"$p/addr_trtype"
@@ -48,8 +72,8 @@ for c in /sys/class/nvme/nvme*; do
     # Reachable only over the private link: any host on it may connect.
     echo 1 >"$s/attr_allow_any_host"
     echo "/dev/$name" >"$s/passthru/device_path"
-    echo "$admin_tmo" >"$s/passthru/admin_timeout"
-    echo "$io_tmo" >"$s/passthru/io_timeout"
+    echo "$admin_j" >"$s/passthru/admin_timeout"
+    echo "$io_j" >"$s/passthru/io_timeout"
     echo 1 >"$s/passthru/enable" || die "passthru of /dev/$name refused (dmesg says why)"
     ln -s "$s" "$p/subsystems/$nqn"
     echo "exported $nqn /dev/$name"
