@@ -60,6 +60,7 @@ struct reis_gr_priv {
 	struct reis_gr_chunk *ch;
 	struct reis_search_result *extra;	/* host-computed parts (scheduled) */
 	struct reis_db_image *shards;		/* their images */
+	struct reis__gns_obj *objs;		/* the images' bytes (tool_group_ns.c) */
 };
 
 /* A sharded search's plan: per member entries, k, options. */
@@ -151,5 +152,47 @@ int reis__pull_schedule(struct reis__pull *pl, const struct reis_group_sched_opt
  * of one drive holding everything, or 0 to estimate it. */
 void reis__pull_account(const struct reis__pull *pl, const struct reis_group_sched_opts *so,
 			double one_drive_ups, struct reis_group_sched_report *rep);
+
+/*
+ * The host's copy of each shard on its member's namespace (tool_group_ns.c,
+ * docs/group.md "The host's share: block reads"). An open object mirrors
+ * the namespace bytes in @buf at the same offsets; reis__gns_fetch() reads
+ * a byte range of it with block reads (rounded out to LBAs) and counts it.
+ */
+#define REIS_GNS_KIND_REIS 1u
+#define REIS_GNS_KIND_RF 2u
+
+enum { REIS_GNS_BIN, REIS_GNS_INT8, REIS_GNS_TAGS, REIS_GNS_IDS, REIS_GNS_DOCS,
+       REIS_GNS_CENT, REIS_GNS_SIZES, REIS_GNS_CALIB, REIS_GNS_NARR };
+
+struct reis__gns_obj {
+	struct reis_dev *dev;
+	struct reis_ns_geom ng;
+	uint64_t off;			/* namespace byte offset */
+	uint64_t len;
+	uint8_t *buf;			/* @len bytes */
+	uint64_t bytes;			/* read so far (LBA-rounded) */
+	uint64_t read_ns;		/* wall time of those reads */
+	struct { uint64_t off, len; } arr[REIS_GNS_NARR];
+};
+
+int reis__gns_put(struct reis_group *g, unsigned s, uint32_t kind, uint32_t id,
+		  const void *obj, uint64_t len);
+int reis__gns_del(struct reis_group *g, unsigned s, uint32_t kind, uint32_t id);
+int reis__gns_open(struct reis_group *g, unsigned s, uint32_t kind, uint32_t id,
+		   struct reis__gns_obj *o);
+int reis__gns_fetch(struct reis__gns_obj *o, uint64_t lo, uint64_t hi);
+void reis__gns_close(struct reis__gns_obj *o);
+
+/* A REIS shard: written at deploy; opened as an image whose arrays point
+ * into the mirror (their bytes arrive with reis__gns_fetch()). */
+int reis__gns_reis_put(struct reis_group *g, unsigned s, const struct reis_db_image *sh);
+int reis__gns_reis_open(struct reis_group *g, unsigned s, uint32_t did,
+			struct reis__gns_obj *o, struct reis_db_image *img);
+/* A RecFlash row range [row0, row0 + ts->rows): rows at o->arr[0]. */
+int reis__gns_rf_put(struct reis_group *g, unsigned s, const struct reis_rf_table *ts,
+		     uint32_t row0, uint32_t row_bytes);
+int reis__gns_rf_open(struct reis_group *g, unsigned s, const struct reis_rf_table *t,
+		      uint32_t row_bytes, uint32_t row0, uint32_t nrows, struct reis__gns_obj *o);
 
 #endif /* TOOL_GROUP_PRIV_H */

@@ -81,6 +81,15 @@ int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
 					       lo + ts.rows - 1, reis_last_error(g->dev[s]));
 			break;
 		}
+		/* The host's copy of the rows, for the scheduled mode. */
+		ret = reis__gns_rf_put(g, s, &ts, lo, (uint32_t)rb);
+		if (ret) {
+			ret = reis__group_fail(g, (int)s, ret, "rows %u..%u to the namespace: %s",
+					       lo, lo + ts.rows - 1, ret == -ENOSPC ?
+					       "namespace full" : reis_last_error(g->dev[s]));
+			reis_rf_delete(g->dev[s], t->tid);
+			break;
+		}
 		sum.time_ns += o.time_ns;
 		sum.energy_nj += o.energy_nj;
 		sum.bytes += o.bytes;
@@ -88,8 +97,10 @@ int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
 	}
 	if (ret) {
 		/* All or nothing: drop the slices the other members took. */
-		while (s-- > 0)
+		while (s-- > 0) {
 			reis_rf_delete(g->dev[s], t->tid);
+			reis__gns_del(g, s, REIS_GNS_KIND_RF, t->tid);
+		}
 		return ret;
 	}
 	if (opts) {
@@ -103,7 +114,12 @@ int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
 
 int reis_group_rf_delete(struct reis_group *g, uint32_t tid)
 {
-	return reis__group_delete(g, tid, reis_rf_delete);
+	int ret = reis__group_delete(g, tid, reis_rf_delete);
+	unsigned s;
+
+	for (s = 0; g && s < g->n; s++)
+		reis__gns_del(g, s, REIS_GNS_KIND_RF, tid);	/* -ENOENT: none */
+	return ret;
 }
 
 void reis__grf_plan_free(struct reis_grf_plan *pl)

@@ -72,8 +72,11 @@ void reis_group_result_free(struct reis_group_result *r)
 			reis_search_result_free(&p->ch[i].sr.res);
 		for (i = 0; i < p->nextra; i++)
 			reis_search_result_free(&p->extra[i]);
-		for (i = 0; i < p->nshards; i++)
+		for (i = 0; i < p->nshards; i++) {
 			reis_db_image_free(&p->shards[i]);
+			reis__gns_close(&p->objs[i]);
+		}
+		free(p->objs);
 		free(p->extra);
 		free(p->shards);
 		free(p->ch);
