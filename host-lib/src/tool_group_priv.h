@@ -12,9 +12,21 @@
 
 #define REIS_GROUP_MSG_LEN 768	/* a fabric member's path, NQN, address and the cause */
 
+/* Work of a call that gave up on a member (timeout): kept until its late
+ * completions arrive (tool_group.c, reis_group_pending()). */
+struct reis__group_orphan {
+	struct reis__group_orphan *next;
+	void *mem;
+	unsigned count;				/* requests of @mem */
+	int (*busy)(void *mem, unsigned count);	/* still in flight */
+	void (*release)(void *mem, unsigned count);
+};
+
 struct reis_group {
 	unsigned n;
 	int failed;			/* member of the last failure, or -1 */
+	int timeout_ms;			/* reis_group_set_timeout(); -1: none */
+	struct reis__group_orphan *orphans;
 	struct reis_dev *dev[REIS_GROUP_MAX];
 	struct reis_group_member m[REIS_GROUP_MAX];
 	char msg[REIS_GROUP_MSG_LEN];
@@ -33,8 +45,15 @@ void reis__group_ok(struct reis_group *g);
 /*
  * Reap on every member until @done(@arg) holds or nothing is in flight,
  * polling all members and blocking briefly on one when none had anything.
+ * A member with requests in flight that completes none for the group's
+ * timeout is given up on: the bits of those members are returned.
  */
-void reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg);
+uint64_t reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg);
+
+/* Hand @mem (@count requests, some in flight) to the group; -ENOMEM: then
+ * the caller must wait for them itself. */
+int reis__group_adopt_orphan(struct reis_group *g, void *mem, unsigned count,
+			     int (*busy)(void *, unsigned), void (*release)(void *, unsigned));
 
 /* Run @del(dev, id) on every member; -ENOENT on a member is no error. */
 int reis__group_delete(struct reis_group *g, uint32_t id,

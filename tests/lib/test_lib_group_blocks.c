@@ -264,13 +264,7 @@ static void check_rf(void)
 		devs[i] = rf_open("recflash-tlc", 0, 0, NULL);
 	REQUIRE(reis_group_adopt(devs, NULL, NM, &g) == 0);
 	REQUIRE(rf_tbl_make(&t, 21, 3000, 32, REIS_RF_FP32, REIS_RF_RECFLASH, 5) == 0);
-	memset(&d, 0, sizeof(d));
-	d.tid = t.tid;
-	d.rows = t.rows;
-	d.dim = t.dim;
-	d.dtype = t.dtype;
-	d.mode = t.mode;
-	d.data = t.wire;
+	d = rf_as_table(&t);
 	REQUIRE(rf_tbl_deploy(one, &t, NULL) == 0);
 	REQUIRE(reis_group_rf_deploy(g, &d, NULL) == 0);
 	rf_batch_make(&bt, 44, 64, 20, 0, t.rows, 1);

@@ -162,6 +162,41 @@ const char *reis_group_errmsg(const struct reis_group *g);
  */
 int reis_group_failed(const struct reis_group *g);
 
+/*
+ * How long a member may keep the group's commands in flight without
+ * completing one, by default: Linux's NVMe I/O timeout (nvme_core
+ * io_timeout, 30 s), after which the kernel aborts and resets anyway.
+ */
+#define REIS_GROUP_TIMEOUT_MS 30000
+
+/**
+ * reis_group_set_timeout() - the per-command bound of the group's calls.
+ * @g: group.
+ * @timeout_ms: milliseconds a member may hold commands of a call without
+ *              completing any; 0: REIS_GROUP_TIMEOUT_MS; -1: no bound.
+ *
+ * A sharded search or SLS gives up on a member that exceeds it: the call
+ * fails with -ETIMEDOUT and reis_group_errmsg() names the drive (with
+ * REIS_GROUP_PARTIAL a search merges the others and flags the result). The
+ * member's late commands stay the group's: the next call on the group,
+ * reis_group_pending() or reis_group_close() reaps them, reads and
+ * releases their results on the drive and discards them
+ * (docs/group.md, Faults).
+ *
+ * Return: 0 or -EINVAL.
+ */
+int reis_group_set_timeout(struct reis_group *g, int timeout_ms);
+
+/**
+ * reis_group_pending() - late work the group still holds.
+ * @g: group.
+ *
+ * Reaps what has completed meanwhile (without waiting) and frees it.
+ *
+ * Return: the number of abandoned calls' work items still in flight.
+ */
+unsigned reis_group_pending(struct reis_group *g);
+
 /* ---------------------------------------------------------------------- */
 /* Sharded REIS                                                            */
 
