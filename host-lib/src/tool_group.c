@@ -17,6 +17,7 @@
 #include "tool_group_priv.h"
 
 static unsigned reis_group_orphans_reap(struct reis_group *g);
+static void reis_group_need_facts(struct reis_group *g);
 
 /* Open failures have no group to carry their sentence. */
 static _Thread_local char reis_group_open_msg[REIS_GROUP_MSG_LEN];
@@ -62,6 +63,8 @@ int reis__group_fail(struct reis_group *g, int member, int err, const char *fmt,
 		g->failed = member;
 	if (member >= 0 && g) {
 		const struct reis_group_member *m = &g->m[member];
+
+		reis_group_need_facts(g);	/* a fabric member is named by them */
 		char why[80];
 
 		if (m->remote)
@@ -252,14 +255,21 @@ static void reis_group_fill_disc(struct reis_group *g, unsigned i, const struct 
 /*
  * Paths given by the caller: look them up in a discovery scan (rejected
  * namespaces included, so nothing is probed twice in vain); a path
- * discovery does not list keeps empty transport facts.
+ * discovery does not list keeps empty transport facts. The scan probes
+ * every NVMe namespace of the machine, so it runs only when the facts are
+ * first needed (reis_group_member_info(), a failure's sentence), not at
+ * open: a group that only works never pays it.
  */
-static void reis_group_lookup(struct reis_group *g, const char *const *paths)
+static void reis_group_need_facts(struct reis_group *g)
 {
-	struct reis_disc *d = calloc(REIS_GROUP_MAX * 4, sizeof(*d));
+	struct reis_disc *d;
 	unsigned i;
 	int n, j;
 
+	if (g->facts)
+		return;
+	g->facts = 1;
+	d = calloc(REIS_GROUP_MAX * 4, sizeof(*d));
 	if (!d)
 		return;
 	n = reis_discover(d, REIS_GROUP_MAX * 4, REIS_DISCOVER_ALL);
@@ -267,7 +277,7 @@ static void reis_group_lookup(struct reis_group *g, const char *const *paths)
 		n = (int)REIS_GROUP_MAX * 4;
 	for (i = 0; i < g->n; i++)
 		for (j = 0; j < n; j++)
-			if (!strcmp(d[j].path, paths[i])) {
+			if (!strcmp(d[j].path, g->m[i].name)) {	/* the path opened */
 				reis_group_fill_disc(g, i, &d[j]);
 				break;
 			}
@@ -303,8 +313,7 @@ static int reis_group_open_paths(const char *const *paths, unsigned n, uint32_t 
 		if (disc)
 			reis_group_fill_disc(g, i, &disc[i]);
 	}
-	if (!disc)
-		reis_group_lookup(g, paths);
+	g->facts = disc != NULL;	/* else looked up when first needed */
 	*out = g;
 	return 0;
 fail:
@@ -371,6 +380,7 @@ int reis_group_adopt(struct reis_dev *const *devs, const char *const *names, uns
 		snprintf(def, sizeof(def), "drive%u", i);
 		reis_group_fill(g, i, devs[i], names && names[i] ? names[i] : def);
 	}
+	g->facts = 1;	/* handles: no discovery facts to find */
 	*out = g;
 	return 0;
 }
@@ -421,6 +431,8 @@ int reis_group_member_info(const struct reis_group *g, unsigned i,
 {
 	if (!g || i >= g->n || !out)
 		return -EINVAL;
+	/* The facts are a cache the lookup fills; the group is logically const. */
+	reis_group_need_facts((struct reis_group *)(uintptr_t)g);
 	*out = g->m[i];
 	return 0;
 }

@@ -26,6 +26,7 @@ struct reis_group {
 	unsigned n;
 	int failed;			/* member of the last failure, or -1 */
 	int timeout_ms;			/* reis_group_set_timeout(); -1: none */
+	int facts;			/* members' transport facts looked up */
 	struct reis__group_orphan *orphans;
 	struct reis_dev *dev[REIS_GROUP_MAX];
 	struct reis_group_member m[REIS_GROUP_MAX];
