@@ -1253,7 +1253,7 @@ int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
 
 /* The in-process drive's namespace: in memory, sparse, lost at close
  * (512-byte LBAs as QEMU's NVMe namespace by default). */
-#define REIS_INPROC_NS_BYTES (256ull << 20)
+#define REIS_INPROC_NS_BYTES (4ull << 30)
 #define REIS_INPROC_LBA_BYTES 512u
 /* Bytes one reis_block_read()/reis_block_write() call may move. */
 #define REIS_BLOCK_MAX_BYTES (1u << 30)
