@@ -1247,6 +1247,70 @@ int reis_discover(struct reis_disc *out, unsigned max, uint32_t flags);
 int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
 		  uint32_t len);
 
+/* ---------------------------------------------------------------------- */
+/* Block I/O on the namespace (docs/libreis.md, Block I/O)                 */
+/* ---------------------------------------------------------------------- */
+
+/* The in-process drive's namespace: in memory, sparse, lost at close
+ * (512-byte LBAs as QEMU's NVMe namespace by default). */
+#define REIS_INPROC_NS_BYTES (4ull << 30)
+#define REIS_INPROC_LBA_BYTES 512u
+/* Bytes one reis_block_read()/reis_block_write() call may move. */
+#define REIS_BLOCK_MAX_BYTES (1u << 30)
+
+/**
+ * struct reis_ns_geom - the handle's namespace, from Identify Namespace.
+ * @lba_bytes: bytes per LBA (the format in use), 512..65536.
+ * @rsvd: reserved.
+ * @nlbas: LBAs in the namespace (NSZE).
+ */
+struct reis_ns_geom {
+	uint32_t lba_bytes;
+	uint32_t rsvd;
+	uint64_t nlbas;
+};
+
+/**
+ * reis_ns_geom() - the LBA size and count of the handle's namespace.
+ * @dev: handle.
+ * @geom: filled on success.
+ *
+ * Asked once (Identify Namespace on the char device) and cached.
+ *
+ * Return: 0, -EPROTO for a malformed reply, or -errno.
+ */
+int reis_ns_geom(struct reis_dev *dev, struct reis_ns_geom *geom);
+
+/**
+ * reis_block_read() - read LBAs [@slba, @slba + @nlb) of the namespace.
+ * @dev: handle.
+ * @slba: first LBA.
+ * @nlb: blocks, at least 1; at most REIS_BLOCK_MAX_BYTES in all.
+ * @buf: @nlb * lba_bytes bytes, 4-byte aligned.
+ *
+ * NVMe Read commands through the handle's transport (the drive's "normal
+ * SSD mode"), each at most reis_max_xfer() bytes and 65536 blocks, up to
+ * 16 in flight. Other requests of @dev may be in flight meanwhile.
+ *
+ * Return: 0; -EINVAL (bad buffer or count), -ERANGE (past the namespace),
+ * -E2BIG (too much for one call), all before anything is sent; or the
+ * first failing command's -errno (reis_last_error() says which).
+ */
+int reis_block_read(struct reis_dev *dev, uint64_t slba, uint64_t nlb, void *buf);
+
+/**
+ * reis_block_write() - write LBAs [@slba, @slba + @nlb) of the namespace.
+ * @dev: handle.
+ * @slba: first LBA.
+ * @nlb: blocks.
+ * @buf: @nlb * lba_bytes bytes, 4-byte aligned.
+ *
+ * As reis_block_read(), with NVMe Write.
+ *
+ * Return: as reis_block_read().
+ */
+int reis_block_write(struct reis_dev *dev, uint64_t slba, uint64_t nlb, const void *buf);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,6 +67,8 @@ struct reis_dev {
 	char errmsg[REIS_ERRMSG_LEN];
 	uint32_t forced_ticket;		/* reis_ticket_force() */
 	uint32_t nforced;
+	uint32_t lba_bytes;		/* core_block.c: the namespace, 0 until asked */
+	uint64_t nlbas;
 };
 
 /* core_dev.c, core_open.c */
@@ -159,5 +161,15 @@ struct reis_rx_ops {
 /* Draw a ticket, put it in rx->req (CDW12), submit. 0 or -errno (nothing
  * in flight then, nothing called back). */
 int reis__rx_start(struct reis_rx *rx);
+
+/*
+ * core_block.c: the in-process drive's namespace (REIS_INPROC_NS_BYTES in
+ * memory). reis__blkstore_exec() executes @req when it is an NVM Read or
+ * Write (returns 1, *@status its NVMe status), else returns 0.
+ */
+struct reis__blkstore;
+struct reis__blkstore *reis__blkstore_new(void);
+void reis__blkstore_free(struct reis__blkstore *b);
+int reis__blkstore_exec(struct reis__blkstore *b, struct reis_req *req, uint16_t *status);
 
 #endif /* CORE_PRIV_H */

@@ -16,6 +16,9 @@
 #include "libreis_tools.h"
 #include "tool_group_priv.h"
 
+static unsigned reis_group_orphans_reap(struct reis_group *g);
+static void reis_group_need_facts(struct reis_group *g);
+
 /* Open failures have no group to carry their sentence. */
 static _Thread_local char reis_group_open_msg[REIS_GROUP_MSG_LEN];
 
@@ -60,6 +63,8 @@ int reis__group_fail(struct reis_group *g, int member, int err, const char *fmt,
 		g->failed = member;
 	if (member >= 0 && g) {
 		const struct reis_group_member *m = &g->m[member];
+
+		reis_group_need_facts(g);	/* a fabric member is named by them */
 		char why[80];
 
 		if (m->remote)
@@ -95,27 +100,93 @@ void reis__group_ok(struct reis_group *g)
 {
 	g->failed = -1;
 	g->msg[0] = '\0';
+	reis_group_orphans_reap(g);	/* late completions of earlier calls */
 }
 
-void reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg)
+uint64_t reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg)
 {
+	uint64_t last[REIS_GROUP_MAX], late = 0, now = reis__group_now_ns();
+	uint64_t tmo = g->timeout_ms < 0 ? UINT64_MAX : (uint64_t)g->timeout_ms * 1000000u;
+	unsigned s;
+
+	for (s = 0; s < g->n; s++)
+		last[s] = now;
 	while (!done(arg)) {
 		int reaped = 0, busy = -1;
-		unsigned s;
 
 		for (s = 0; s < g->n; s++) {
-			if (!reis_inflight(g->dev[s]))
+			if ((late >> s & 1) || !reis_inflight(g->dev[s]))
 				continue;
+			now = reis__group_now_ns();
+			if (reis_poll(g->dev[s], 0) > 0) {
+				reaped = 1;
+				last[s] = now;
+			} else if (now - last[s] >= tmo) {
+				late |= 1ull << s;	/* no completion for the timeout */
+				continue;
+			}
 			if (busy < 0)
 				busy = (int)s;
-			if (reis_poll(g->dev[s], 0) > 0)
-				reaped = 1;
 		}
 		if (busy < 0)
-			break;	/* nothing in flight: the rest failed to submit */
+			break;	/* nothing in flight (the rest failed to submit) or late */
 		if (!reaped)
 			reis_wait(g->dev[busy], 1, 1);
 	}
+	return late;
+}
+
+int reis__group_adopt_orphan(struct reis_group *g, void *mem, unsigned count,
+			     int (*busy)(void *, unsigned), void (*release)(void *, unsigned))
+{
+	struct reis__group_orphan *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	o->mem = mem;
+	o->count = count;
+	o->busy = busy;
+	o->release = release;
+	o->next = g->orphans;
+	g->orphans = o;
+	return 0;
+}
+
+/* Reap what is ready on every member; free the orphans that finished. */
+static unsigned reis_group_orphans_reap(struct reis_group *g)
+{
+	struct reis__group_orphan **pp = &g->orphans, *o;
+	unsigned s, left = 0;
+
+	if (!g->orphans)
+		return 0;
+	for (s = 0; s < g->n; s++)
+		if (reis_inflight(g->dev[s]))
+			reis_poll(g->dev[s], 0);
+	while ((o = *pp)) {
+		if (o->busy(o->mem, o->count)) {
+			left++;
+			pp = &o->next;
+			continue;
+		}
+		*pp = o->next;
+		o->release(o->mem, o->count);
+		free(o);
+	}
+	return left;
+}
+
+unsigned reis_group_pending(struct reis_group *g)
+{
+	return g ? reis_group_orphans_reap(g) : 0;
+}
+
+int reis_group_set_timeout(struct reis_group *g, int timeout_ms)
+{
+	if (!g || timeout_ms < -1)
+		return -EINVAL;
+	g->timeout_ms = timeout_ms ? timeout_ms : REIS_GROUP_TIMEOUT_MS;
+	return 0;
 }
 
 int reis__group_delete(struct reis_group *g, uint32_t id,
@@ -150,6 +221,7 @@ static int reis_group_alloc(unsigned n, struct reis_group **out)
 		return -ENOMEM;
 	g->n = n;
 	g->failed = -1;
+	g->timeout_ms = REIS_GROUP_TIMEOUT_MS;
 	*out = g;
 	return 0;
 }
@@ -183,14 +255,21 @@ static void reis_group_fill_disc(struct reis_group *g, unsigned i, const struct 
 /*
  * Paths given by the caller: look them up in a discovery scan (rejected
  * namespaces included, so nothing is probed twice in vain); a path
- * discovery does not list keeps empty transport facts.
+ * discovery does not list keeps empty transport facts. The scan probes
+ * every NVMe namespace of the machine, so it runs only when the facts are
+ * first needed (reis_group_member_info(), a failure's sentence), not at
+ * open: a group that only works never pays it.
  */
-static void reis_group_lookup(struct reis_group *g, const char *const *paths)
+static void reis_group_need_facts(struct reis_group *g)
 {
-	struct reis_disc *d = calloc(REIS_GROUP_MAX * 4, sizeof(*d));
+	struct reis_disc *d;
 	unsigned i;
 	int n, j;
 
+	if (g->facts)
+		return;
+	g->facts = 1;
+	d = calloc(REIS_GROUP_MAX * 4, sizeof(*d));
 	if (!d)
 		return;
 	n = reis_discover(d, REIS_GROUP_MAX * 4, REIS_DISCOVER_ALL);
@@ -198,7 +277,7 @@ static void reis_group_lookup(struct reis_group *g, const char *const *paths)
 		n = (int)REIS_GROUP_MAX * 4;
 	for (i = 0; i < g->n; i++)
 		for (j = 0; j < n; j++)
-			if (!strcmp(d[j].path, paths[i])) {
+			if (!strcmp(d[j].path, g->m[i].name)) {	/* the path opened */
 				reis_group_fill_disc(g, i, &d[j]);
 				break;
 			}
@@ -234,8 +313,7 @@ static int reis_group_open_paths(const char *const *paths, unsigned n, uint32_t 
 		if (disc)
 			reis_group_fill_disc(g, i, &disc[i]);
 	}
-	if (!disc)
-		reis_group_lookup(g, paths);
+	g->facts = disc != NULL;	/* else looked up when first needed */
 	*out = g;
 	return 0;
 fail:
@@ -302,6 +380,7 @@ int reis_group_adopt(struct reis_dev *const *devs, const char *const *names, uns
 		snprintf(def, sizeof(def), "drive%u", i);
 		reis_group_fill(g, i, devs[i], names && names[i] ? names[i] : def);
 	}
+	g->facts = 1;	/* handles: no discovery facts to find */
 	*out = g;
 	return 0;
 }
@@ -310,11 +389,30 @@ void reis_group_close(struct reis_group *g)
 {
 	unsigned i;
 
+	uint64_t t0;
+
 	if (!g)
 		return;
+	/* Late work gets one more timeout to finish (its results read and
+	 * released on the drive); reis_close() then waits for what is still
+	 * in flight without running it further. */
+	t0 = reis__group_now_ns();
+	while (reis_group_orphans_reap(g) &&
+	       (g->timeout_ms < 0 ||
+		reis__group_now_ns() - t0 < (uint64_t)g->timeout_ms * 1000000u))
+		for (i = 0; i < g->n; i++)
+			if (reis_inflight(g->dev[i]))
+				reis_wait(g->dev[i], 1, 1);
 	for (i = 0; i < g->n; i++)
 		if (g->dev[i])
 			reis_close(g->dev[i]);
+	while (g->orphans) {
+		struct reis__group_orphan *o = g->orphans;
+
+		g->orphans = o->next;
+		o->release(o->mem, o->count);
+		free(o);
+	}
 	free(g);
 }
 
@@ -333,6 +431,8 @@ int reis_group_member_info(const struct reis_group *g, unsigned i,
 {
 	if (!g || i >= g->n || !out)
 		return -EINVAL;
+	/* The facts are a cache the lookup fills; the group is logically const. */
+	reis_group_need_facts((struct reis_group *)(uintptr_t)g);
 	*out = g->m[i];
 	return 0;
 }

@@ -12,9 +12,22 @@
 
 #define REIS_GROUP_MSG_LEN 768	/* a fabric member's path, NQN, address and the cause */
 
+/* Work of a call that gave up on a member (timeout): kept until its late
+ * completions arrive (tool_group.c, reis_group_pending()). */
+struct reis__group_orphan {
+	struct reis__group_orphan *next;
+	void *mem;
+	unsigned count;				/* requests of @mem */
+	int (*busy)(void *mem, unsigned count);	/* still in flight */
+	void (*release)(void *mem, unsigned count);
+};
+
 struct reis_group {
 	unsigned n;
 	int failed;			/* member of the last failure, or -1 */
+	int timeout_ms;			/* reis_group_set_timeout(); -1: none */
+	int facts;			/* members' transport facts looked up */
+	struct reis__group_orphan *orphans;
 	struct reis_dev *dev[REIS_GROUP_MAX];
 	struct reis_group_member m[REIS_GROUP_MAX];
 	char msg[REIS_GROUP_MSG_LEN];
@@ -33,8 +46,15 @@ void reis__group_ok(struct reis_group *g);
 /*
  * Reap on every member until @done(@arg) holds or nothing is in flight,
  * polling all members and blocking briefly on one when none had anything.
+ * A member with requests in flight that completes none for the group's
+ * timeout is given up on: the bits of those members are returned.
  */
-void reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg);
+uint64_t reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg);
+
+/* Hand @mem (@count requests, some in flight) to the group; -ENOMEM: then
+ * the caller must wait for them itself. */
+int reis__group_adopt_orphan(struct reis_group *g, void *mem, unsigned count,
+			     int (*busy)(void *, unsigned), void (*release)(void *, unsigned));
 
 /* Run @del(dev, id) on every member; -ENOENT on a member is no error. */
 int reis__group_delete(struct reis_group *g, uint32_t id,
@@ -60,6 +80,7 @@ struct reis_gr_priv {
 	struct reis_gr_chunk *ch;
 	struct reis_search_result *extra;	/* host-computed parts (scheduled) */
 	struct reis_db_image *shards;		/* their images */
+	struct reis__gns_obj *objs;		/* the images' bytes (tool_group_ns.c) */
 };
 
 /* A sharded search's plan: per member entries, k, options. */
@@ -151,5 +172,47 @@ int reis__pull_schedule(struct reis__pull *pl, const struct reis_group_sched_opt
  * of one drive holding everything, or 0 to estimate it. */
 void reis__pull_account(const struct reis__pull *pl, const struct reis_group_sched_opts *so,
 			double one_drive_ups, struct reis_group_sched_report *rep);
+
+/*
+ * The host's copy of each shard on its member's namespace (tool_group_ns.c,
+ * docs/group.md "The host's share: block reads"). An open object mirrors
+ * the namespace bytes in @buf at the same offsets; reis__gns_fetch() reads
+ * a byte range of it with block reads (rounded out to LBAs) and counts it.
+ */
+#define REIS_GNS_KIND_REIS 1u
+#define REIS_GNS_KIND_RF 2u
+
+enum { REIS_GNS_BIN, REIS_GNS_INT8, REIS_GNS_TAGS, REIS_GNS_IDS, REIS_GNS_DOCS,
+       REIS_GNS_CENT, REIS_GNS_SIZES, REIS_GNS_CALIB, REIS_GNS_NARR };
+
+struct reis__gns_obj {
+	struct reis_dev *dev;
+	struct reis_ns_geom ng;
+	uint64_t off;			/* namespace byte offset */
+	uint64_t len;
+	uint8_t *buf;			/* @len bytes */
+	uint64_t bytes;			/* read so far (LBA-rounded) */
+	uint64_t read_ns;		/* wall time of those reads */
+	struct { uint64_t off, len; } arr[REIS_GNS_NARR];
+};
+
+int reis__gns_put(struct reis_group *g, unsigned s, uint32_t kind, uint32_t id,
+		  const void *obj, uint64_t len);
+int reis__gns_del(struct reis_group *g, unsigned s, uint32_t kind, uint32_t id);
+int reis__gns_open(struct reis_group *g, unsigned s, uint32_t kind, uint32_t id,
+		   struct reis__gns_obj *o);
+int reis__gns_fetch(struct reis__gns_obj *o, uint64_t lo, uint64_t hi);
+void reis__gns_close(struct reis__gns_obj *o);
+
+/* A REIS shard: written at deploy; opened as an image whose arrays point
+ * into the mirror (their bytes arrive with reis__gns_fetch()). */
+int reis__gns_reis_put(struct reis_group *g, unsigned s, const struct reis_db_image *sh);
+int reis__gns_reis_open(struct reis_group *g, unsigned s, uint32_t did,
+			struct reis__gns_obj *o, struct reis_db_image *img);
+/* A RecFlash row range [row0, row0 + ts->rows): rows at o->arr[0]. */
+int reis__gns_rf_put(struct reis_group *g, unsigned s, const struct reis_rf_table *ts,
+		     uint32_t row0, uint32_t row_bytes);
+int reis__gns_rf_open(struct reis_group *g, unsigned s, const struct reis_rf_table *t,
+		      uint32_t row_bytes, uint32_t row0, uint32_t nrows, struct reis__gns_obj *o);
 
 #endif /* TOOL_GROUP_PRIV_H */

@@ -151,22 +151,39 @@ int reis_group_db_deploy(struct reis_group *g, struct reis_db_image *img,
 			break;
 		}
 		ret = reis_db_deploy(g->dev[s], &sh, o);
-		reis_db_image_free(&sh);
 		if (ret) {
+			reis_db_image_free(&sh);
 			ret = reis__group_fail(g, (int)s, ret, "deploy of shard %u/%u: %s", s,
 					       g->n, reis_last_error(g->dev[s]));
+			break;
+		}
+		/* The host's copy, for the scheduled mode's block reads. */
+		ret = reis__gns_reis_put(g, s, &sh);
+		reis_db_image_free(&sh);
+		if (ret) {
+			ret = reis__group_fail(g, (int)s, ret, "shard %u/%u to the namespace: %s", s,
+					       g->n, ret == -ENOSPC ? "namespace full" :
+					       reis_last_error(g->dev[s]));
+			reis_db_delete(g->dev[s], img->did);
 			break;
 		}
 	}
 	if (!ret)
 		return 0;
 	/* All or nothing: remove the shards already on the other members. */
-	while (s-- > 0)
+	while (s-- > 0) {
 		reis_db_delete(g->dev[s], img->did);
+		reis__gns_del(g, s, REIS_GNS_KIND_REIS, img->did);
+	}
 	return ret;
 }
 
 int reis_group_db_delete(struct reis_group *g, uint32_t did)
 {
-	return reis__group_delete(g, did, reis_db_delete);
+	int ret = reis__group_delete(g, did, reis_db_delete);
+	unsigned s;
+
+	for (s = 0; g && s < g->n; s++)
+		reis__gns_del(g, s, REIS_GNS_KIND_REIS, did);	/* -ENOENT: none */
+	return ret;
 }

@@ -81,6 +81,15 @@ int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
 					       lo + ts.rows - 1, reis_last_error(g->dev[s]));
 			break;
 		}
+		/* The host's copy of the rows, for the scheduled mode. */
+		ret = reis__gns_rf_put(g, s, &ts, lo, (uint32_t)rb);
+		if (ret) {
+			ret = reis__group_fail(g, (int)s, ret, "rows %u..%u to the namespace: %s",
+					       lo, lo + ts.rows - 1, ret == -ENOSPC ?
+					       "namespace full" : reis_last_error(g->dev[s]));
+			reis_rf_delete(g->dev[s], t->tid);
+			break;
+		}
 		sum.time_ns += o.time_ns;
 		sum.energy_nj += o.energy_nj;
 		sum.bytes += o.bytes;
@@ -88,8 +97,10 @@ int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
 	}
 	if (ret) {
 		/* All or nothing: drop the slices the other members took. */
-		while (s-- > 0)
+		while (s-- > 0) {
 			reis_rf_delete(g->dev[s], t->tid);
+			reis__gns_del(g, s, REIS_GNS_KIND_RF, t->tid);
+		}
 		return ret;
 	}
 	if (opts) {
@@ -103,7 +114,12 @@ int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
 
 int reis_group_rf_delete(struct reis_group *g, uint32_t tid)
 {
-	return reis__group_delete(g, tid, reis_rf_delete);
+	int ret = reis__group_delete(g, tid, reis_rf_delete);
+	unsigned s;
+
+	for (s = 0; g && s < g->n; s++)
+		reis__gns_del(g, s, REIS_GNS_KIND_RF, tid);	/* -ENOENT: none */
+	return ret;
 }
 
 void reis__grf_plan_free(struct reis_grf_plan *pl)
@@ -213,10 +229,25 @@ static int reis_grf_all_done(const void *arg)
 	return 1;
 }
 
-/* Every member's sub-batch in flight at once; reap on all of them. */
-static void reis_grf_run(struct reis_group *g, struct reis_grf_plan *pl, uint32_t tid,
+static int reis_grf_late_busy(void *mem, unsigned n)
+{
+	(void)n;
+	return !reis_grf_all_done(mem);
+}
+
+static void reis_grf_late_release(void *mem, unsigned n)
+{
+	(void)n;
+	reis__grf_plan_free(mem);
+	free(mem);
+}
+
+/* Every member's sub-batch in flight at once; reap on all of them. Returns
+ * the members given up on (timeout): their ops fail with -ETIMEDOUT. */
+static uint64_t reis_grf_run(struct reis_group *g, struct reis_grf_plan *pl, uint32_t tid,
 			 uint32_t dim, uint32_t flags)
 {
+	uint64_t late;
 	unsigned s;
 
 	for (s = 0; s < pl->nm; s++) {
@@ -244,7 +275,11 @@ static void reis_grf_run(struct reis_group *g, struct reis_grf_plan *pl, uint32_
 			reis_wait(g->dev[s], 1, -1);
 		}
 	}
-	reis__group_reap(g, reis_grf_all_done, pl);
+	late = reis__group_reap(g, reis_grf_all_done, pl);
+	for (s = 0; s < pl->nm; s++)
+		if ((late >> s & 1) && pl->part[s].nbags && pl->part[s].op.state == 1)
+			pl->part[s].op.err = -ETIMEDOUT;	/* still in flight */
+	return late;
 }
 
 /* acc + piece, element by element, as the drive's accumulator adds. */
@@ -298,8 +333,8 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
 		      struct reis_group_sls_info *info)
 {
 	uint32_t dflags = flags & (REIS_RF_SLS_WEIGHTED | REIS_RF_SLS_NO_CACHE);
-	struct reis_grf_plan pl;
-	uint64_t t0 = reis__group_now_ns(), t1;
+	struct reis_grf_plan *pp;
+	uint64_t t0 = reis__group_now_ns(), t1, late;
 	const char *why = NULL;
 	unsigned s;
 	int ret;
@@ -315,30 +350,49 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
 		return reis__group_fail(g, -1, ret, "batch: %s", why ? why : "malformed");
 	if (rows < g->n)
 		return reis__group_fail(g, -1, -EINVAL, "%u rows over %u drives", rows, g->n);
-	memset(&pl, 0, sizeof(pl));
-	pl.nm = g->n;
-	ret = reis__grf_plan_make(&pl, rows, bags, dim, !!(flags & REIS_GROUP_SLS_EXACT),
-				 !!(flags & REIS_RF_SLS_WEIGHTED));
+	/* On the heap: a member given up on keeps completing into it. */
+	pp = calloc(1, sizeof(*pp));
+	if (!pp)
+		return reis__group_fail(g, -1, -ENOMEM, "out of memory");
+	pp->nm = g->n;
+	ret = reis__grf_plan_make(pp, rows, bags, dim, !!(flags & REIS_GROUP_SLS_EXACT),
+				  !!(flags & REIS_RF_SLS_WEIGHTED));
 	if (ret) {
-		reis__grf_plan_free(&pl);
+		reis__grf_plan_free(pp);
+		free(pp);
 		return reis__group_fail(g, -1, ret, "out of memory");
 	}
 	/* MEAN is the host's: a member's piece is a partial sum. */
-	reis_grf_run(g, &pl, tid, dim, dflags);
-	for (s = 0; s < pl.nm; s++)
-		if (pl.part[s].nbags && pl.part[s].op.err && !ret)
-			ret = reis__group_fail(g, (int)s, pl.part[s].op.err, "SLS on table %u: %s",
-					       tid, reis_strerror(pl.part[s].op.err));
+	late = reis_grf_run(g, pp, tid, dim, dflags);
+	for (s = 0; s < pp->nm; s++)
+		if (pp->part[s].nbags && pp->part[s].op.err && !ret)
+			ret = reis__group_fail(g, (int)s, pp->part[s].op.err, "SLS on table %u: %s",
+					       tid, pp->part[s].op.err == -ETIMEDOUT ?
+					       "no completion within the group's timeout; its late "
+					       "commands are reaped later" :
+					       reis_strerror(pp->part[s].op.err));
 	if (!ret) {
 		t1 = reis__group_now_ns();
-		reis__grf_combine(&pl, bags, dim, !!(flags & REIS_RF_SLS_MEAN), out);
+		reis__grf_combine(pp, bags, dim, !!(flags & REIS_RF_SLS_MEAN), out);
 		if (info)
 			info->combine_ns = reis__group_now_ns() - t1;
 	}
 	if (info) {
-		reis_grf_account(&pl, dim, info);
+		reis_grf_account(pp, dim, info);
 		info->host_ns = reis__group_now_ns() - t0;
 	}
-	reis__grf_plan_free(&pl);
+	if (late && !reis_grf_all_done(pp) &&
+	    !reis__group_adopt_orphan(g, pp, 1, reis_grf_late_busy, reis_grf_late_release))
+		return ret;	/* the group frees it when its late ops are done */
+	if (!reis_grf_all_done(pp)) {
+		/* No memory to hand it over: wait for it after all. */
+		int tmo = g->timeout_ms;
+
+		g->timeout_ms = -1;
+		reis__group_reap(g, reis_grf_all_done, pp);
+		g->timeout_ms = tmo;
+	}
+	reis__grf_plan_free(pp);
+	free(pp);
 	return ret;
 }

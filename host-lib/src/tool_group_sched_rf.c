@@ -3,8 +3,9 @@
  * tool_group_sched_rf.c - a sharded RecFlash SLS run by the pull scheduler
  * (tool_group_pull.c): the work items are the members' pieces (their
  * partial sums of bags); a drive pools its own pieces, the host pools
- * pieces the conventional way (the rows read to the host, reis_rf_sls_ref()
- * on the CPU, the drive's accumulation bit for bit), and the host combines
+ * pieces the conventional way (the rows they need read from the member's
+ * namespace with block reads, tool_group_ns.c, then reis_rf_sls_ref() on
+ * the CPU, the drive's accumulation bit for bit), and the host combines
  * them as in the sharded SLS (docs/group.md, Scheduled).
  */
 #include <errno.h>
@@ -21,7 +22,58 @@ struct reis_srf {
 	uint32_t dflags;
 	int row_bytes;
 	uint32_t *offs;		/* scratch: one range's offsets from 0 */
+	uint32_t *sorted;	/* scratch: one range's rows, sorted */
+	struct reis__gns_obj obj[REIS_GROUP_MAX];	/* the host's copies */
 };
+
+static int reis_srf_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Read the rows @b pools from member @s's namespace copy: each distinct
+ * row once, neighbouring rows (sharing LBAs) in one read. */
+static int reis_srf_fetch(struct reis_srf *c, unsigned s, const struct reis_rf_bags *b)
+{
+	struct reis__gns_obj *o = &c->obj[s];
+	uint64_t lba = o->ng.lba_bytes, base = o->arr[0].off, lo = 0, hi = 0;
+	uint32_t i;
+	int ret = 0;
+
+	if (!o->buf) {
+		ret = reis__gns_rf_open(c->g, s, c->t, (uint32_t)c->row_bytes,
+					(uint32_t)((uint64_t)c->t->rows * s / c->g->n),
+					reis_group_rf_rows(c->t->rows, s, c->g->n), o);
+		if (ret)
+			return reis__group_fail(c->g, (int)s, ret, "no host copy of table %u's rows "
+						"on its namespace: %s", c->t->tid, ret == -EBADMSG ?
+						"malformed" : reis_strerror(ret));
+		lba = o->ng.lba_bytes;
+		base = o->arr[0].off;
+	}
+	memcpy(c->sorted, b->indices, (size_t)b->nidx * sizeof(*c->sorted));
+	qsort(c->sorted, b->nidx, sizeof(*c->sorted), reis_srf_u32_cmp);
+	for (i = 0; !ret && i < b->nidx; i++) {
+		uint64_t a = base + (uint64_t)c->sorted[i] * c->row_bytes;
+		uint64_t e = a + c->row_bytes;
+
+		if ((uint64_t)c->sorted[i] * c->row_bytes >= o->arr[0].len)
+			return -ERANGE;
+		a = a / lba * lba;
+		if (hi && a <= hi) {
+			if (e > hi)
+				hi = e;
+			continue;
+		}
+		if (hi)
+			ret = reis__gns_fetch(o, lo, hi);
+		lo = a;
+		hi = e;
+	}
+	return ret || !hi ? ret : reis__gns_fetch(o, lo, hi);
+}
 
 /* Pieces [lo, lo+n) of member @s as a batch of its own. */
 static void reis_srf_range(struct reis_srf *c, unsigned s, uint32_t lo, uint32_t n,
@@ -49,19 +101,27 @@ static int reis_srf_run(void *ctx, unsigned node, unsigned s, uint32_t lo, uint3
 
 	reis_srf_range(c, s, lo, n, &b);
 	if (node == REIS_PULL_HOST) {
-		uint32_t first = (uint32_t)((uint64_t)c->t->rows * s / c->g->n);
-		const uint8_t *rows = (const uint8_t *)c->t->data + (size_t)first * c->row_bytes;
 		const struct reis_info *in = reis_dev_info(c->g->dev[s]);
-		uint64_t t0 = reis__group_now_ns(), bytes = (uint64_t)b.nidx * c->row_bytes;
+		struct reis__gns_obj *o = &c->obj[s];
+		uint64_t b0 = o->bytes, r0 = o->read_ns, t0, bytes;
 
+		ret = reis_srf_fetch(c, s, &b);
+		if (ret)
+			return c->g->failed >= 0 ? ret :
+			       reis__group_fail(c->g, (int)s, ret, "block reads of rows: %s",
+						reis_last_error(c->g->dev[s]));
+		bytes = o->bytes - b0;
+		t0 = reis__group_now_ns();
 		ret = reis_rf_sls_ref(c->t->dtype, reis_group_rf_rows(c->t->rows, s, c->g->n),
-				      c->t->dim, rows, &b, c->dflags, out);
+				      c->t->dim, o->buf + o->arr[0].off, &b, c->dflags, out);
 		if (ret)
 			return reis__group_fail(c->g, -1, ret, "host SLS: %s", reis_strerror(ret));
-		/* Block reads of the rows it needs, over that drive's link. */
+		/* Its compute time plus the block reads over that drive's link
+		 * (modeled on the timeline, like the drives' times). */
 		*ns = reis__group_now_ns() - t0 + (in && in->link_mbps ? bytes * 1000 /
 						   in->link_mbps : 0);
 		acct->bytes_to_host += bytes;
+		acct->read_ns += o->read_ns - r0;
 	} else {
 		struct reis_rf_sls_info in;
 
@@ -105,7 +165,7 @@ int reis_group_sched_sls(struct reis_group *g, const struct reis_rf_table *t,
 	unsigned s;
 	int ret;
 
-	if (!g || !t || !t->data || !bags || !out || !rep)
+	if (!g || !t || !bags || !out || !rep)
 		return -EINVAL;
 	reis__group_ok(g);
 	memset(rep, 0, sizeof(*rep));
@@ -122,7 +182,8 @@ int reis_group_sched_sls(struct reis_group *g, const struct reis_rf_table *t,
 					why ? why : "fewer rows than drives");
 	c.plan.nm = g->n;
 	c.offs = malloc(((size_t)bags->nidx + 1) * sizeof(*c.offs));	/* pieces <= nidx */
-	ret = c.offs ? reis__grf_plan_make(&c.plan, t->rows, bags, t->dim,
+	c.sorted = malloc(((size_t)bags->nidx + 1) * sizeof(*c.sorted));
+	ret = c.offs && c.sorted ? reis__grf_plan_make(&c.plan, t->rows, bags, t->dim,
 					   !!(flags & REIS_GROUP_SLS_EXACT),
 					   !!(flags & REIS_RF_SLS_WEIGHTED)) : -ENOMEM;
 	reis__pull_init(&pl, g, bags->nbags, reis_srf_run, &c);
@@ -138,5 +199,8 @@ int reis_group_sched_sls(struct reis_group *g, const struct reis_rf_table *t,
 	}
 	reis__grf_plan_free(&c.plan);
 	free(c.offs);
+	free(c.sorted);
+	for (s = 0; s < g->n; s++)
+		reis__gns_close(&c.obj[s]);
 	return ret == -ENOMEM ? reis__group_fail(g, -1, ret, "out of memory") : ret;
 }

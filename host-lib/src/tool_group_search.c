@@ -7,6 +7,7 @@
  * (docs/group.md, Merge).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ struct reis_gr_chunk {
 	uint32_t q0;
 	uint32_t nq;
 	int unsent;	/* submission failed: sr.err says why */
+	int late;	/* abandoned in flight (timeout): the group's now */
 };
 
 
@@ -72,8 +74,11 @@ void reis_group_result_free(struct reis_group_result *r)
 			reis_search_result_free(&p->ch[i].sr.res);
 		for (i = 0; i < p->nextra; i++)
 			reis_search_result_free(&p->extra[i]);
-		for (i = 0; i < p->nshards; i++)
+		for (i = 0; i < p->nshards; i++) {
 			reis_db_image_free(&p->shards[i]);
+			reis__gns_close(&p->objs[i]);
+		}
+		free(p->objs);
 		free(p->extra);
 		free(p->shards);
 		free(p->ch);
@@ -417,19 +422,87 @@ int reis__gr_setup(struct reis_group *g, const struct reis_search_opts *o,
 	return 0;
 }
 
+static int reis_gr_late_busy(void *mem, unsigned n)
+{
+	const struct reis_gr_chunk *ch = mem;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (ch[i].late && !reis_search_req_done(&ch[i].sr))
+			return 1;
+	return 0;
+}
+
+static void reis_gr_late_release(void *mem, unsigned n)
+{
+	struct reis_gr_chunk *ch = mem;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (ch[i].late)
+			reis_search_result_free(&ch[i].sr.res);	/* read, released, dropped */
+	free(mem);
+}
+
+/*
+ * Give up on the members in @late: their unfinished chunks fail with
+ * -ETIMEDOUT. Those requests are still in flight (their memory is the
+ * drive's to complete into), so the chunk array goes to the group as an
+ * orphan and the call continues on a copy holding everything finished.
+ */
+static void reis_gr_abandon(struct reis_group *g, struct reis_gr_priv *p, uint64_t late)
+{
+	struct reis_gr_chunk *nc = calloc(p->nchunks ? p->nchunks : 1, sizeof(*nc));
+	int tmo = g->timeout_ms;
+	unsigned i;
+
+	if (!nc || reis__group_adopt_orphan(g, p->ch, p->nchunks, reis_gr_late_busy,
+					    reis_gr_late_release)) {
+		/* No memory to keep them: wait for them after all. */
+		free(nc);
+		g->timeout_ms = -1;
+		reis__group_reap(g, reis_gr_all_done, p);
+		g->timeout_ms = tmo;
+		return;
+	}
+	for (i = 0; i < p->nchunks; i++) {
+		struct reis_gr_chunk *c = &p->ch[i];
+
+		if ((late >> c->member & 1) && !c->unsent && !reis_search_req_done(&c->sr)) {
+			c->late = 1;
+			nc[i].member = c->member;
+			nc[i].q0 = c->q0;
+			nc[i].nq = c->nq;
+			nc[i].unsent = 1;
+			nc[i].sr.err = -ETIMEDOUT;
+			snprintf(nc[i].sr.msg, sizeof(nc[i].sr.msg), "no completion within %d ms "
+				 "(the group's timeout); its late commands are reaped later",
+				 g->timeout_ms);
+		} else {
+			nc[i] = *c;	/* finished: its result moves to the copy */
+			memset(&c->sr.res, 0, sizeof(c->sr.res));
+			c->late = 0;
+		}
+	}
+	p->ch = nc;
+}
+
 /* Scatter the plan in @st to every member, reap, collect @r->part[]. */
 static int reis_gr_run(struct reis_group *g, int ivf, const struct reis_queries *q,
 		       uint32_t flags, struct reis_group_result *r, struct reis_gr_setup *st)
 {
 	struct reis_gr_priv *p = r->priv;
 	int ret, first_err = st->first_err;
+	uint64_t late;
 	unsigned s, i;
 
 	ret = reis_gr_plan(g, q, st->ks, st->os[0].flags, p);
 	if (ret)
 		return ret;
 	reis_gr_scatter(g, p, ivf, st->os, q);
-	reis__group_reap(g, reis_gr_all_done, p);
+	late = reis__group_reap(g, reis_gr_all_done, p);
+	if (late)
+		reis_gr_abandon(g, p, late);
 	for (i = 0; i < p->nchunks; i++) {
 		struct reis_gr_chunk *c = &p->ch[i];
 

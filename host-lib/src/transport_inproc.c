@@ -36,6 +36,7 @@ struct inproc_drive {
 	int vclock;
 	uint64_t vnow;			/* __atomic: the virtual clock, ns */
 	uint32_t next_cid;		/* __atomic: command ids for the error log */
+	struct reis__blkstore *ns;	/* the namespace's LBAs (core_block.c) */
 };
 
 struct inproc {
@@ -74,6 +75,15 @@ static void inproc_exec(struct inproc *ip, struct reis_req *req)
 	c.cid = (uint16_t)__atomic_add_fetch(&ip->drv->next_cid, 1, __ATOMIC_RELAXED);
 	ndt_len = isp_cmd_data_len(&c);
 
+	/* NVM Read/Write go to the namespace, apart from the ISP state
+	 * (docs/command-set.md §1); they complete at once, no modeled time. */
+	if (reis__blkstore_exec(ip->drv->ns, req, &st)) {
+		req->cpl.status = st;
+		req->cpl.result = 0;
+		req->cpl.err = 0;
+		req->priv.due_ns = ip->delay ? req->priv.submit_ns : 0;
+		return;
+	}
 	st = isp_dev_check(isp, &c, &cpl);
 	if (!st) {
 		if (ndt_len > req->data_len) {
@@ -151,6 +161,7 @@ static void inproc_drive_put(struct inproc_drive *drv)
 {
 	if (drv && __atomic_sub_fetch(&drv->refs, 1, __ATOMIC_ACQ_REL) == 0) {
 		isp_dev_close(drv->isp);
+		reis__blkstore_free(drv->ns);
 		free(drv);
 	}
 }
@@ -193,6 +204,8 @@ static int inproc_attach(struct reis_dev *dev, struct inproc_drive *drv)
 	}
 	__atomic_add_fetch(&drv->refs, 1, __ATOMIC_ACQ_REL);
 	dev->be = ip;
+	dev->lba_bytes = REIS_INPROC_LBA_BYTES;	/* its namespace (core_block.c) */
+	dev->nlbas = REIS_INPROC_NS_BYTES / REIS_INPROC_LBA_BYTES;
 	return 0;
 }
 
@@ -232,14 +245,17 @@ static int inproc_open(struct reis_dev *dev, const char *path, const void *arg)
 	drv->delay = cfg.timing_delay;
 	drv->vclock = !!(o->flags & REIS_INPROC_VCLOCK);
 	drv->vnow = reis__now_ns();
-	ret = isp_dev_open(&cfg, &drv->isp, err, errlen);
+	drv->ns = reis__blkstore_new();
+	ret = drv->ns ? isp_dev_open(&cfg, &drv->isp, err, errlen) : -ENOMEM;
 	if (ret) {
+		reis__blkstore_free(drv->ns);
 		free(drv);
 		return ret;
 	}
 	ret = inproc_attach(dev, drv);
 	if (ret) {
 		isp_dev_close(drv->isp);
+		reis__blkstore_free(drv->ns);
 		free(drv);
 		snprintf(err, errlen, "cannot start workers: %s", reis_strerror(ret));
 	}

@@ -69,7 +69,18 @@ int grp_open_n(const char *preset, unsigned n, struct reis_group **g)
 	return ret;
 }
 
+static int grp_open_any(struct ctx *c, struct grp_args *a);
+
 int grp_open(struct ctx *c, struct grp_args *a)
+{
+	int ret = grp_open_any(c, a);
+
+	if (!ret && a->timeout_ms)
+		reis_group_set_timeout(a->g, a->timeout_ms);
+	return ret;
+}
+
+static int grp_open_any(struct ctx *c, struct grp_args *a)
 {
 	char *list, *tok, *save = NULL;
 	const char *paths[REIS_GROUP_MAX];
@@ -105,6 +116,7 @@ static int grp_parse(int argc, char **argv, struct grp_args *a)
 		{ "inproc-drives", required_argument, NULL, 'N' },
 		{ "preset", required_argument, NULL, 'P' },
 		{ "backing-dir", required_argument, NULL, 'B' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -122,6 +134,11 @@ static int grp_parse(int argc, char **argv, struct grp_args *a)
 			break;
 		case 'P': a->preset = optarg; break;
 		case 'B': a->backing_dir = optarg; break;
+		case 'T':
+			if (parse_u64(optarg, 1, INT32_MAX, &v))
+				return -usage_err("--timeout takes 1..%d ms", INT32_MAX);
+			a->timeout_ms = (int)v;
+			break;
 		default: return -usage_err("group: unknown option");
 		}
 	}
@@ -579,6 +596,7 @@ static const struct reis_cli_cmd group_cmds[] = {
 	  "DRIVES:\n"
 	  "      --drives P1,P2,...   the members (default: every ISP drive found)\n"
 	  "      --inproc-drives N    N in-process drives (--preset P, --backing-dir DIR)\n"
+	  "      --timeout MS         give up on a member silent this long (default 30000)\n"
 	  "See docs/group.md.\n", 0, cmd_group },
 };
 

@@ -15,6 +15,7 @@ struct grp_args {
 	const char *backing_dir;
 	unsigned inproc;
 	uint32_t inproc_flags;	/* REIS_INPROC_* */
+	int timeout_ms;		/* --timeout: 0 the library's default */
 	struct reis_group *g;
 };
 

@@ -54,6 +54,21 @@ static inline struct reis_dev *rf_open(const char *preset, uint32_t workers,
 	return dev;
 }
 
+/* @t as the library's table description (a group deploy's input). */
+static inline struct reis_rf_table rf_as_table(const struct rf_tbl *t)
+{
+	struct reis_rf_table d;
+
+	memset(&d, 0, sizeof(d));
+	d.tid = t->tid;
+	d.rows = t->rows;
+	d.dim = t->dim;
+	d.dtype = t->dtype;
+	d.mode = t->mode;
+	d.data = t->wire;
+	return d;
+}
+
 /* Random table content in +-@amp in the drive's layout; caller frees t->wire. */
 static inline int rf_tbl_make_amp(struct rf_tbl *t, uint32_t tid, uint32_t rows,
 				  uint32_t dim, uint32_t dtype, uint32_t mode, uint64_t seed,

@@ -141,6 +141,8 @@ int main(void)
 	CHECK(jget(&p, "error") != NULL);
 	CHECK(run("--inproc-drives 0 list") == 2);
 	CHECK(run("--inproc-drives 2 frobnicate") == 2);
+	CHECK(run("--timeout 0 --inproc-drives 2 list") == 2);
+	CHECK(run("--timeout 5000 --inproc-drives 2 list") == 0);
 
 	CHECK(run("bench --members 1,2 --n 2000 --dim 128 --nq 16 --rows 5000 --rf-dim 16 "
 		  "--what-if 1000000") == 0);

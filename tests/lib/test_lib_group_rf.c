@@ -38,15 +38,8 @@ static struct reis_group *open_group(unsigned n)
 
 static struct reis_rf_table as_table(const struct rf_tbl *t)
 {
-	struct reis_rf_table d;
+	struct reis_rf_table d = rf_as_table(t);
 
-	memset(&d, 0, sizeof(d));
-	d.tid = t->tid;
-	d.rows = t->rows;
-	d.dim = t->dim;
-	d.dtype = t->dtype;
-	d.mode = t->mode;
-	d.data = t->wire;
 	d.name = "group";
 	return d;
 }

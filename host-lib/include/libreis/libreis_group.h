@@ -162,6 +162,41 @@ const char *reis_group_errmsg(const struct reis_group *g);
  */
 int reis_group_failed(const struct reis_group *g);
 
+/*
+ * How long a member may keep the group's commands in flight without
+ * completing one, by default: Linux's NVMe I/O timeout (nvme_core
+ * io_timeout, 30 s), after which the kernel aborts and resets anyway.
+ */
+#define REIS_GROUP_TIMEOUT_MS 30000
+
+/**
+ * reis_group_set_timeout() - the per-command bound of the group's calls.
+ * @g: group.
+ * @timeout_ms: milliseconds a member may hold commands of a call without
+ *              completing any; 0: REIS_GROUP_TIMEOUT_MS; -1: no bound.
+ *
+ * A sharded search or SLS gives up on a member that exceeds it: the call
+ * fails with -ETIMEDOUT and reis_group_errmsg() names the drive (with
+ * REIS_GROUP_PARTIAL a search merges the others and flags the result). The
+ * member's late commands stay the group's: the next call on the group,
+ * reis_group_pending() or reis_group_close() reaps them, reads and
+ * releases their results on the drive and discards them
+ * (docs/group.md, Faults).
+ *
+ * Return: 0 or -EINVAL.
+ */
+int reis_group_set_timeout(struct reis_group *g, int timeout_ms);
+
+/**
+ * reis_group_pending() - late work the group still holds.
+ * @g: group.
+ *
+ * Reaps what has completed meanwhile (without waiting) and frees it.
+ *
+ * Return: the number of abandoned calls' work items still in flight.
+ */
+unsigned reis_group_pending(struct reis_group *g);
+
 /* ---------------------------------------------------------------------- */
 /* Sharded REIS                                                            */
 
@@ -206,9 +241,12 @@ int reis_group_shard_image(const struct reis_db_image *img, unsigned s, unsigned
  * @o: deploy settings for each member, or NULL.
  *
  * All or nothing: when one member fails, the shards already written to the
- * others are deleted again and reis_group_errmsg() names the member.
+ * others are deleted again and reis_group_errmsg() names the member. Each
+ * shard is also written to its member's namespace for the scheduled mode's
+ * host share (docs/group.md, "The host's share: block reads").
  *
- * Return: 0, or the failing member's reis_db_deploy() -errno.
+ * Return: 0, or the failing member's reis_db_deploy() -errno; -ENOSPC when
+ * its namespace has no room for the copy.
  */
 int reis_group_db_deploy(struct reis_group *g, struct reis_db_image *img,
 			 const struct reis_deploy_opts *o);
@@ -455,7 +493,11 @@ struct reis_group_sched_opts {
  * @busy_ns: its busy time: modeled for a drive; for the host, measured
  *           compute time plus the modeled block reads of its data.
  * @bytes_inside: bytes processed inside the drive (pages sensed).
- * @bytes_to_host: bytes the host read to compute its share.
+ * @bytes_to_host: bytes the host read to compute its share: its block
+ *                 reads from the members' namespaces, rounded out to LBAs.
+ * @read_ns: the host's wall time in those block reads (the timeline
+ *           charges them bytes / link rate instead, like the drives'
+ *           modeled times).
  * @energy_nj: a drive's modeled energy; the host's: host_w times its
  *             busy time plus the flash sensing of the bytes it read (the
  *             drives' modeled energy per byte processed inside).
@@ -468,6 +510,7 @@ struct reis_group_node {
 	uint64_t busy_ns;
 	uint64_t bytes_inside;
 	uint64_t bytes_to_host;
+	uint64_t read_ns;
 	uint64_t energy_nj;
 	double rate;
 };
@@ -541,8 +584,10 @@ struct reis_group_sched_report {
  * reis_group_sched_search() - a sharded search run by the pull scheduler
  * of Solana IV-A over the host CPU and every drive.
  * @g: group holding @img sharded (reis_group_db_deploy()).
- * @img: the image (the host's share is computed from its shards, as a
- *       host would after reading them from the drives).
+ * @img: the image, or NULL; only its did is checked against @o's. The
+ *       host's share reads the shards from the members' namespaces, where
+ *       reis_group_db_deploy() wrote them (docs/group.md, "The host's
+ *       share: block reads").
  * @ivf: non-zero for IVF_SEARCH.
  * @o: options as for reis_group_search().
  * @q: queries.
@@ -556,10 +601,11 @@ struct reis_group_sched_report {
  * own shard's queries from the front; the host pulls batches from the
  * back of the shard with most left, so no item is done twice. Batch sizes
  * follow the batch ratio; time is the run's timeline: a drive's batch
- * takes its modeled time, the host's its measured compute time plus the
- * modeled block reads of the shard data it needs (bytes / link rate).
+ * takes its modeled time, the host's its measured compute time plus its
+ * block reads of the shard data it needs, charged bytes / link rate.
  *
- * Return: 0, or as reis_group_search() (no partial results here).
+ * Return: 0, or as reis_group_search() (no partial results here); -ENOENT
+ * or -EBADMSG when a member's namespace has no (sound) copy of its shard.
  */
 int reis_group_sched_search(struct reis_group *g, const struct reis_db_image *img, int ivf,
 			    const struct reis_search_opts *o, const struct reis_queries *q,
@@ -570,8 +616,9 @@ int reis_group_sched_search(struct reis_group *g, const struct reis_db_image *im
  * reis_group_sched_sls() - a sharded SLS run by the pull scheduler over the
  * host CPU and every drive.
  * @g: group holding @t sharded by rows (reis_group_rf_deploy()).
- * @t: the table (the host's share pools its rows, as a host would after
- *     reading them from the drives).
+ * @t: the table: tid, rows, dim and dtype (@t->data is not used: the
+ *     host's share reads the rows from the members' namespaces, where
+ *     reis_group_rf_deploy() wrote them).
  * @bags: the batch (rows of the whole table).
  * @flags: REIS_RF_SLS_* and REIS_GROUP_SLS_EXACT.
  * @so: scheduling options, or NULL (@so->single: a drive holding the whole
@@ -584,8 +631,8 @@ int reis_group_sched_search(struct reis_group *g, const struct reis_db_image *im
  * The work items are the members' pieces (a bag's partial sum on one
  * member, as reis_group_rf_sls() cuts them); drives pull their own, the
  * host from the back of the member with most left. A drive's batch takes
- * its modeled time; the host's its measured time plus the modeled block
- * reads of the rows it pools (bytes / link rate).
+ * its modeled time; the host's its measured time plus its block reads of
+ * the rows it pools, charged bytes / link rate.
  *
  * Return: 0, -EINVAL / -ERANGE for a bad batch, or a member's -errno
  * (named in reis_group_errmsg()).

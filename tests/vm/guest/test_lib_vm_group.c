@@ -5,12 +5,14 @@
  * one REIS database sharded over them answers brute-force and IVF searches
  * identically (==, hit by hit) to the same database on one drive; one
  * RecFlash table sharded by rows pools bags identically to one drive with
- * the exact combine; a deploy that fails on the last member leaves no shard
+ * the exact combine; the scheduled mode's host alone, reading the shards
+ * from the members' namespaces with NVMe Reads, gives the same hits; a deploy that fails on the last member leaves no shard
  * on the others. Exit 77 with fewer than two ISP drives.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "libreis_tools.h"
@@ -83,6 +85,26 @@ static void reis_part(struct reis_group *g)
 		       i ? "IVF" : "BF", reis_group_size(g), got.search_ns / 1e6,
 		       (want.search_ns + want.read_ns) / 1e6, got.merge_ns / 1e6);
 		reis_group_result_free(&got);
+		/* The host alone, its data read from the members' namespaces with
+		 * NVMe Reads through io_uring (docs/group.md, block reads). */
+		{
+			struct reis_group_sched_opts so;
+			struct reis_group_sched_report rep;
+
+			memset(&so, 0, sizeof(so));
+			so.flags = REIS_GROUP_SCHED_HOST_ONLY;
+			ret = reis_group_sched_search(g, NULL, (int)i, &o, &q, &so, &got, &rep);
+			if (ret)
+				fprintf(stderr, "host share: %s\n", reis_group_errmsg(g));
+			REQUIRE(ret == 0);
+			CHECK_EQ_U64(reis_cmp_results(i ? "vm host share IVF" : "vm host share BF",
+						      &got.res, &want, 0), 0);
+			CHECK(rep.bytes_to_host > 0 && rep.bytes_inside == 0);
+			printf("%s host share: %llu bytes read by NVMe Read in %.1f ms\n",
+			       i ? "IVF" : "BF", (unsigned long long)rep.bytes_to_host,
+			       rep.host.read_ns / 1e6);
+			reis_group_result_free(&got);
+		}
 		reis_search_result_free(&want);
 		CHECK(reis_db_delete(one, DID_ONE) == 0);
 		CHECK(reis_group_db_delete(g, did) == 0);
@@ -147,6 +169,47 @@ static void rf_part(struct reis_group *g)
 	free(want);
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* A group opened from paths looks its members' transport facts up only
+ * when asked (docs/group.md, Opening a group), and gets discovery's. */
+static void paths_part(struct reis_group *disc)
+{
+	const char *paths[REIS_GROUP_MAX];
+	struct reis_group_member a[REIS_GROUP_MAX], b;
+	struct reis_group *g;
+	unsigned i, n = reis_group_size(disc);
+	double t0, t_open, t_info, t_disc;
+
+	for (i = 0; i < n; i++) {
+		REQUIRE(reis_group_member_info(disc, i, &a[i]) == 0);
+		paths[i] = a[i].name;
+	}
+	t0 = now_ms();
+	REQUIRE(reis_group_open(paths, n, 0, &g) == 0);
+	t_open = now_ms() - t0;
+	t0 = now_ms();
+	for (i = 0; i < n; i++) {
+		REQUIRE(reis_group_member_info(g, i, &b) == 0);
+		CHECK(!strcmp(b.transport, "pcie") && !strcmp(b.transport, a[i].transport));
+		CHECK(b.ctrl[0] && !strcmp(b.ctrl, a[i].ctrl) && !strcmp(b.address, a[i].address));
+	}
+	t_info = now_ms() - t0;
+	reis_group_close(g);
+	t0 = now_ms();
+	REQUIRE(reis_group_discover(0, &g) == 0);
+	t_disc = now_ms() - t0;
+	reis_group_close(g);
+	printf("open from %u paths %.1f ms, first member info (the lookup) %.1f ms; "
+	       "discover %.1f ms\n", n, t_open, t_info, t_disc);
+}
+
 int main(void)
 {
 	struct reis_group *g;
@@ -168,6 +231,7 @@ int main(void)
 		printf("member %u: %s (%s)\n", i, m.name, m.preset);
 	}
 	CHECK(!reis_group_mixed(g));
+	paths_part(g);
 	reis_part(g);
 	rf_part(g);
 	reis_group_close(g);
