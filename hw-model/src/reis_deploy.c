@@ -81,12 +81,13 @@ static int re_region(struct re_eng *e, struct re_db *db, uint32_t part, uint64_t
 	uint32_t erased = 0, i;
 	int ret;
 
-	ret = fs_region_alloc(e->fs, part, pages, RE_OWNER(db->c.did), out, &erased);
+	/* A database smaller than a block stripe shares one (docs/reis-engine.md §7). */
+	ret = fs_region_alloc_packed(e->fs, part, pages, RE_OWNER(db->c.did), out, &erased);
 	if (ret == -ENOSPC && fs_space(e->fs, part, &sp) == 0 && sp.pending_blocks) {
 		/* Freed blocks become reusable only after a commit. */
 		if (isp_dev_commit(e->dev) == 0)
-			ret = fs_region_alloc(e->fs, part, pages, RE_OWNER(db->c.did), out,
-					      &erased);
+			ret = fs_region_alloc_packed(e->fs, part, pages, RE_OWNER(db->c.did),
+						     out, &erased);
 	}
 	if (ret) {
 		memset(out, 0, sizeof(*out));
@@ -117,11 +118,11 @@ static void re_region_err(struct re_eng *e, uint32_t part, uint64_t pages, struc
 
 	if (fs_space(e->fs, part, &sp))
 		return;
-	/* docs/reis-engine.md §7: a database takes whole block stripes */
-	isp_err_at(cpl, 0, 0, 0, "%s flash: %llu pages needed, largest free run %llu; a "
-		   "database takes whole block stripes",
-		   part == FG_PART_SLC ? "SLC" : "native-mode", (unsigned long long)pages,
-		   (unsigned long long)sp.largest_pages);
+	/* docs/reis-engine.md §7: whole stripes, or page rows of a shared one */
+	isp_err_at(cpl, 0, 0, 0, "%s flash: %llu pages needed, free run %llu, free in "
+		   "shared stripes %llu", part == FG_PART_SLC ? "SLC" : "native",
+		   (unsigned long long)pages, (unsigned long long)sp.largest_pages,
+		   (unsigned long long)sp.shared_free_pages);
 }
 
 static int re_db_reserve(struct re_eng *e, struct re_db *db, struct isp_ctx *ctx,
@@ -576,6 +577,12 @@ uint16_t re_cmd_commit(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	pthread_mutex_unlock(&e->lock);
 	if (st)
 		return isp_fail(cpl, st, why);
+	/* Every page is programmed: the next tenant of a shared stripe may
+	 * take the rows above (program order within a block). */
+	if (db->slc.id)
+		fs_region_seal(e->fs, db->slc.id);
+	if (db->tlc.id)
+		fs_region_seal(e->fs, db->tlc.id);
 
 	ret = re_build_ivf(db);
 	if (!ret && !re_calib_ok(db))
