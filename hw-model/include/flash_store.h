@@ -182,11 +182,39 @@ int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owne
  * on every plane) at the frontier of a shared stripe: the fullest shared
  * stripe that has room and whose tenants are all sealed, else a fresh stripe
  * taken from the top of the partition (whole-stripe regions come from the
- * bottom). A larger request is fs_region_alloc().
+ * bottom); never the partition's last free stripe: that is compaction's
+ * room (fs_compact_victim(), fs_region_relocate()). A larger request is
+ * fs_region_alloc().
  * Return: as fs_region_alloc().
  */
 int fs_region_alloc_packed(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
 			   struct fs_region *out, uint32_t *erased);
+
+/**
+ * fs_compact_victim() - the shared stripe of partition @part with the most
+ * dead rows (freed tenants' rows below the frontier) whose tenants are all
+ * sealed: compaction moves its live tenants out with fs_region_relocate(),
+ * and the stripe is free after the next commit.
+ * @ids: out: up to @max ids of its live packed regions.
+ * @dead_pages: if not NULL, its dead rows in pages (0: no victim).
+ * Return: its number of live tenants (may exceed @max); 0 when no stripe
+ * has dead rows; -EINVAL.
+ */
+int fs_compact_victim(struct fs *fs, uint32_t part, uint32_t *ids, size_t max,
+		      uint64_t *dead_pages);
+
+/**
+ * fs_region_relocate() - copy sealed packed region @id to rows of another
+ * stripe (allocated as fs_region_alloc_packed() would, the last free stripe
+ * included) and point @id there. The old rows are dead: reusable once
+ * their stripe empties and a commit follows; a crash before it finds the
+ * old rows intact. The owner keeps the region quiet meanwhile.
+ * @copied: if not NULL, pages copied (for timing); @erased as in
+ * fs_region_alloc().
+ * Return: 0; -ENOENT; -EINVAL when @id is not packed and sealed; -ENOSPC;
+ * -EIO; -ENOMEM.
+ */
+int fs_region_relocate(struct fs *fs, uint32_t id, uint64_t *copied, uint32_t *erased);
 
 /**
  * fs_region_seal() - the owner of packed region @id has programmed its last

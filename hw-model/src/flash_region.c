@@ -91,6 +91,12 @@ static int fs_reg_insert(struct fs *fs, const struct fs_region *r)
 	return 0;
 }
 
+static void fs_reg_remove(struct fs *fs, size_t i)
+{
+	memmove(&fs->reg[i], &fs->reg[i + 1], (fs->nreg - i - 1) * sizeof(*fs->reg));
+	fs->nreg--;
+}
+
 static int fs_pend_add(struct fs *fs, const struct fs_region *r)
 {
 	if (fs->npend == fs->pendcap) {
@@ -273,15 +279,20 @@ int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owne
 	return ret;
 }
 
-/* Rows for a packed region: the fullest shared stripe that fits and takes
- * tenants, else the highest free stripe (whole regions fill from the
- * bottom, so the two meet late). Write lock held. */
+/*
+ * Rows for a packed region: the fullest shared stripe that fits and takes
+ * tenants (not stripe @skip), else the highest free stripe (whole regions
+ * fill from the bottom, so the two meet late). With @spare, the last free
+ * stripe is not taken: compaction needs it to move a stripe's live tenants
+ * out (fs_region_relocate()) when every other stripe is full of live and
+ * dead rows. Write lock held.
+ */
 static int fs_alloc_rows(struct fs *fs, uint32_t part, uint32_t nrows, uint64_t owner,
-			 struct fs_region *out, uint32_t *erased)
+			 uint32_t skip, int spare, struct fs_region *out, uint32_t *erased)
 {
 	const struct fg_part *pt = &fs->g.part[part];
 	uint32_t rows = pt->pages_per_block, b, best = UINT32_MAX, best_room = UINT32_MAX;
-	uint32_t fresh = UINT32_MAX, row = 0;
+	uint32_t fresh = UINT32_MAX, nfresh = 0, row = 0;
 	struct fs_stripe st;
 	struct fs_region r;
 	int kind, ret;
@@ -290,7 +301,8 @@ static int fs_alloc_rows(struct fs *fs, uint32_t part, uint32_t nrows, uint64_t 
 		kind = fs_stripe_state(fs, b, rows, &st);
 		if (kind == 0) {
 			fresh = b;
-		} else if (kind == 1 && !st.open && rows - st.front >= nrows &&
+			nfresh++;
+		} else if (kind == 1 && b != skip && !st.open && rows - st.front >= nrows &&
 			   rows - st.front < best_room) {
 			best = b;
 			best_room = rows - st.front;
@@ -298,7 +310,7 @@ static int fs_alloc_rows(struct fs *fs, uint32_t part, uint32_t nrows, uint64_t 
 		}
 	}
 	if (best == UINT32_MAX) {
-		if (fresh == UINT32_MAX)
+		if (fresh == UINT32_MAX || (spare && nfresh < 2 && pt->nblocks > 1))
 			return -ENOSPC;
 		ret = fs_clean_extent(fs, fresh, 1, erased);
 		if (ret)
@@ -341,7 +353,123 @@ int fs_region_alloc_packed(struct fs *fs, uint32_t part, uint64_t npages, uint64
 		return -ENOSPC;
 	pthread_rwlock_wrlock(&fs->lock);
 	ret = fs->nreg >= FS_MAX_REGIONS ? -ENOSPC :
-	      fs_alloc_rows(fs, part, (uint32_t)nrows, owner, out, erased);
+	      fs_alloc_rows(fs, part, (uint32_t)nrows, owner, UINT32_MAX, 1, out, erased);
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+int fs_compact_victim(struct fs *fs, uint32_t part, uint32_t *ids, size_t max,
+		      uint64_t *dead_pages)
+{
+	const struct fg_part *pt;
+	uint32_t b, victim = UINT32_MAX, most = 0;
+	struct fs_stripe st;
+	size_t i;
+	int n = 0;
+
+	if (dead_pages)
+		*dead_pages = 0;
+	if (!fs || part >= FG_NPARTS)
+		return -EINVAL;
+	pt = &fs->g.part[part];
+	pthread_rwlock_rdlock(&fs->lock);
+	for (b = pt->first_block; b < pt->first_block + pt->nblocks; b++)
+		if (fs_stripe_state(fs, b, pt->pages_per_block, &st) == 1 && !st.open &&
+		    st.tenants && st.front - st.live_rows > most) {
+			most = st.front - st.live_rows;
+			victim = b;
+		}
+	for (i = 0; victim != UINT32_MAX && i < fs->nreg; i++)
+		if (fs->reg[i].first_block == victim && (fs->reg[i].flags & FS_REGION_PACKED)) {
+			if ((size_t)n < max && ids)
+				ids[n] = fs->reg[i].id;
+			n++;
+		}
+	pthread_rwlock_unlock(&fs->lock);
+	if (dead_pages)
+		*dead_pages = (uint64_t)most * fs->g.planes;
+	return n;
+}
+
+/* Copy the programmed pages of @from to the erased rows of @to (same size). */
+static int fs_copy_rows(struct fs *fs, const struct fs_region *from, const struct fs_region *to,
+			uint64_t *copied)
+{
+	uint64_t L, src, dst, n = fs_region_pages(fs, from);
+	uint8_t *buf = malloc(fs->slot);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (L = 0; L < n && !ret; L++) {
+		ret = fs_region_ppa(fs, from, L, &src);
+		if (!ret)
+			ret = fs_region_ppa(fs, to, L, &dst);
+		if (ret || fs_page_state(fs, src) != FS_PROGRAMMED)
+			continue;
+		ret = fs_read(fs, src, 0, buf, fs->slot);
+		if (!ret)
+			ret = fs_program(fs, dst, buf, buf + fs->g.page_bytes);
+		if (!ret)
+			(*copied)++;
+	}
+	free(buf);
+	return ret;
+}
+
+int fs_region_relocate(struct fs *fs, uint32_t id, uint64_t *copied, uint32_t *erased)
+{
+	struct fs_region r, t;
+	uint64_t ncopied = 0;
+	ssize_t i, j;
+	int ret;
+
+	if (copied)
+		*copied = 0;
+	if (erased)
+		*erased = 0;
+	if (!fs)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&fs->lock);
+	i = fs_reg_find(fs, id);
+	if (i < 0) {
+		pthread_rwlock_unlock(&fs->lock);
+		return -ENOENT;
+	}
+	r = fs->reg[i];
+	if ((r.flags & (FS_REGION_PACKED | FS_REGION_SEALED)) !=
+	    (FS_REGION_PACKED | FS_REGION_SEALED))
+		ret = -EINVAL;
+	else
+		ret = fs->nreg >= FS_MAX_REGIONS ? -ENOSPC :
+		      fs_alloc_rows(fs, r.part, r.nrows, r.owner, r.first_block, 0, &t, erased);
+	pthread_rwlock_unlock(&fs->lock);
+	if (ret)
+		return ret;
+	/* The owner keeps the region quiet, so its pages hold still unlocked. */
+	ret = fs_copy_rows(fs, &r, &t, &ncopied);
+	if (copied)
+		*copied = ncopied;
+	if (ret) {
+		fs_region_free(fs, t.id);	/* its rows are dead, never reused in place */
+		return ret;
+	}
+	/* Swap: @id takes @t's rows; its old rows are dead until their stripe
+	 * empties and this is committed. */
+	pthread_rwlock_wrlock(&fs->lock);
+	ret = fs_pend_add(fs, &r);
+	i = fs_reg_find(fs, id);
+	j = fs_reg_find(fs, t.id);
+	if (!ret && i >= 0 && j >= 0) {
+		r.first_block = t.first_block;
+		r.row = t.row;
+		fs_reg_remove(fs, (size_t)j);
+		i = fs_reg_find(fs, id);
+		fs_reg_remove(fs, (size_t)i);
+		ret = fs_reg_insert(fs, &r);	/* cannot fail: capacity kept */
+	} else if (!ret) {
+		ret = -ENOENT;
+	}
 	pthread_rwlock_unlock(&fs->lock);
 	return ret;
 }
@@ -376,8 +504,7 @@ int fs_region_free(struct fs *fs, uint32_t id)
 	ret = fs_pend_add(fs, &fs->reg[i]);
 	if (ret)
 		goto out;
-	memmove(&fs->reg[i], &fs->reg[i + 1], (fs->nreg - (size_t)i - 1) * sizeof(*fs->reg));
-	fs->nreg--;
+	fs_reg_remove(fs, (size_t)i);
 out:
 	pthread_rwlock_unlock(&fs->lock);
 	return ret;
@@ -525,8 +652,7 @@ int fs_region_move(struct fs *fs, uint32_t id, uint32_t new_first,
 	ret = fs_pend_add(fs, &r);
 	if (ret)
 		goto out;
-	memmove(&fs->reg[i], &fs->reg[i + 1], (fs->nreg - (size_t)i - 1) * sizeof(*fs->reg));
-	fs->nreg--;
+	fs_reg_remove(fs, (size_t)i);
 	r.first_block = new_first;
 	ret = fs_reg_insert(fs, &r);	/* cannot fail: capacity kept */
 out:

@@ -153,7 +153,7 @@ static void re_identify_limits(struct re_eng *e, struct isp_wire_identify *id)
 {
 	struct fs_space slc, nat;
 	uint64_t room, rows, dram_free;
-	uint32_t ndb;
+	uint32_t ndb, spare;
 
 	pthread_mutex_lock(&e->lock);
 	ndb = e->ndb;
@@ -166,7 +166,10 @@ static void re_identify_limits(struct re_eng *e, struct isp_wire_identify *id)
 	id->native_free_bytes = (nat.free_pages + nat.shared_free_pages) * e->p->page_bytes;
 	id->dead_bytes = (slc.dead_pages + nat.dead_pages) * e->p->page_bytes;
 	room = RE_MAX_DBS - ndb;
-	rows = slc.row_pages ? (slc.free_pages + slc.shared_free_pages) / slc.row_pages : 0;
+	/* Small databases never take the last free stripe (compaction's room). */
+	rows = slc.row_pages ? slc.shared_free_pages / slc.row_pages : 0;
+	spare = e->g->part[FG_PART_SLC].nblocks > 1 && slc.free_blocks ? 1 : 0;
+	rows += (uint64_t)(slc.free_blocks - spare) * e->g->part[FG_PART_SLC].pages_per_block;
 	if (rows < room)
 		room = rows;
 	dram_free = fs_dram_budget(e->fs) - fs_dram_used(e->fs, NULL);

@@ -56,7 +56,7 @@ static void packed_basics(void)
 	const struct fg_geom *g;
 	struct fs *fs;
 	char err[256];
-	uint64_t ppa, i, rows;
+	uint64_t ppa, i, rows, copied;
 	uint32_t erased, *seen, n;
 	struct fm_iov v = { "x", 1 };
 
@@ -136,21 +136,34 @@ static void packed_basics(void)
 	      sp.shared_stripes == 1);
 	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 1, 8, &x, &erased) == 0);
 	CHECK(x.first_block == 4 && x.row == 3 && erased == 0);
-	/* Too big for stripe 4's rest: stripe 5 from row 0, its stale blocks erased. */
-	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, (rows - 2) * g->planes, 9, &y,
-				       &erased) == 0);
-	CHECK(y.first_block == 5 && y.row == 0 && y.nrows == rows - 2 && erased == g->planes);
+	fill(fs, &x, 0x77);
+	/* Too big for stripe 4's rest, and stripe 5 is the last free one:
+	 * compaction's room, not a new tenant's. */
+	CHECK(fs_region_alloc_packed(fs, FG_PART_SLC, (rows - 2) * g->planes, 9, &y,
+				     &erased) == -ENOSPC);
+	/* Relocation may use it: x moves there (stale blocks erased), its data along. */
+	CHECK(fs_region_relocate(fs, x.id, &copied, &erased) == -EINVAL);	/* unsealed */
+	CHECK(fs_region_seal(fs, x.id) == 0);
+	CHECK(fs_region_relocate(fs, x.id, &copied, &erased) == 0);
+	CHECK(copied == g->planes && erased == g->planes);
+	CHECK(fs_region_get(fs, x.id, &y) == 0 && y.first_block == 5 && y.row == 0 &&
+	      y.nrows == 1 && y.owner == 8 && (y.flags & FS_REGION_SEALED));
+	CHECK(holds(fs, &y, 0x77));
 	REQUIRE(fs_region_ppa(fs, &c, 0, &ppa) == 0);
 	CHECK(fs_page_state(fs, ppa) == FS_ERASED);
+	CHECK(fs_region_relocate(fs, w.id, NULL, NULL) == -EINVAL);	/* whole */
+	CHECK(fs_region_relocate(fs, 999, NULL, NULL) == -ENOENT);
+	/* x's old row in stripe 4 is dead, the stripe's frontier stays. */
+	CHECK(fs_space(fs, FG_PART_SLC, &sp) == 0 && sp.free_blocks == 0 &&
+	      sp.dead_pages == g->planes);
 
-	CHECK(fs_region_list(fs, list, 4) == 4);
-	CHECK(list[0].id == w.id && list[1].id == b.id && list[2].id == x.id &&
-	      list[3].id == y.id);
+	CHECK(fs_region_list(fs, list, 4) == 3);
+	CHECK(list[0].id == w.id && list[1].id == b.id && list[2].id == x.id);
 	fs_close(fs);
 }
 
-/* 6 SLC stripes of 128 rows: 768 one-row tenants, then full; freed and
- * committed, all of it comes back. */
+/* 6 SLC stripes of 128 rows, one kept for compaction: 640 one-row
+ * tenants, then full; freed and committed, all of it comes back. */
 static void packed_many(void)
 {
 	struct fp_params p;
@@ -167,7 +180,7 @@ static void packed_many(void)
 	cfg.params = &p;
 	cfg.meta_max = 1 << 20;
 	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
-	cap = 6 * fs_geom(fs)->part[FG_PART_SLC].pages_per_block;
+	cap = 5 * fs_geom(fs)->part[FG_PART_SLC].pages_per_block;
 	r = calloc(cap, sizeof(*r));
 	REQUIRE(r);
 	for (round = 0; round < 2; round++) {
@@ -181,7 +194,7 @@ static void packed_many(void)
 		}
 		CHECK_EQ_U64(n, cap);
 		CHECK(fs_space(fs, FG_PART_SLC, &sp) == 0 && sp.shared_free_pages == 0 &&
-		      sp.packed_regions == cap && sp.free_blocks == 0);
+		      sp.packed_regions == cap && sp.free_blocks == 1);
 		for (i = 0; i < n; i++)
 			CHECK(holds(fs, &r[i], (uint8_t)i));
 		for (i = 0; i < n; i++)
@@ -190,6 +203,70 @@ static void packed_many(void)
 		CHECK(fs_space(fs, FG_PART_SLC, &sp) == 0 && sp.free_blocks == 6);
 	}
 	free(r);
+	fs_close(fs);
+}
+
+/*
+ * The worst case for reclaim-when-empty: 5 stripes, each one long-lived
+ * one-row tenant (a pin) and dead rows above it. Compaction moves a pin to
+ * the kept stripe, then the next pin next to it: two stripes come free.
+ */
+static void packed_compact(void)
+{
+	struct fp_params p;
+	struct fs_config cfg = { 0 };
+	struct fs_region pin[5], fill_r, x;
+	struct fs_space sp;
+	struct fs *fs;
+	char err[256];
+	struct fm_iov v = { "x", 1 };
+	uint32_t ids[4], s, rows, k;
+	uint64_t dead, copied;
+	int n;
+
+	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
+	REQUIRE(fp_apply(&p, GEOM, err, sizeof(err)) == 0);
+	cfg.params = &p;
+	cfg.meta_max = 1 << 20;
+	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
+	rows = fs_geom(fs)->part[FG_PART_SLC].pages_per_block;
+	CHECK(fs_compact_victim(fs, FG_PART_SLC, ids, 4, &dead) == 0 && dead == 0);
+	for (s = 0; s < 5; s++) {
+		REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 1, 100 + s, &pin[s], NULL) == 0);
+		fill(fs, &pin[s], (uint8_t)(0x10 + s));
+		REQUIRE(fs_region_seal(fs, pin[s].id) == 0);
+		REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC,
+					       (uint64_t)(rows - 1) * fs_geom(fs)->planes, 200 + s,
+					       &fill_r, NULL) == 0);
+		CHECK(fill_r.first_block == pin[s].first_block && fill_r.row == 1);
+		fill(fs, &fill_r, 0xee);
+		REQUIRE(fs_region_free(fs, fill_r.id) == 0);
+	}
+	REQUIRE(fs_commitv(fs, &v, 1) == 0);
+	CHECK(fs_region_alloc_packed(fs, FG_PART_SLC, 1, 9, &x, NULL) == -ENOSPC);
+	for (k = 0; k < 2; k++) {
+		n = fs_compact_victim(fs, FG_PART_SLC, ids, 4, &dead);
+		CHECK(n == 1 && dead == (uint64_t)(rows - 1) * fs_geom(fs)->planes);
+		if (n != 1)
+			break;
+		CHECK(fs_region_relocate(fs, ids[0], &copied, NULL) == 0);
+		CHECK(copied == fs_geom(fs)->planes);
+		REQUIRE(fs_commitv(fs, &v, 1) == 0);
+		REQUIRE(fs_region_get(fs, ids[0], &x) == 0);
+		CHECK(x.first_block == 0 && x.row == 2 * k);	/* into the kept stripe */
+		if (k == 0) {
+			/* the kept stripe has room now; the emptied one is kept */
+			CHECK(fs_region_alloc_packed(fs, FG_PART_SLC, 1, 9, &x, NULL) == 0 &&
+			      x.first_block == 0 && x.row == 1);
+			CHECK(fs_region_seal(fs, x.id) == 0);
+		}
+	}
+	CHECK(fs_space(fs, FG_PART_SLC, &sp) == 0 && sp.free_blocks == 2 &&
+	      sp.dead_pages == 3 * (uint64_t)(rows - 1) * fs_geom(fs)->planes);
+	for (s = 0; s < 5; s++) {
+		REQUIRE(fs_region_get(fs, pin[s].id, &x) == 0);
+		CHECK(holds(fs, &x, (uint8_t)(0x10 + s)));
+	}
 	fs_close(fs);
 }
 
@@ -297,6 +374,7 @@ int main(void)
 {
 	packed_basics();
 	packed_many();
+	packed_compact();
 	packed_crash();
 	return t_result();
 }
