@@ -9,6 +9,10 @@
  * survives a reopen; a crash at every byte of a commit that adds a tenant to
  * a shared stripe and drops another leaves the old or the new state, the
  * survivors' data intact and the dead rows never reused in place.
+ * Compaction: the last free stripe is kept; five stripes pinned by one
+ * tenant each under dead rows come free by moves (fs_compact_victim(),
+ * fs_region_relocate()); a move's commit cut at every byte leaves the
+ * tenant intact at its old or its new rows.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -370,11 +374,86 @@ static void packed_crash(void)
 	fio_close(base);
 }
 
+/* Whether pin @id holds @v wherever the reopened table puts it: 1 at the
+ * old stripe @old, 2 elsewhere, -1 lost. */
+static int moved_state(struct fio *io, const struct fp_params *p, uint32_t id, uint32_t old)
+{
+	struct fs_config cfg = { .params = p, .meta_max = 1 << 20, .flags = FS_NOSYNC,
+				 .io = io };
+	struct fs_region r;
+	char err[256];
+	struct fs *fs;
+	int st = -1;
+
+	if (fs_open(&cfg, &fs, err, sizeof(err)))
+		return -1;
+	if (fs_region_get(fs, id, &r) == 0 && holds(fs, &r, 0x5a))
+		st = r.first_block == old ? 1 : 2;
+	fs_close(fs);
+	return st;
+}
+
+/* A compaction move cut at every byte of its commit: the pin is intact at
+ * the old rows or at the new ones. */
+static void relocate_crash(void)
+{
+	struct fp_params p;
+	struct fs_config cfg = { .meta_max = 1 << 20, .flags = FS_NOSYNC };
+	struct fs_region pin, f;
+	struct fm_iov v = { "x", 1 };
+	struct fio *base, *io;
+	struct fs *fs;
+	uint64_t w0, total = 0, cut;
+	char err[256];
+	int st, seen[3] = { 0 };
+
+	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
+	REQUIRE(fp_apply(&p, GEOM, err, sizeof(err)) == 0);
+	cfg.params = &p;
+	REQUIRE(fio_open_mem(&base) == 0);
+	cfg.io = base;
+	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
+	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 20, 1, &pin, NULL) == 0);
+	fill(fs, &pin, 0x5a);
+	REQUIRE(fs_region_seal(fs, pin.id) == 0);
+	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 50, 2, &f, NULL) == 0);
+	REQUIRE(fs_region_free(fs, f.id) == 0);
+	REQUIRE(fs_commitv(fs, &v, 1) == 0);
+	fs_close(fs);
+
+	for (cut = 0;; cut++) {
+		REQUIRE(fio_mem_clone(base, &io) == 0);
+		cfg.io = io;
+		REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
+		REQUIRE(fs_region_relocate(fs, pin.id, NULL, NULL) == 0);
+		w0 = fio_written(io);
+		if (total)
+			fio_fail_after(io, cut);
+		CHECK(fs_commitv(fs, &v, 1) == (total && cut < total ? -EIO : 0));
+		if (!total)
+			total = fio_written(io) - w0;
+		fs_close(fs);
+		fio_fail_after(io, UINT64_MAX);
+		st = moved_state(io, &p, pin.id, pin.first_block);
+		CHECK(st == 1 || st == 2);
+		if (st > 0)
+			seen[st] = 1;
+		if (cut >= total)
+			CHECK(st == 2);
+		fio_close(io);
+		if (cut >= total)
+			break;
+	}
+	CHECK(seen[1] && seen[2]);
+	fio_close(base);
+}
+
 int main(void)
 {
 	packed_basics();
 	packed_many();
 	packed_compact();
 	packed_crash();
+	relocate_crash();
 	return t_result();
 }
