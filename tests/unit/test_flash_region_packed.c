@@ -274,26 +274,109 @@ static void packed_compact(void)
 	fs_close(fs);
 }
 
+/* Reopen @io's store for a state check. */
+static struct fs *reopen(struct fio *io, const struct fp_params *p)
+{
+	struct fs_config cfg = { .params = p, .meta_max = 1 << 20, .flags = FS_NOSYNC,
+				 .io = io };
+	char err[256];
+	struct fs *fs;
+
+	if (fs_open(&cfg, &fs, err, sizeof(err))) {
+		fprintf(stderr, "store reopen: %s\n", err);
+		return NULL;
+	}
+	return fs;
+}
+
+/*
+ * On a clone of @base per byte offset: @change (the new state, not yet
+ * committed), then a commit of @blob cut after that many bytes, then
+ * @state on the reopened image: 1 old, 2 new, anything else lost. Every
+ * cut must give old or new, both must be seen, the whole commit new.
+ */
+static void sweep(struct fio *base, const struct fp_params *p, const char *blob,
+		  void (*change)(struct fs *, void *),
+		  int (*state)(struct fs *, void *), void *arg)
+{
+	struct fs_config cfg = { .params = p, .meta_max = 1 << 20, .flags = FS_NOSYNC };
+	struct fm_iov v = { blob, strlen(blob) };
+	uint64_t w0, total = 0, cut;
+	struct fio *io;
+	struct fs *fs;
+	char err[256];
+	int st, seen[3] = { 0 };
+
+	for (cut = 0;; cut++) {
+		REQUIRE(fio_mem_clone(base, &io) == 0);
+		cfg.io = io;
+		REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
+		change(fs, arg);
+		w0 = fio_written(io);
+		if (total)
+			fio_fail_after(io, cut);
+		CHECK(fs_commitv(fs, &v, 1) == (total && cut < total ? -EIO : 0));
+		if (!total)
+			total = fio_written(io) - w0;
+		fs_close(fs);
+		fio_fail_after(io, UINT64_MAX);
+		fs = reopen(io, p);
+		st = fs ? state(fs, arg) : -1;
+		if (fs)
+			fs_close(fs);
+		CHECK(st == 1 || st == 2);
+		if (st == 1 || st == 2)
+			seen[st] = 1;
+		if (cut >= total)
+			CHECK(st == 2);
+		fio_close(io);
+		if (cut >= total)
+			break;
+	}
+	CHECK(seen[1] && seen[2]);
+}
+
+/* A fresh in-memory image for sweep(). */
+static struct fs *crash_base(struct fp_params *p, struct fio **base)
+{
+	struct fs_config cfg = { .meta_max = 1 << 20, .flags = FS_NOSYNC };
+	char err[256];
+	struct fs *fs;
+
+	REQUIRE(fp_preset("reis-ssd1", p) == 0);
+	REQUIRE(fp_apply(p, GEOM, err, sizeof(err)) == 0);
+	cfg.params = p;
+	REQUIRE(fio_open_mem(base) == 0);
+	cfg.io = *base;
+	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
+	return fs;
+}
+
 struct crash_ids {
 	struct fs_region a, c, b;	/* a survives; c is dropped, b added */
 };
 
-/* 1: old (a, c; b's rows dead), 2: new (a, b), -1: neither. */
-static int shared_state(struct fio *io, const struct fp_params *p, const struct crash_ids *k)
+/* Add b next to a in their shared stripe, drop c. */
+static void shared_change(struct fs *fs, void *arg)
 {
-	struct fs_config cfg = { .params = p, .meta_max = 1 << 20, .flags = FS_NOSYNC,
-				 .io = io };
+	struct crash_ids *k = arg;
+
+	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 20, 3, &k->b, NULL) == 0);
+	CHECK(k->b.first_block == k->a.first_block && k->b.row == k->c.row + k->c.nrows);
+	fill(fs, &k->b, 0xb2);
+	REQUIRE(fs_region_seal(fs, k->b.id) == 0);
+	REQUIRE(fs_region_free(fs, k->c.id) == 0);
+}
+
+/* 1: old (a, c; b's rows dead), 2: new (a, b), -1: neither. */
+static int shared_state(struct fs *fs, void *arg)
+{
+	const struct crash_ids *k = arg;
 	struct fs_region got[4], x;
 	const void *blob;
 	size_t len;
-	char err[256];
-	struct fs *fs;
 	int n, st = -1;
 
-	if (fs_open(&cfg, &fs, err, sizeof(err))) {
-		fprintf(stderr, "store reopen: %s\n", err);
-		return -1;
-	}
 	fs_user_blob(fs, &blob, &len);
 	n = fs_region_list(fs, got, 4);
 	if (n == 2 && len == 2 && !memcmp(blob, "v1", 2) && got[0].id == k->a.id &&
@@ -308,89 +391,44 @@ static int shared_state(struct fio *io, const struct fp_params *p, const struct 
 		       x.first_block != k->a.first_block ||
 		       x.row < k->b.row + k->b.nrows))
 		st = -1;
-	fs_close(fs);
 	return st;
 }
 
 static void packed_crash(void)
 {
 	struct fp_params p;
-	struct fs_config cfg = { .meta_max = 1 << 20, .flags = FS_NOSYNC };
 	struct crash_ids k;
-	struct fm_iov v;
-	struct fio *base, *io;
-	struct fs *fs;
-	uint64_t w0, total = 0, cut;
-	char err[256];
-	int st, seen[3] = { 0 };
+	struct fm_iov v = { "v1", 2 };
+	struct fio *base;
+	struct fs *fs = crash_base(&p, &base);
 
-	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
-	REQUIRE(fp_apply(&p, GEOM, err, sizeof(err)) == 0);
-	cfg.params = &p;
-	REQUIRE(fio_open_mem(&base) == 0);
-	cfg.io = base;
-	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
 	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 10, 1, &k.a, NULL) == 0);
 	fill(fs, &k.a, 0xa1);
 	REQUIRE(fs_region_seal(fs, k.a.id) == 0);
 	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 3, 2, &k.c, NULL) == 0);
 	CHECK(k.c.first_block == k.a.first_block);
 	fill(fs, &k.c, 0xc3);
-	v.base = "v1";
-	v.len = 2;
 	REQUIRE(fs_commitv(fs, &v, 1) == 0);
 	fs_close(fs);
-
-	for (cut = 0;; cut++) {
-		REQUIRE(fio_mem_clone(base, &io) == 0);
-		cfg.io = io;
-		REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
-		REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 20, 3, &k.b, NULL) == 0);
-		CHECK(k.b.first_block == k.a.first_block &&
-		      k.b.row == k.c.row + k.c.nrows);
-		fill(fs, &k.b, 0xb2);
-		REQUIRE(fs_region_seal(fs, k.b.id) == 0);
-		REQUIRE(fs_region_free(fs, k.c.id) == 0);
-		v.base = "v2";
-		w0 = fio_written(io);
-		if (total)
-			fio_fail_after(io, cut);
-		CHECK(fs_commitv(fs, &v, 1) == (total && cut < total ? -EIO : 0));
-		if (!total)
-			total = fio_written(io) - w0;
-		fs_close(fs);
-		fio_fail_after(io, UINT64_MAX);
-		st = shared_state(io, &p, &k);
-		CHECK(st == 1 || st == 2);
-		if (st > 0)
-			seen[st] = 1;
-		if (cut >= total)
-			CHECK(st == 2);
-		fio_close(io);
-		if (cut >= total)
-			break;
-	}
-	CHECK(seen[1] && seen[2]);
+	sweep(base, &p, "v2", shared_change, shared_state, &k);
 	fio_close(base);
 }
 
-/* Whether pin @id holds @v wherever the reopened table puts it: 1 at the
- * old stripe @old, 2 elsewhere, -1 lost. */
-static int moved_state(struct fio *io, const struct fp_params *p, uint32_t id, uint32_t old)
+static void move_change(struct fs *fs, void *arg)
 {
-	struct fs_config cfg = { .params = p, .meta_max = 1 << 20, .flags = FS_NOSYNC,
-				 .io = io };
-	struct fs_region r;
-	char err[256];
-	struct fs *fs;
-	int st = -1;
+	REQUIRE(fs_region_relocate(fs, ((struct fs_region *)arg)->id, NULL, NULL) == 0);
+}
 
-	if (fs_open(&cfg, &fs, err, sizeof(err)))
+/* The pin holds its data wherever the table puts it: 1 at its old stripe,
+ * 2 elsewhere, -1 lost. */
+static int move_state(struct fs *fs, void *arg)
+{
+	const struct fs_region *pin = arg;
+	struct fs_region r;
+
+	if (fs_region_get(fs, pin->id, &r) || !holds(fs, &r, 0x5a))
 		return -1;
-	if (fs_region_get(fs, id, &r) == 0 && holds(fs, &r, 0x5a))
-		st = r.first_block == old ? 1 : 2;
-	fs_close(fs);
-	return st;
+	return r.first_block == pin->first_block ? 1 : 2;
 }
 
 /* A compaction move cut at every byte of its commit: the pin is intact at
@@ -398,21 +436,11 @@ static int moved_state(struct fio *io, const struct fp_params *p, uint32_t id, u
 static void relocate_crash(void)
 {
 	struct fp_params p;
-	struct fs_config cfg = { .meta_max = 1 << 20, .flags = FS_NOSYNC };
 	struct fs_region pin, f;
 	struct fm_iov v = { "x", 1 };
-	struct fio *base, *io;
-	struct fs *fs;
-	uint64_t w0, total = 0, cut;
-	char err[256];
-	int st, seen[3] = { 0 };
+	struct fio *base;
+	struct fs *fs = crash_base(&p, &base);
 
-	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
-	REQUIRE(fp_apply(&p, GEOM, err, sizeof(err)) == 0);
-	cfg.params = &p;
-	REQUIRE(fio_open_mem(&base) == 0);
-	cfg.io = base;
-	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
 	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 20, 1, &pin, NULL) == 0);
 	fill(fs, &pin, 0x5a);
 	REQUIRE(fs_region_seal(fs, pin.id) == 0);
@@ -420,31 +448,7 @@ static void relocate_crash(void)
 	REQUIRE(fs_region_free(fs, f.id) == 0);
 	REQUIRE(fs_commitv(fs, &v, 1) == 0);
 	fs_close(fs);
-
-	for (cut = 0;; cut++) {
-		REQUIRE(fio_mem_clone(base, &io) == 0);
-		cfg.io = io;
-		REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
-		REQUIRE(fs_region_relocate(fs, pin.id, NULL, NULL) == 0);
-		w0 = fio_written(io);
-		if (total)
-			fio_fail_after(io, cut);
-		CHECK(fs_commitv(fs, &v, 1) == (total && cut < total ? -EIO : 0));
-		if (!total)
-			total = fio_written(io) - w0;
-		fs_close(fs);
-		fio_fail_after(io, UINT64_MAX);
-		st = moved_state(io, &p, pin.id, pin.first_block);
-		CHECK(st == 1 || st == 2);
-		if (st > 0)
-			seen[st] = 1;
-		if (cut >= total)
-			CHECK(st == 2);
-		fio_close(io);
-		if (cut >= total)
-			break;
-	}
-	CHECK(seen[1] && seen[2]);
+	sweep(base, &p, "x", move_change, move_state, &pin);
 	fio_close(base);
 }
 
