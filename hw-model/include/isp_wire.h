@@ -200,7 +200,8 @@ struct isp_wire_identify {
 	/* 256 */
 	uint32_t max_dbs;
 	uint32_t max_tables;
-	uint64_t free_bytes;		/* unallocated flash, in native mode */
+	uint64_t free_bytes;		/* unallocated flash, in native mode;
+					 * with dead rows (compaction's) */
 	/* 272: what limits the next REIS database (docs/reis-engine.md §7);
 	 * all 0 from a drive without packed regions */
 	uint32_t ndbs;			/* REIS databases on the drive */

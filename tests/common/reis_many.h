@@ -5,9 +5,10 @@
  * the guest test: seeded databases of 1..300 entries (brute force and IVF,
  * some with documents, some with caller ids), deployed until the R-DB is
  * full, each searched and compared hit by hit with the host reference,
- * deleted half first (the other half must stay exact), then the rest, and
- * the whole cycle again into the freed space. Prints the wall time of each
- * phase. Include check.h first. Header only, no state.
+ * deleted half first (the other half must stay exact), then the rest (the
+ * drive's free_bytes as before), and the whole cycle again into the freed
+ * space. Prints the wall time of each phase. Include check.h first. Header
+ * only, no state.
  */
 #ifndef TESTS_REIS_MANY_H
 #define TESTS_REIS_MANY_H
@@ -139,12 +140,13 @@ static inline unsigned many_search_all(struct reis_dev *dev, const struct many_d
 static inline void many_cycle(struct reis_dev *dev, struct many_db *m, unsigned n,
 			      const char *tag)
 {
-	struct reis_info in;
+	struct reis_info in, before;
 	double t0, t_dep, t_srch, t_del;
 	uint64_t model = 0;
 	unsigned i;
 	int ret;
 
+	REQUIRE(reis_identify(dev, &before) == 0);
 	t0 = many_now();
 	for (i = 0; i < n; i++) {
 		ret = reis_db_deploy(dev, &m[i].img, NULL);
@@ -176,6 +178,10 @@ static inline void many_cycle(struct reis_dev *dev, struct many_db *m, unsigned 
 	for (i = 1; i < n; i += 2)
 		CHECK(reis_db_delete(dev, m[i].did) == 0);
 	t_del += many_now() - t0;
+	/* Every byte back: free stripes, shared rows, dead rows (compaction's). */
+	REQUIRE(reis_identify(dev, &in) == 0);
+	CHECK_EQ_U64(in.free_bytes, before.free_bytes);
+	CHECK_EQ_U64(in.ndbs, before.ndbs);
 	printf("many %s: %u databases: deploy %.3f s (%.2f ms each), search %.3f s "
 	       "(%.2f ms each, modeled %.1f us each), delete %.3f s (%.2f ms each)\n",
 	       tag, n, t_dep, 1e3 * t_dep / n, t_srch, 1e3 * t_srch / n,

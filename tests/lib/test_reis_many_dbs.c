@@ -12,7 +12,9 @@
  * and the next cycle deploys into it. A third round, on a backing file
  * (in /dev/shm when there is one: the metadata commit of each deploy syncs),
  * deploys all, reopens the drive (packed regions read back from the
- * metadata) and searches each exactly again. Prints the times of each phase.
+ * metadata) and searches each exactly again. A database deleted next to a
+ * live one leaves dead rows that identify counts as free. Prints the times
+ * of each phase.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -93,6 +95,16 @@ int main(void)
 	CHECK_EQ_U64(many_search_all(dev, m, MANY_MAX, 0, 1, &model), 0);
 	for (i = 0; i < MANY_MAX; i++)
 		CHECK(reis_db_delete(dev, m[i].did) == 0);
+
+	/* A deleted database next to a live one: its rows are dead, not lost. */
+	REQUIRE(reis_db_deploy(dev, &m[1].img, NULL) == 0);
+	REQUIRE(reis_db_deploy(dev, &m[2].img, NULL) == 0);
+	REQUIRE(reis_db_delete(dev, m[1].did) == 0);
+	REQUIRE(reis_identify(dev, &in) == 0);
+	CHECK(in.dead_bytes >= (uint64_t)in.row_pages * in.page_bytes);
+	CHECK_EQ_U64(in.free_bytes, in.slc_free_bytes + in.native_free_bytes + in.dead_bytes);
+	CHECK(many_search(dev, &m[2], &model) == 0);
+	CHECK(reis_db_delete(dev, m[2].did) == 0);
 	reis_close(dev);
 
 	for (i = 0; i < MANY_MAX; i++)
