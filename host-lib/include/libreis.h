@@ -609,6 +609,16 @@ struct reis_part {
  * @ctrl_cmd_ns: controller overhead per command.
  * @max_dbs: REIS databases the drive holds.
  * @max_tables: RecFlash tables the drive holds.
+ * @ndbs: REIS databases on the drive now.
+ * @row_pages: pages of one page row (one page on every plane): a database
+ *             smaller than a block stripe takes whole rows of a shared
+ *             stripe; 0 from a drive without packed regions.
+ * @slc_free_bytes: SLC flash new databases may take.
+ * @native_free_bytes: native-mode flash new databases may take.
+ * @dead_bytes: freed rows of shared stripes, reusable once their stripe
+ *              has no database left.
+ * @db_room: more one-row databases that fit now (the least of the R-DB
+ *           entries, SLC rows and controller DRAM left).
  */
 struct reis_info {
 	uint16_t ver_major;
@@ -642,6 +652,12 @@ struct reis_info {
 	uint32_t ctrl_cmd_ns;
 	uint32_t max_dbs;
 	uint32_t max_tables;
+	uint32_t ndbs;
+	uint32_t row_pages;
+	uint64_t slc_free_bytes;
+	uint64_t native_free_bytes;
+	uint64_t dead_bytes;
+	uint32_t db_room;
 };
 
 /**

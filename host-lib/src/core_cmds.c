@@ -72,6 +72,12 @@ int reis_info_decode(const void *buf, size_t len, struct reis_info *info)
 	info->ctrl_cmd_ns = id.ctrl_cmd_ns;
 	info->max_dbs = id.max_dbs;
 	info->max_tables = id.max_tables;
+	info->ndbs = id.ndbs;
+	info->row_pages = id.row_pages;
+	info->slc_free_bytes = id.slc_free_bytes;
+	info->native_free_bytes = id.native_free_bytes;
+	info->dead_bytes = id.dead_bytes;
+	info->db_room = id.db_room;
 	return 0;
 }
 

@@ -108,18 +108,6 @@ static int cmd_list(struct ctx *c, int argc, char **argv)
 	return 0;
 }
 
-/* SLC block stripes: every REIS database takes at least one (its binary
- * codes; docs/reis-engine.md §7), so they bound the databases first. */
-static uint32_t slc_stripes(const struct reis_info *in)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < in->nparts; i++)
-		if (in->parts[i].cell_mode == REIS_CELL_SLC)
-			n += in->parts[i].nblocks;
-	return n;
-}
-
 static int cmd_info(struct ctx *c, int argc, char **argv)
 {
 	struct reis_info in;
@@ -178,8 +166,16 @@ static int cmd_info(struct ctx *c, int argc, char **argv)
 		j_u64("channel_mbps", in.channel_mbps);
 		j_u64("ctrl_cmd_ns", in.ctrl_cmd_ns);
 		j_u64("max_dbs", in.max_dbs);
-		j_u64("slc_stripes", slc_stripes(&in));
 		j_u64("max_tables", in.max_tables);
+		j_obj_end();
+		j_obj("databases");
+		j_u64("deployed", in.ndbs);
+		j_u64("max", in.max_dbs);
+		j_u64("room", in.db_room);
+		j_u64("row_bytes", (uint64_t)in.row_pages * in.page_bytes);
+		j_u64("slc_free_bytes", in.slc_free_bytes);
+		j_u64("native_free_bytes", in.native_free_bytes);
+		j_u64("dead_bytes", in.dead_bytes);
 		j_obj_end();
 		j_obj("timing_ns");
 		for (i = REIS_CELL_SLC; i <= REIS_CELL_QLC; i++) {
@@ -219,10 +215,14 @@ static int cmd_info(struct ctx *c, int argc, char **argv)
 	printf("controller     %u cores @ %u MHz, DRAM %" PRIu64 " bytes (%" PRIu64
 	       " used), link %u MB/s, channel %u MB/s\n", in.cores, in.core_mhz,
 	       in.dram_bytes, in.dram_used, in.link_mbps, in.channel_mbps);
-	printf("databases      up to %u REIS databases (each takes whole SLC block stripes: "
-	       "%u on this drive; the table holds %u), %u RecFlash tables\n",
-	       slc_stripes(&in) < in.max_dbs ? slc_stripes(&in) : in.max_dbs, slc_stripes(&in),
-	       in.max_dbs, in.max_tables);
+	/* docs/reis-engine.md §7: what bounds the next database */
+	printf("databases      %u of %u REIS databases, room for %u more small ones "
+	       "(R-DB, SLC rows, DRAM); %u RecFlash tables\n", in.ndbs, in.max_dbs,
+	       in.db_room, in.max_tables);
+	printf("database space SLC %" PRIu64 " bytes free, native %" PRIu64 " free, %" PRIu64
+	       " freed in shared stripes; a database under a block stripe takes rows of "
+	       "%" PRIu64 " bytes\n", in.slc_free_bytes, in.native_free_bytes, in.dead_bytes,
+	       (uint64_t)in.row_pages * in.page_bytes);
 	printf("timing         tR");
 	for (i = REIS_CELL_SLC; i <= REIS_CELL_QLC; i++)
 		if (in.t_read_ns[i])

@@ -31,6 +31,15 @@
  * successful fs_commitv(), so a crash before that commit finds the old
  * region's data intact.
  *
+ * Packed regions (fs_region_alloc_packed()): a request smaller than one
+ * block stripe gets a run of page rows (one page on every plane, so still
+ * Parallelism-First) inside a shared stripe. Rows are handed out append-only
+ * from the stripe's frontier, above every row a tenant holds or a page that
+ * is programmed, so each block is programmed in ascending page order and a
+ * freed tenant's rows are never rewritten in place: a shared stripe is
+ * erased only once no tenant (live or freed before the last commit) is left
+ * (docs/reis-engine.md §7).
+ *
  * Threading: a read-write lock guards pages and regions (reads share it),
  * a mutex the DRAM accounting; all functions may be called concurrently.
  * Lock order (docs/architecture.md): store before timing.
@@ -139,12 +148,20 @@ int fs_sync(struct fs *fs);
 
 /* ---- Regions ---- */
 
+enum fs_region_flags {
+	FS_REGION_PACKED = 1u << 0,	/* rows of a shared stripe */
+	FS_REGION_SEALED = 1u << 1,	/* packed: its owner writes no more */
+};
+
 struct fs_region {
 	uint32_t id;		/* non-zero, assigned by the store */
 	uint32_t part;		/* enum fg_part_id */
 	uint32_t first_block;	/* absolute block index, same on every plane */
 	uint32_t nblocks;
 	uint64_t owner;		/* caller's tag (e.g. engine << 32 | object id) */
+	uint32_t row;		/* first page row of the region in its stripe(s) */
+	uint32_t nrows;		/* page rows; whole stripes: nblocks rows per block */
+	uint32_t flags;		/* enum fs_region_flags */
 };
 
 /**
@@ -158,6 +175,54 @@ struct fs_region {
  */
 int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
 		    struct fs_region *out, uint32_t *erased);
+
+/**
+ * fs_region_alloc_packed() - like fs_region_alloc(), but a request smaller
+ * than one block stripe takes only the page rows it needs (each row one page
+ * on every plane) at the frontier of a shared stripe: the fullest shared
+ * stripe that has room and whose tenants are all sealed, else a fresh stripe
+ * taken from the top of the partition (whole-stripe regions come from the
+ * bottom); never the partition's last free stripe: that is compaction's
+ * room (fs_compact_victim(), fs_region_relocate()). A larger request is
+ * fs_region_alloc().
+ * Return: as fs_region_alloc().
+ */
+int fs_region_alloc_packed(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
+			   struct fs_region *out, uint32_t *erased);
+
+/**
+ * fs_compact_victim() - the shared stripe of partition @part with the most
+ * dead rows (freed tenants' rows below the frontier) whose tenants are all
+ * sealed: compaction moves its live tenants out with fs_region_relocate(),
+ * and the stripe is free after the next commit.
+ * @ids: out: up to @max ids of its live packed regions.
+ * @dead_pages: if not NULL, its dead rows in pages (0: no victim).
+ * Return: its number of live tenants (may exceed @max); 0 when no stripe
+ * has dead rows; -EINVAL.
+ */
+int fs_compact_victim(struct fs *fs, uint32_t part, uint32_t *ids, size_t max,
+		      uint64_t *dead_pages);
+
+/**
+ * fs_region_relocate() - copy sealed packed region @id to rows of another
+ * stripe (allocated as fs_region_alloc_packed() would, the last free stripe
+ * included) and point @id there. The old rows are dead: reusable once
+ * their stripe empties and a commit follows; a crash before it finds the
+ * old rows intact. The owner keeps the region quiet meanwhile.
+ * @copied: if not NULL, pages copied (for timing); @erased as in
+ * fs_region_alloc().
+ * Return: 0; -ENOENT; -EINVAL when @id is not packed and sealed; -ENOSPC;
+ * -EIO; -ENOMEM.
+ */
+int fs_region_relocate(struct fs *fs, uint32_t id, uint64_t *copied, uint32_t *erased);
+
+/**
+ * fs_region_seal() - the owner of packed region @id has programmed its last
+ * page: later tenants may take rows above it (program order within a block).
+ * Regions read from the metadata at open are sealed.
+ * Return: 0 or -ENOENT.
+ */
+int fs_region_seal(struct fs *fs, uint32_t id);
 
 /**
  * fs_region_free() - release region @id. Its blocks become reusable after
@@ -194,7 +259,7 @@ int fs_region_ppa(const struct fs *fs, const struct fs_region *r, uint64_t lpage
  * @copied: if not NULL, set to pages copied (for timing); @erased as in
  * fs_region_alloc().
  * Return: 0; -ENOENT; -EINVAL when the destination is not free or not in
- * the partition; -EIO.
+ * the partition, or the region is packed; -EIO.
  */
 int fs_region_move(struct fs *fs, uint32_t id, uint32_t new_first,
 		   uint64_t *copied, uint32_t *erased);
@@ -205,6 +270,12 @@ struct fs_space {
 	uint32_t pending_blocks;	/* freed, reusable after the next commit */
 	uint64_t free_pages;		/* free_blocks in pages, all planes */
 	uint64_t largest_pages;		/* largest_run in pages */
+	uint32_t shared_stripes;	/* stripes holding packed regions */
+	uint32_t packed_regions;	/* live packed regions */
+	uint64_t shared_free_pages;	/* rows above the frontiers, packed use only */
+	uint64_t dead_pages;		/* rows below the frontiers no live tenant
+					 * holds: back when their stripe empties */
+	uint64_t row_pages;		/* pages of one row: the packed unit */
 };
 
 /** fs_space() - free space of partition @part. Return: 0 or -EINVAL. */

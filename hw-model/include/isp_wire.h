@@ -200,8 +200,20 @@ struct isp_wire_identify {
 	/* 256 */
 	uint32_t max_dbs;
 	uint32_t max_tables;
-	uint64_t free_bytes;		/* unallocated flash, in native mode */
-	uint8_t rsvd[4096 - 272];
+	uint64_t free_bytes;		/* unallocated flash, in native mode;
+					 * with dead rows (compaction's) */
+	/* 272: what limits the next REIS database (docs/reis-engine.md §7);
+	 * all 0 from a drive without packed regions */
+	uint32_t ndbs;			/* REIS databases on the drive */
+	uint32_t row_pages;		/* pages of one page row: the packed unit */
+	uint64_t slc_free_bytes;	/* SLC bytes new regions may take */
+	uint64_t native_free_bytes;	/* native-mode bytes new regions may take */
+	uint64_t dead_bytes;		/* freed rows of shared stripes, back when
+					 * their stripe empties */
+	uint32_t db_room;		/* more one-row databases that fit (R-DB,
+					 * SLC flash and DRAM) */
+	uint32_t rsvd1;
+	uint8_t rsvd[4096 - 312];
 };
 _Static_assert(sizeof(struct isp_wire_identify) == 4096, "wire size");
 

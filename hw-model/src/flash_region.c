@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * flash_region.c - regions: extents of whole block stripes across every
- * plane (the Parallelism-First placement of REIS §4.1 needs them), freed
- * extents held back until the next metadata commit, moves, free space.
+ * plane (the Parallelism-First placement of REIS §4.1 needs them), packed
+ * regions of page rows inside shared stripes (many small databases per
+ * stripe, docs/reis-engine.md §7), freed extents held back until the next
+ * metadata commit, moves, free space.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -89,7 +91,13 @@ static int fs_reg_insert(struct fs *fs, const struct fs_region *r)
 	return 0;
 }
 
-static int fs_pend_add(struct fs *fs, uint32_t part, uint32_t first, uint32_t n)
+static void fs_reg_remove(struct fs *fs, size_t i)
+{
+	memmove(&fs->reg[i], &fs->reg[i + 1], (fs->nreg - i - 1) * sizeof(*fs->reg));
+	fs->nreg--;
+}
+
+static int fs_pend_add(struct fs *fs, const struct fs_region *r)
 {
 	if (fs->npend == fs->pendcap) {
 		size_t c = fs->pendcap ? fs->pendcap * 2 : 16;
@@ -101,9 +109,12 @@ static int fs_pend_add(struct fs *fs, uint32_t part, uint32_t first, uint32_t n)
 		fs->pendcap = c;
 	}
 	fs->gen++;
-	fs->pend[fs->npend].part = part;
-	fs->pend[fs->npend].first_block = first;
-	fs->pend[fs->npend].nblocks = n;
+	fs->pend[fs->npend].part = r->part;
+	fs->pend[fs->npend].first_block = r->first_block;
+	fs->pend[fs->npend].nblocks = r->nblocks;
+	fs->pend[fs->npend].row = r->row;
+	fs->pend[fs->npend].nrows = r->nrows;
+	fs->pend[fs->npend].flags = r->flags & FS_REGION_PACKED;
 	fs->pend[fs->npend].gen = fs->gen;
 	fs->npend++;
 	return 0;
@@ -140,13 +151,115 @@ static uint32_t fs_reg_next_id(struct fs *fs)
 	return id;
 }
 
+/* Whole stripes: the first free run of @nb block stripes. Write lock held. */
+static int fs_alloc_whole(struct fs *fs, uint32_t part, uint32_t nb, uint64_t owner,
+			  struct fs_region *out, uint32_t *erased)
+{
+	const struct fg_part *pt = &fs->g.part[part];
+	uint32_t cand = pt->first_block, next, end = pt->first_block + pt->nblocks;
+	struct fs_region r;
+	int ret;
+
+	while ((uint64_t)cand + nb <= end && fs_busy(fs, cand, nb, 0, &next))
+		cand = next;
+	if ((uint64_t)cand + nb > end)
+		return -ENOSPC;
+	ret = fs_clean_extent(fs, cand, nb, erased);
+	if (ret)
+		return ret;
+	memset(&r, 0, sizeof(r));
+	r.id = fs_reg_next_id(fs);
+	r.part = part;
+	r.first_block = cand;
+	r.nblocks = nb;
+	r.owner = owner;
+	r.nrows = nb * pt->pages_per_block;
+	ret = fs_reg_insert(fs, &r);
+	if (!ret)
+		*out = r;
+	return ret;
+}
+
+/* Highest programmed page row + 1 over every plane's block @b. */
+static uint32_t fs_stripe_programmed(const struct fs *fs, uint32_t b, uint32_t rows)
+{
+	uint32_t pl, hi = 0, pg;
+
+	for (pl = 0; pl < fs->g.planes; pl++) {
+		const struct fs_blk *blk =
+			fs_blk_find(fs, (uint64_t)pl * fs->g.blocks_per_plane + b);
+
+		if (!blk || !blk->nprog)
+			continue;
+		for (pg = rows; pg > hi; pg--)
+			if (fs_bit(blk, pg - 1))
+				break;
+		if (pg > hi)
+			hi = pg;
+	}
+	return hi;
+}
+
+struct fs_stripe {
+	uint32_t front;		/* first row a new tenant may take */
+	uint32_t live_rows;	/* rows live packed regions hold */
+	uint32_t tenants;	/* live packed regions */
+	int open;		/* a live tenant is not sealed */
+};
+
+/*
+ * What block stripe @b holds: 0 nothing (free), 1 packed regions or their
+ * pending extents (*@st filled), -1 a whole-stripe region or extent.
+ * The frontier lies above every row held and every programmed page: rows
+ * of a deploy that never committed stay dead, as rows of freed tenants do.
+ */
+static int fs_stripe_state(const struct fs *fs, uint32_t b, uint32_t rows,
+			   struct fs_stripe *st)
+{
+	size_t i;
+	int shared = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < fs->nreg; i++) {
+		const struct fs_region *r = &fs->reg[i];
+
+		if (!fs_overlap(b, 1, r->first_block, r->nblocks))
+			continue;
+		if (!(r->flags & FS_REGION_PACKED))
+			return -1;
+		shared = 1;
+		if (r->row + r->nrows > st->front)
+			st->front = r->row + r->nrows;
+		st->live_rows += r->nrows;
+		st->tenants++;
+		if (!(r->flags & FS_REGION_SEALED))
+			st->open = 1;
+	}
+	for (i = 0; i < fs->npend; i++) {
+		const struct fs_pending *pd = &fs->pend[i];
+
+		if (!fs_overlap(b, 1, pd->first_block, pd->nblocks))
+			continue;
+		if (!(pd->flags & FS_REGION_PACKED))
+			return -1;
+		shared = 1;
+		if (pd->row + pd->nrows > st->front)
+			st->front = pd->row + pd->nrows;
+	}
+	if (shared) {
+		uint32_t hi = fs_stripe_programmed(fs, b, rows);
+
+		if (hi > st->front)
+			st->front = hi;
+	}
+	return shared;
+}
+
 int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
 		    struct fs_region *out, uint32_t *erased)
 {
 	const struct fg_part *pt;
 	uint64_t nb64;
-	uint32_t nb, cand, next, end;
-	struct fs_region r;
 	int ret;
 
 	if (erased)
@@ -159,35 +272,220 @@ int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owne
 	nb64 = (npages + fs_stripe_pages(fs, part) - 1) / fs_stripe_pages(fs, part);
 	if (nb64 > pt->nblocks)
 		return -ENOSPC;
-	nb = (uint32_t)nb64;
-	end = pt->first_block + pt->nblocks;
 	pthread_rwlock_wrlock(&fs->lock);
-	if (fs->nreg >= FS_MAX_REGIONS) {
-		ret = -ENOSPC;
-		goto out;
-	}
-	cand = pt->first_block;
-	while ((uint64_t)cand + nb <= end && fs_busy(fs, cand, nb, 0, &next))
-		cand = next;
-	if ((uint64_t)cand + nb > end) {
-		ret = -ENOSPC;
-		goto out;
-	}
-	ret = fs_clean_extent(fs, cand, nb, erased);
-	if (ret)
-		goto out;
-	r.id = fs_reg_next_id(fs);
-	r.part = part;
-	r.first_block = cand;
-	r.nblocks = nb;
-	r.owner = owner;
-	ret = fs_reg_insert(fs, &r);
-	if (ret)
-		goto out;
-	*out = r;
-out:
+	ret = fs->nreg >= FS_MAX_REGIONS ? -ENOSPC :
+	      fs_alloc_whole(fs, part, (uint32_t)nb64, owner, out, erased);
 	pthread_rwlock_unlock(&fs->lock);
 	return ret;
+}
+
+/*
+ * Rows for a packed region: the fullest shared stripe that fits and takes
+ * tenants (not stripe @skip), else the highest free stripe (whole regions
+ * fill from the bottom, so the two meet late). With @spare, the last free
+ * stripe is not taken: compaction needs it to move a stripe's live tenants
+ * out (fs_region_relocate()) when every other stripe is full of live and
+ * dead rows. Write lock held.
+ */
+static int fs_alloc_rows(struct fs *fs, uint32_t part, uint32_t nrows, uint64_t owner,
+			 uint32_t skip, int spare, struct fs_region *out, uint32_t *erased)
+{
+	const struct fg_part *pt = &fs->g.part[part];
+	uint32_t rows = pt->pages_per_block, b, best = UINT32_MAX, best_room = UINT32_MAX;
+	uint32_t fresh = UINT32_MAX, nfresh = 0, row = 0;
+	struct fs_stripe st;
+	struct fs_region r;
+	int kind, ret;
+
+	for (b = pt->first_block; b < pt->first_block + pt->nblocks; b++) {
+		kind = fs_stripe_state(fs, b, rows, &st);
+		if (kind == 0) {
+			fresh = b;
+			nfresh++;
+		} else if (kind == 1 && b != skip && !st.open && rows - st.front >= nrows &&
+			   rows - st.front < best_room) {
+			best = b;
+			best_room = rows - st.front;
+			row = st.front;
+		}
+	}
+	if (best == UINT32_MAX) {
+		if (fresh == UINT32_MAX || (spare && nfresh < 2 && pt->nblocks > 1))
+			return -ENOSPC;
+		ret = fs_clean_extent(fs, fresh, 1, erased);
+		if (ret)
+			return ret;
+		best = fresh;
+		row = 0;
+	}
+	memset(&r, 0, sizeof(r));
+	r.id = fs_reg_next_id(fs);
+	r.part = part;
+	r.first_block = best;
+	r.nblocks = 1;
+	r.owner = owner;
+	r.row = row;
+	r.nrows = nrows;
+	r.flags = FS_REGION_PACKED;
+	ret = fs_reg_insert(fs, &r);
+	if (!ret)
+		*out = r;
+	return ret;
+}
+
+int fs_region_alloc_packed(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
+			   struct fs_region *out, uint32_t *erased)
+{
+	uint64_t nrows;
+	int ret;
+
+	if (!fs || !out || part >= FG_NPARTS || npages == 0) {
+		if (erased)
+			*erased = 0;
+		return -EINVAL;
+	}
+	nrows = (npages + fs->g.planes - 1) / fs->g.planes;
+	if (nrows >= fs->g.part[part].pages_per_block)
+		return fs_region_alloc(fs, part, npages, owner, out, erased);
+	if (erased)
+		*erased = 0;
+	if (fs->g.part[part].nblocks == 0)
+		return -ENOSPC;
+	pthread_rwlock_wrlock(&fs->lock);
+	ret = fs->nreg >= FS_MAX_REGIONS ? -ENOSPC :
+	      fs_alloc_rows(fs, part, (uint32_t)nrows, owner, UINT32_MAX, 1, out, erased);
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+int fs_compact_victim(struct fs *fs, uint32_t part, uint32_t *ids, size_t max,
+		      uint64_t *dead_pages)
+{
+	const struct fg_part *pt;
+	uint32_t b, victim = UINT32_MAX, most = 0;
+	struct fs_stripe st;
+	size_t i;
+	int n = 0;
+
+	if (dead_pages)
+		*dead_pages = 0;
+	if (!fs || part >= FG_NPARTS)
+		return -EINVAL;
+	pt = &fs->g.part[part];
+	pthread_rwlock_rdlock(&fs->lock);
+	for (b = pt->first_block; b < pt->first_block + pt->nblocks; b++)
+		if (fs_stripe_state(fs, b, pt->pages_per_block, &st) == 1 && !st.open &&
+		    st.tenants && st.front - st.live_rows > most) {
+			most = st.front - st.live_rows;
+			victim = b;
+		}
+	for (i = 0; victim != UINT32_MAX && i < fs->nreg; i++)
+		if (fs->reg[i].first_block == victim && (fs->reg[i].flags & FS_REGION_PACKED)) {
+			if ((size_t)n < max && ids)
+				ids[n] = fs->reg[i].id;
+			n++;
+		}
+	pthread_rwlock_unlock(&fs->lock);
+	if (dead_pages)
+		*dead_pages = (uint64_t)most * fs->g.planes;
+	return n;
+}
+
+/* Copy the programmed pages of @from to the erased rows of @to (same size). */
+static int fs_copy_rows(struct fs *fs, const struct fs_region *from, const struct fs_region *to,
+			uint64_t *copied)
+{
+	uint64_t L, src, dst, n = fs_region_pages(fs, from);
+	uint8_t *buf = malloc(fs->slot);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (L = 0; L < n && !ret; L++) {
+		ret = fs_region_ppa(fs, from, L, &src);
+		if (!ret)
+			ret = fs_region_ppa(fs, to, L, &dst);
+		if (ret || fs_page_state(fs, src) != FS_PROGRAMMED)
+			continue;
+		ret = fs_read(fs, src, 0, buf, fs->slot);
+		if (!ret)
+			ret = fs_program(fs, dst, buf, buf + fs->g.page_bytes);
+		if (!ret)
+			(*copied)++;
+	}
+	free(buf);
+	return ret;
+}
+
+int fs_region_relocate(struct fs *fs, uint32_t id, uint64_t *copied, uint32_t *erased)
+{
+	struct fs_region r, t;
+	uint64_t ncopied = 0;
+	ssize_t i, j;
+	int ret;
+
+	if (copied)
+		*copied = 0;
+	if (erased)
+		*erased = 0;
+	if (!fs)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&fs->lock);
+	i = fs_reg_find(fs, id);
+	if (i < 0) {
+		pthread_rwlock_unlock(&fs->lock);
+		return -ENOENT;
+	}
+	r = fs->reg[i];
+	if ((r.flags & (FS_REGION_PACKED | FS_REGION_SEALED)) !=
+	    (FS_REGION_PACKED | FS_REGION_SEALED))
+		ret = -EINVAL;
+	else
+		ret = fs->nreg >= FS_MAX_REGIONS ? -ENOSPC :
+		      fs_alloc_rows(fs, r.part, r.nrows, r.owner, r.first_block, 0, &t, erased);
+	pthread_rwlock_unlock(&fs->lock);
+	if (ret)
+		return ret;
+	/* The owner keeps the region quiet, so its pages hold still unlocked. */
+	ret = fs_copy_rows(fs, &r, &t, &ncopied);
+	if (copied)
+		*copied = ncopied;
+	if (ret) {
+		fs_region_free(fs, t.id);	/* its rows are dead, never reused in place */
+		return ret;
+	}
+	/* Swap: @id takes @t's rows; its old rows are dead until their stripe
+	 * empties and this is committed. */
+	pthread_rwlock_wrlock(&fs->lock);
+	ret = fs_pend_add(fs, &r);
+	i = fs_reg_find(fs, id);
+	j = fs_reg_find(fs, t.id);
+	if (!ret && i >= 0 && j >= 0) {
+		r.first_block = t.first_block;
+		r.row = t.row;
+		fs_reg_remove(fs, (size_t)j);
+		i = fs_reg_find(fs, id);
+		fs_reg_remove(fs, (size_t)i);
+		ret = fs_reg_insert(fs, &r);	/* cannot fail: capacity kept */
+	} else if (!ret) {
+		ret = -ENOENT;
+	}
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+int fs_region_seal(struct fs *fs, uint32_t id)
+{
+	ssize_t i;
+
+	if (!fs)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&fs->lock);
+	i = fs_reg_find(fs, id);
+	if (i >= 0)
+		fs->reg[i].flags |= FS_REGION_SEALED;
+	pthread_rwlock_unlock(&fs->lock);
+	return i < 0 ? -ENOENT : 0;
 }
 
 int fs_region_free(struct fs *fs, uint32_t id)
@@ -203,11 +501,10 @@ int fs_region_free(struct fs *fs, uint32_t id)
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = fs_pend_add(fs, fs->reg[i].part, fs->reg[i].first_block, fs->reg[i].nblocks);
+	ret = fs_pend_add(fs, &fs->reg[i]);
 	if (ret)
 		goto out;
-	memmove(&fs->reg[i], &fs->reg[i + 1], (fs->nreg - (size_t)i - 1) * sizeof(*fs->reg));
-	fs->nreg--;
+	fs_reg_remove(fs, (size_t)i);
 out:
 	pthread_rwlock_unlock(&fs->lock);
 	return ret;
@@ -246,15 +543,18 @@ uint64_t fs_region_pages(const struct fs *fs, const struct fs_region *r)
 {
 	if (!fs || !r || r->part >= FG_NPARTS)
 		return 0;
-	return fg_region_pages(&fs->g, r->part, r->nblocks);
+	return (uint64_t)r->nrows * fs->g.planes;
 }
 
+/* A packed region's logical page L is page row * planes + L of its stripe,
+ * so it stays Parallelism-First: consecutive pages on consecutive planes. */
 int fs_region_ppa(const struct fs *fs, const struct fs_region *r, uint64_t lpage,
 		  uint64_t *ppa)
 {
-	if (!fs || !r)
+	if (!fs || !r || lpage >= (uint64_t)r->nrows * fs->g.planes)
 		return -EINVAL;
-	return fg_pfpa_ppa(&fs->g, r->part, r->first_block, r->nblocks, lpage, ppa);
+	return fg_pfpa_ppa(&fs->g, r->part, r->first_block, r->nblocks,
+			   (uint64_t)r->row * fs->g.planes + lpage, ppa);
 }
 
 /* Copy programmed pages of block @src to erased block @dst (same plane). */
@@ -332,7 +632,7 @@ int fs_region_move(struct fs *fs, uint32_t id, uint32_t new_first,
 	}
 	r = fs->reg[i];
 	pt = &fs->g.part[r.part];
-	if (new_first < pt->first_block ||
+	if ((r.flags & FS_REGION_PACKED) || new_first < pt->first_block ||
 	    (uint64_t)new_first + r.nblocks > (uint64_t)pt->first_block + pt->nblocks ||
 	    fs_busy(fs, new_first, r.nblocks, 0, &next)) {
 		ret = -EINVAL;
@@ -349,11 +649,10 @@ int fs_region_move(struct fs *fs, uint32_t id, uint32_t new_first,
 	}
 	if (ret)
 		goto out;	/* destination is free space again; region unchanged */
-	ret = fs_pend_add(fs, r.part, r.first_block, r.nblocks);
+	ret = fs_pend_add(fs, &r);
 	if (ret)
 		goto out;
-	memmove(&fs->reg[i], &fs->reg[i + 1], (fs->nreg - (size_t)i - 1) * sizeof(*fs->reg));
-	fs->nreg--;
+	fs_reg_remove(fs, (size_t)i);
 	r.first_block = new_first;
 	ret = fs_reg_insert(fs, &r);	/* cannot fail: capacity kept */
 out:
@@ -366,8 +665,10 @@ out:
 int fs_space(struct fs *fs, uint32_t part, struct fs_space *out)
 {
 	const struct fg_part *pt;
-	uint32_t b, run = 0, next;
+	uint32_t b, run = 0;
+	struct fs_stripe st;
 	size_t i;
+	int kind;
 
 	if (!fs || !out || part >= FG_NPARTS)
 		return -EINVAL;
@@ -375,7 +676,15 @@ int fs_space(struct fs *fs, uint32_t part, struct fs_space *out)
 	pt = &fs->g.part[part];
 	pthread_rwlock_rdlock(&fs->lock);
 	for (b = pt->first_block; b < pt->first_block + pt->nblocks; b++) {
-		if (fs_busy(fs, b, 1, 0, &next)) {
+		kind = fs_stripe_state(fs, b, pt->pages_per_block, &st);
+		if (kind == 1) {
+			out->shared_stripes++;
+			out->packed_regions += st.tenants;
+			out->shared_free_pages += (uint64_t)(pt->pages_per_block - st.front) *
+						  fs->g.planes;
+			out->dead_pages += (uint64_t)(st.front - st.live_rows) * fs->g.planes;
+		}
+		if (kind) {
 			run = 0;
 			continue;
 		}
@@ -389,67 +698,117 @@ int fs_space(struct fs *fs, uint32_t part, struct fs_space *out)
 	pthread_rwlock_unlock(&fs->lock);
 	out->free_pages = out->free_blocks * fs_stripe_pages(fs, part);
 	out->largest_pages = out->largest_run * fs_stripe_pages(fs, part);
+	out->row_pages = fs->g.planes;
 	return 0;
 }
 
+#define FS_REG_ENTRY1 24u
+#define FS_REG_ENTRY2 36u
+
 size_t fs_regions_size(const struct fs *fs)
 {
-	return 16 + fs->nreg * 24;
+	return 16 + fs->nreg * FS_REG_ENTRY2;
 }
 
 void fs_regions_encode(const struct fs *fs, uint8_t *b)
 {
-	uint32_t h[4] = { FS_REG_MAGIC, (uint32_t)fs->nreg, fs->next_id, 0 };
+	uint32_t h[4] = { FS_REG_MAGIC2, (uint32_t)fs->nreg, fs->next_id, 0 };
 	size_t i;
 
 	memcpy(b, h, 16);
 	b += 16;
-	for (i = 0; i < fs->nreg; i++, b += 24) {
+	for (i = 0; i < fs->nreg; i++, b += FS_REG_ENTRY2) {
 		const struct fs_region *r = &fs->reg[i];
+		uint32_t fl = r->flags & FS_REGION_PACKED;
 
 		memcpy(b, &r->id, 4);
 		memcpy(b + 4, &r->part, 4);
 		memcpy(b + 8, &r->first_block, 4);
 		memcpy(b + 12, &r->nblocks, 4);
 		memcpy(b + 16, &r->owner, 8);
+		memcpy(b + 24, &r->row, 4);
+		memcpy(b + 28, &r->nrows, 4);
+		memcpy(b + 32, &fl, 4);
 	}
+}
+
+/* Rows and blocks of @r lie inside its partition, and a packed region in
+ * one block. */
+static int fs_region_sane(const struct fs *fs, const struct fs_region *r)
+{
+	const struct fg_part *pt;
+	uint32_t rows;
+
+	if (r->id == 0 || r->part >= FG_NPARTS || r->nblocks == 0 ||
+	    (r->flags & ~FS_REGION_PACKED))
+		return 0;
+	pt = &fs->g.part[r->part];
+	rows = pt->pages_per_block;
+	if (r->first_block < pt->first_block ||
+	    (uint64_t)r->first_block + r->nblocks > (uint64_t)pt->first_block + pt->nblocks)
+		return 0;
+	if (r->flags & FS_REGION_PACKED)
+		return r->nblocks == 1 && r->nrows > 0 && r->nrows < rows &&
+		       r->row < rows && r->nrows <= rows - r->row;
+	return r->row == 0 && (uint64_t)r->nrows == (uint64_t)r->nblocks * rows;
+}
+
+/* Two regions share pages: blocks overlap, and rows too when both are packed. */
+static int fs_region_clash(const struct fs_region *a, const struct fs_region *b)
+{
+	if (!fs_overlap(a->first_block, a->nblocks, b->first_block, b->nblocks))
+		return 0;
+	if ((a->flags & b->flags & FS_REGION_PACKED))
+		return fs_overlap(a->row, a->nrows, b->row, b->nrows);
+	return 1;
 }
 
 int fs_regions_parse(struct fs *fs, const uint8_t *b, size_t len, size_t *used)
 {
 	uint32_t h[4];
-	size_t i, j;
+	size_t i, j, esz;
 
 	if (len < 16)
 		return -EIO;
 	memcpy(h, b, 16);
-	if (h[0] != FS_REG_MAGIC || h[1] > FS_MAX_REGIONS || len < 16 + (size_t)h[1] * 24)
+	if (h[0] == FS_REG_MAGIC)
+		esz = FS_REG_ENTRY1;	/* written before packed regions existed */
+	else if (h[0] == FS_REG_MAGIC2)
+		esz = FS_REG_ENTRY2;
+	else
+		return -EIO;
+	if (h[1] > FS_MAX_REGIONS || len < 16 + (size_t)h[1] * esz)
 		return -EIO;
 	for (i = 0; i < h[1]; i++) {
-		const uint8_t *e = b + 16 + i * 24;
+		const uint8_t *e = b + 16 + i * esz;
 		struct fs_region r;
-		const struct fg_part *pt;
 
+		memset(&r, 0, sizeof(r));
 		memcpy(&r.id, e, 4);
 		memcpy(&r.part, e + 4, 4);
 		memcpy(&r.first_block, e + 8, 4);
 		memcpy(&r.nblocks, e + 12, 4);
 		memcpy(&r.owner, e + 16, 8);
-		if (r.id == 0 || r.part >= FG_NPARTS || r.nblocks == 0)
-			return -EIO;
-		pt = &fs->g.part[r.part];
-		if (r.first_block < pt->first_block ||
-		    (uint64_t)r.first_block + r.nblocks > (uint64_t)pt->first_block + pt->nblocks)
+		if (esz == FS_REG_ENTRY2) {
+			memcpy(&r.row, e + 24, 4);
+			memcpy(&r.nrows, e + 28, 4);
+			memcpy(&r.flags, e + 32, 4);
+		} else if (r.part < FG_NPARTS) {
+			r.nrows = (uint32_t)((uint64_t)r.nblocks *
+					     fs->g.part[r.part].pages_per_block);
+		}
+		if (!fs_region_sane(fs, &r))
 			return -EIO;
 		for (j = 0; j < fs->nreg; j++)
-			if (fs->reg[j].id == r.id ||
-			    fs_overlap(r.first_block, r.nblocks, fs->reg[j].first_block,
-				       fs->reg[j].nblocks))
+			if (fs->reg[j].id == r.id || fs_region_clash(&r, &fs->reg[j]))
 				return -EIO;
+		/* Committed: its owner finished writing before the commit. */
+		if (r.flags & FS_REGION_PACKED)
+			r.flags |= FS_REGION_SEALED;
 		if (fs_reg_insert(fs, &r))
 			return -ENOMEM;
 	}
 	fs->next_id = h[2] ? h[2] : 1;
-	*used = 16 + (size_t)h[1] * 24;
+	*used = 16 + (size_t)h[1] * esz;
 	return 0;
 }

@@ -22,7 +22,8 @@
 #define FS_MAGIC "ISPFLSH1"
 #define FS_VERSION 1u
 #define FS_HDR_AREA 4096u
-#define FS_REG_MAGIC 0x31524746u	/* "FGR1" */
+#define FS_REG_MAGIC 0x31524746u	/* "FGR1": 24-byte whole-stripe entries */
+#define FS_REG_MAGIC2 0x32524746u	/* "FGR2": 36-byte entries with rows */
 #define FS_MAX_REGIONS 65536u
 
 /* On-file header; little-endian. */
@@ -63,6 +64,8 @@ struct fs_pending {
 	uint32_t part;
 	uint32_t first_block;
 	uint32_t nblocks;
+	uint32_t row, nrows;	/* as the freed region's */
+	uint32_t flags;		/* FS_REGION_PACKED */
 	uint64_t gen;
 };
 

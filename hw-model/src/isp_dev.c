@@ -869,8 +869,11 @@ static void isp_fill_identify(struct isp_dev *dev, struct isp_wire_identify *id)
 		id->nparts++;
 		id->raw_capacity_bytes += planes * pt->nblocks * pt->pages_per_block *
 					  p->page_bytes;
+		/* Dead rows of shared stripes count: compaction gives them back
+		 * (docs/reis-engine.md §7.1), so a delete restores free_bytes. */
 		if (fs_space(dev->fs, i, &sp) == 0)
-			id->free_bytes += sp.free_pages * p->page_bytes;
+			id->free_bytes += (sp.free_pages + sp.shared_free_pages + sp.dead_pages) *
+					  p->page_bytes;
 	}
 	snprintf(id->preset, sizeof(id->preset), "%s", p->name);
 	for (m = ISP_CELL_SLC; m <= ISP_CELL_QLC; m++) {

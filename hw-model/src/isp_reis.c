@@ -146,6 +146,38 @@ static int re_save_cb(void *state, void **blob, size_t *len)
 	return re_save(state, blob, len);
 }
 
+/* What bounds the next database: R-DB entries, SLC page rows (every
+ * database has binary codes there, at least one row), controller DRAM for
+ * its R-DB entry (docs/reis-engine.md §7). */
+static void re_identify_limits(struct re_eng *e, struct isp_wire_identify *id)
+{
+	struct fs_space slc, nat;
+	uint64_t room, rows, dram_free;
+	uint32_t ndb, spare;
+
+	pthread_mutex_lock(&e->lock);
+	ndb = e->ndb;
+	pthread_mutex_unlock(&e->lock);
+	if (fs_space(e->fs, FG_PART_SLC, &slc) || fs_space(e->fs, FG_PART_NATIVE, &nat))
+		return;
+	id->ndbs = ndb;
+	id->row_pages = (uint32_t)slc.row_pages;
+	id->slc_free_bytes = (slc.free_pages + slc.shared_free_pages) * e->p->page_bytes;
+	id->native_free_bytes = (nat.free_pages + nat.shared_free_pages) * e->p->page_bytes;
+	id->dead_bytes = (slc.dead_pages + nat.dead_pages) * e->p->page_bytes;
+	room = RE_MAX_DBS - ndb;
+	/* Small databases never take the last free stripe (compaction's room). */
+	rows = slc.row_pages ? slc.shared_free_pages / slc.row_pages : 0;
+	spare = e->g->part[FG_PART_SLC].nblocks > 1 && slc.free_blocks ? 1 : 0;
+	rows += (uint64_t)(slc.free_blocks - spare) * e->g->part[FG_PART_SLC].pages_per_block;
+	if (rows < room)
+		room = rows;
+	dram_free = fs_dram_budget(e->fs) - fs_dram_used(e->fs, NULL);
+	if (dram_free / RE_RDB_BYTES < room)
+		room = dram_free / RE_RDB_BYTES;
+	id->db_room = (uint32_t)room;
+}
+
 static void re_identify(void *state, struct isp_wire_identify *id)
 {
 	struct re_eng *e = state;
@@ -158,6 +190,7 @@ static void re_identify(void *state, struct isp_wire_identify *id)
 	if (e->p->reis_mpibc)
 		id->caps |= ISP_CAP_REIS_MPIBC;
 	id->max_dbs = RE_MAX_DBS;
+	re_identify_limits(e, id);
 }
 
 static void re_stats(void *state, struct isp_wire_stats *st, int reset)

@@ -74,19 +74,85 @@ void re_db_drop_stage(struct re_eng *e, struct re_db *db)
 	db->dram_stage = 0;
 }
 
+#define RE_COMPACT_TENANTS 128	/* a stripe has at most pages_per_block rows */
+
+/* Move tenant @id of a shared stripe; its database must be READY and idle,
+ * and stays unsearchable (Busy) for the copy. */
+static int re_move_tenant(struct re_eng *e, uint32_t id, struct isp_ctx *ctx, uint64_t t)
+{
+	struct re_db *db = NULL;
+	uint64_t copied = 0, i;
+	uint32_t erased = 0, k, mode;
+	int ret;
+
+	pthread_mutex_lock(&e->lock);
+	for (k = 0; k < e->ndb && !db; k++)
+		if (e->db[k]->slc.id == id || e->db[k]->tlc.id == id)
+			db = e->db[k];
+	if (!db || db->state != RE_READY || db->refs || db->writing) {
+		pthread_mutex_unlock(&e->lock);
+		return -EBUSY;
+	}
+	db->state = RE_COMMITTING;
+	pthread_mutex_unlock(&e->lock);
+	ret = fs_region_relocate(e->fs, id, &copied, &erased);
+	if (!ret)
+		ret = fs_region_get(e->fs, id, db->slc.id == id ? &db->slc : &db->tlc);
+	mode = e->g->part[db->slc.id == id ? FG_PART_SLC : FG_PART_NATIVE].mode;
+	pthread_mutex_lock(&e->lock);
+	db->state = RE_READY;
+	pthread_mutex_unlock(&e->lock);
+	/* The copy is programs of the moved pages (their reads are not charged). */
+	for (i = 0; i < copied; i++)
+		ft_page_program(e->ft, &ctx->ftc, (uint32_t)(i % e->g->planes), mode,
+				e->p->page_bytes + e->p->oob_bytes, t);
+	for (k = 0; k < erased; k++)
+		ft_block_erase(e->ft, &ctx->ftc, k % e->g->planes, t);
+	return ret;
+}
+
+/*
+ * Compaction (docs/reis-engine.md §7.1): the live tenants of the shared
+ * stripe with the most dead rows move to other rows, then a commit makes
+ * the stripe free. Return: 0 when a stripe was emptied.
+ */
+static int re_compact(struct re_eng *e, uint32_t part, struct isp_ctx *ctx, uint64_t t)
+{
+	uint32_t ids[RE_COMPACT_TENANTS];
+	int n, i, ret = 0;
+
+	n = fs_compact_victim(e->fs, part, ids, RE_COMPACT_TENANTS, NULL);
+	if (n <= 0 || n > RE_COMPACT_TENANTS)
+		return -ENOSPC;
+	for (i = 0; i < n && !ret; i++)
+		ret = re_move_tenant(e, ids[i], ctx, t);
+	/* Moved tenants must be committed either way: the table points there. */
+	if (isp_dev_commit(e->dev))
+		return -EIO;
+	return ret;
+}
+
 static int re_region(struct re_eng *e, struct re_db *db, uint32_t part, uint64_t pages,
 		     struct fs_region *out, struct isp_ctx *ctx, uint64_t t)
 {
 	struct fs_space sp;
-	uint32_t erased = 0, i;
+	uint32_t erased = 0, i, round;
 	int ret;
 
-	ret = fs_region_alloc(e->fs, part, pages, RE_OWNER(db->c.did), out, &erased);
+	/* A database smaller than a block stripe shares one (docs/reis-engine.md §7). */
+	ret = fs_region_alloc_packed(e->fs, part, pages, RE_OWNER(db->c.did), out, &erased);
 	if (ret == -ENOSPC && fs_space(e->fs, part, &sp) == 0 && sp.pending_blocks) {
 		/* Freed blocks become reusable only after a commit. */
 		if (isp_dev_commit(e->dev) == 0)
-			ret = fs_region_alloc(e->fs, part, pages, RE_OWNER(db->c.did), out,
-					      &erased);
+			ret = fs_region_alloc_packed(e->fs, part, pages, RE_OWNER(db->c.did),
+						     out, &erased);
+	}
+	/* Each round empties one stripe; a partition has at most nblocks. */
+	for (round = 0; ret == -ENOSPC && round < e->g->part[part].nblocks; round++) {
+		if (re_compact(e, part, ctx, t))
+			break;
+		ret = fs_region_alloc_packed(e->fs, part, pages, RE_OWNER(db->c.did), out,
+					     &erased);
 	}
 	if (ret) {
 		memset(out, 0, sizeof(*out));
@@ -117,11 +183,12 @@ static void re_region_err(struct re_eng *e, uint32_t part, uint64_t pages, struc
 
 	if (fs_space(e->fs, part, &sp))
 		return;
-	/* docs/reis-engine.md §7: a database takes whole block stripes */
-	isp_err_at(cpl, 0, 0, 0, "%s flash: %llu pages needed, largest free run %llu; a "
-		   "database takes whole block stripes",
-		   part == FG_PART_SLC ? "SLC" : "native-mode", (unsigned long long)pages,
-		   (unsigned long long)sp.largest_pages);
+	/* docs/reis-engine.md §7.1: whole stripes, or page rows of a shared one
+	 * (never the last free stripe), after compaction */
+	isp_err_at(cpl, 0, 0, 0, "%s flash: %llu pages needed, free run %llu, in shared "
+		   "stripes %llu, dead %llu", part == FG_PART_SLC ? "SLC" : "native",
+		   (unsigned long long)pages, (unsigned long long)sp.largest_pages,
+		   (unsigned long long)sp.shared_free_pages, (unsigned long long)sp.dead_pages);
 }
 
 static int re_db_reserve(struct re_eng *e, struct re_db *db, struct isp_ctx *ctx,
@@ -576,6 +643,12 @@ uint16_t re_cmd_commit(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	pthread_mutex_unlock(&e->lock);
 	if (st)
 		return isp_fail(cpl, st, why);
+	/* Every page is programmed: the next tenant of a shared stripe may
+	 * take the rows above (program order within a block). */
+	if (db->slc.id)
+		fs_region_seal(e->fs, db->slc.id);
+	if (db->tlc.id)
+		fs_region_seal(e->fs, db->tlc.id);
 
 	ret = re_build_ivf(db);
 	if (!ret && !re_calib_ok(db))

@@ -56,7 +56,11 @@ static const struct wfield fields[] = {
 	F(isp_wire_identify, core_mhz), F(isp_wire_identify, link_mbps),
 	F(isp_wire_identify, ctrl_cmd_ns), F(isp_wire_identify, rsvd0),
 	F(isp_wire_identify, max_dbs), F(isp_wire_identify, max_tables),
-	F(isp_wire_identify, free_bytes), FA(isp_wire_identify, rsvd),
+	F(isp_wire_identify, free_bytes), F(isp_wire_identify, ndbs),
+	F(isp_wire_identify, row_pages), F(isp_wire_identify, slc_free_bytes),
+	F(isp_wire_identify, native_free_bytes), F(isp_wire_identify, dead_bytes),
+	F(isp_wire_identify, db_room), F(isp_wire_identify, rsvd1),
+	FA(isp_wire_identify, rsvd),
 
 	F(isp_wire_partition, first_block), F(isp_wire_partition, nblocks),
 	F(isp_wire_partition, cell_mode), F(isp_wire_partition, pages_per_block),
