@@ -50,8 +50,10 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
   sweep 0.90-0.98, datasets NQ (2.68 M passages, 8192 clusters), HotpotQA
   (5.23 M, 8192) and wiki_full (41.5 M, 16,384). Fig. 9 is wiki_full;
   averages and maxima are over the sweep (and datasets where the paper
-  says "across datasets"). A query's time is its share of the busiest
-  resource of a 16-query command (a stream's QPS; see the causes below).
+  says "across datasets"). A query's time in a stream is max(A, B) of
+  REIS 4.3.4's two-stage pipeline: A its in-die search (IBC, coarse and fine
+  rounds), query after query; B the one core's rerank (INT8 fetch,
+  recompute, sort) under the next query's search (timing-model.md §6.2).
   Table 4 is one brute-force query on reis-ssd1 (Fig. 3's flat index) over
   HotpotQA and wiki_en, the dataset behind the table's "NQ" column
   (timing-model.md §6.2).
@@ -108,71 +110,70 @@ cat <<'EOF'
 
 ## Rows outside 25 % and their causes
 
-- **How REIS rows are timed.** Fig. 7 and 9 are QPS of a query stream,
-  and REIS overlaps the dies' work with the cores' kernels (4.3.4), so a
-  query's time is its share of the busiest resource of a 16-query command
-  (per channel, plane, die, the ISP core, DRAM, link; `bench_fidelity -v`
-  prints every point, with the command's latency and a one-query latency).
-  SSD1 is bound by its channels, above all by the coarse phase: every
-  centroid's TTL-C entry (8192-16,384 x 131 B, 1.1-2.1 MB per query) crosses
-  them (timing-model.md §6.2). SSD2 is bound by its one ISP core: 81-200 us
-  per query, of which the coarse quickselect over all centroids (8 cycles
-  each, A13) is 44-87 us and the INT8 rerank of 100 x 1024 dimensions
-  68 us. REIS 4.3.4 says one core runs the kernels "without stalling the
-  pipeline"; here it is SSD2's bound, so **SSD2 over SSD1** is 1.6x / 2.1x
-  against 2.6x / 3.2x (SSD2's channels alone would give about 3x, Table 3's
-  2 x 1.67). Read as one query's latency instead, SSD2 over SSD1 is
-  1.4-1.6x: the critical path's quickselect, TLC rerank reads and rerank
-  are the same on both drives. PL and MPIBC shorten a query's latency and
-  show almost nothing in a stream.
-- **REIS Fig. 9, DF over No-OPT.** No-OPT grows with the probed entries
-  (every 138-byte TTL-E crosses the channel), DF's query with them only
-  slightly, since its bound is the unfiltered coarse phase, so DF's gain
-  grows with nprobe: 3.3x-17x on SSD1 (average 9.8x against 4.7x), 2.3x-12x
-  on SSD2 (average 7.0x, within 25 % of 5.7x; maximum 12x against 6.5x).
-  The paper's flat 4.7-5.1x, like its 4.1-6.5x REIS-ASIC slowdowns, fits a
-  filter that passes about 20 % of what the dies compare, centroids
-  included: with 20 % in both phases (tried with a scratch change, not a
-  preset) SSD1's DF is 4.7x / 4.8x and its ASIC slowdown 3.2-5.6x. Real data
-  points the same way: the corpus threshold of docs/reis.md §7.1 passes
-  16 % of a brute-force scan but 44 % of the probed entries at nprobe 32 (the
-  probed clusters are the near ones), so a threshold that keeps 1 % of a
-  brute-force scan keeps far more inside IVF's probed clusters. The paper
-  gives no IVF pass rate and describes no centroid filter (a threshold
-  cannot guarantee the nprobe nearest clusters, and the engine keeps them
-  all), so the bench keeps the stated 1 % (4.3.3) for the probed entries
-  and passes every centroid. With the former shared 8 GB/s DRAM (A8) SSD2's
-  No-OPT was DRAM-bound and its DF gain 11-26x.
+- **How REIS rows are timed.** Fig. 7 and 9 are QPS of a query stream.
+  REIS 4.3.4 overlaps the dies' search with the core's kernels and names no
+  overlap between two queries' in-die search, so a query takes max(A, B):
+  A = its IBC, coarse and fine page rounds with their quickselects (a
+  one-query estimate without rerank), B = what the rerank adds on the one
+  REIS core (Table 3's 4 Cortex-R8, one for REIS): 100 INT8 fetches from
+  random TLC pages, 68 us of INT8 MACs (A13) and the sort (timing-model.md
+  §6.2; `bench_fidelity -v` prints every point, with the busiest resource
+  of a 16-query command, the bound if queries' searches overlapped too).
+  With DF the coarse phase filters centroids in-die like the fine phase
+  (A26), so the centroid traffic (formerly 1.1-2.1 MB per query) is gone.
+  B is 160-254 us on SSD1 and 159-194 us on SSD2 (the fetch: 100 reads over
+  256 or 512 planes land two or three on some plane, 2-3 TLC tR of 60 us),
+  and binds at low nprobe on both drives: **SSD2 over SSD1** is 1.2x / 1.6x
+  against 2.6x / 3.2x. Stage A alone gives 1.1-1.6x on NQ and wiki_full
+  (SSD1 95-758 us, SSD2 85-474 us): a query's search is a few dependent
+  rounds (IBC, the coarse round, its selection, the fine rounds), each at
+  least a 22.5 us tR on either drive, and at nprobe 256 wiki_full's 5443
+  pages per query need 21 rounds of SSD1's 256 planes but 11 of SSD2's 512,
+  where stage A takes 758 / 474 us against about 480 / 240 us of sensing (pages
+  spread unevenly over planes; not broken down further here). The paper says the core runs the rerank "without stalling
+  the pipeline", i.e. its B is below A; the model's is not, because the
+  rerank fetches all candidates before it computes (the per-page engine's
+  order, `reis_rerank.c`) and its TLC tR is RecFlash's 60 us (REIS gives
+  none).
+- **REIS Fig. 9, DF over No-OPT.** No-OPT sends every probed entry's
+  138-byte TTL-E over the channels, so it grows with nprobe, and so does
+  DF's query (its search at high nprobe, stage B at low): DF's gain is flat
+  on SSD1 at 7.2-8.0x (average 7.7x against 4.7x, maximum 8.0x against
+  5.1x) and 3.8-7.6x on SSD2 (average 6.1x and maximum 7.6x, both within
+  25 % of 5.7x / 6.5x; SSD2's low end is stage B). The paper's flat 4.7-5.1x fits a filter that passes more
+  than 1 % inside the probed clusters: the corpus threshold of docs/reis.md
+  §7.1 passes 16 % of a brute-force scan but 44 % of the probed entries at
+  nprobe 32 (the probed clusters are the near ones). The paper gives no IVF
+  pass rate, so the bench keeps the stated 1 % (4.3.3).
 - **REIS Fig. 9, MPIBC.** IBC moves one 128-byte query per plane over the
   channel and the die fills the rest of the latch (A24): 13.7 us per plane
   on SSD1, 8.3 us on SSD2, in turn across a die's planes unless MPIBC lets
-  them latch together. That saves 13.7 us of a query's latency on SSD1 and
-  25 us on SSD2, but dies are never a stream's busiest resource, so the gain
-  is 0.9 % / 0 % against 6 % / 26 % (read as one query's latency: 1.5 % /
-  4.2 %). The paper's values imply IBC is about 11 % / 27 % of a DF+PL
-  query, i.e. queries of roughly 100-250 us, which the coarse phase and the
-  core (above) keep this model from reaching. The former reading (a whole
-  16 KiB page of copies over the channel per plane, 437 us per query on
-  SSD1) gave 39 % / 20 %.
+  them latch together, which saves 13.7 us / 25 us of stage A. The fill
+  holds each plane (the plane calendar) and the die's I/O serves its
+  planes in turn, so no per-die cost is hidden: a die's IBC plus its pages'
+  C/A and data-out stay far below its channel's load. In stage A alone the
+  gain is 1.8-9.7 % on SSD1 (average 5.5 % against 6 %) and 5-22 % on SSD2
+  (average 13 % against 26 %); where stage B binds (low nprobe) MPIBC
+  cannot show, so the rows are 2.1 % / 5.3 %. The paper's 26 % implies
+  SSD2 DF+PL queries near 100 us, which stage B (above) keeps this model
+  from reaching.
 - **REIS 6.3.1, REIS-ASIC.** The ASIC streams every page read (data +
-  spare) over the channels, computes for free and reads the rerank's INT8
-  entries as REIS does. Where REIS's per-query floor (SSD1: the centroid TTL
-  traffic; SSD2: the core) exceeds that stream, on NQ and HotpotQA at low
-  nprobe, the ASIC is barely slower (SSD1 1.8x) or faster (SSD2 1.0x); at
-  wiki_full, nprobe 256 (87,090 pages per 16 queries) it is 20x / 12x
-  slower. The paper's 4.1-5.0x / 3.9-6.5x is flat; the 20 % pass rate above
-  brings SSD1 to 3.2-5.6x (SSD2 stays core-bound: 1.1-4.1x).
+  spare) over the channels, computes for free and fetches the rerank's
+  INT8 entries as REIS does, in the same two stages. Where REIS is bound by
+  stage B (low nprobe, small datasets) the ASIC's stream is short and it is
+  barely slower (SSD1 1.3x) or faster (SSD2 0.6x); at wiki_full, nprobe 256
+  (5443 pages per query) it is 15x / 6.7x slower (SSD2's maximum within
+  25 % of 6.5x). The paper's 4.1-5.0x / 3.9-6.5x is flat.
 - **REIS Fig. 7, CPU-Real and No-I/O.** The host model (C1-C5) reads the
   index (codes + INT8 vectors + centroids) and the documents from its SSD
   once per BEIR query set and scans at DDR4 bandwidth, so a CPU-Real query
   costs 0.18-0.23 ms (wiki_full: 8.3-8.5 ms, its 57 GB load over 1000
-  queries) and REIS's average gain is 12.7x (within 25 % of 13x), its
-  maximum 52x (against 112x). No-I/O costs 37-240 us per query, below
-  REIS's 145-520 us (SSD1) and 81-260 us (SSD2), so REIS over No-I/O is
-  0.4x on average against 1.8x: the coarse phase and the core above again,
-  and a host model that scans at the full 409.6 GB/s; the paper states
-  neither FAISS's parameters nor the batch, so the host cannot be rebuilt
-  more closely from it.
+  queries) and REIS's average gain is 11x (within 25 % of 13x), its
+  maximum 43x (against 112x). No-I/O costs 37-240 us per query, below
+  REIS's 160-760 us (SSD1) and 159-474 us (SSD2), so REIS over No-I/O is
+  0.27x on average against 1.8x: stage B above again, and a host model that
+  scans at the full 409.6 GB/s; the paper states neither FAISS's parameters
+  nor the batch, so the host cannot be rebuilt more closely from it.
 - **REIS Table 4.** REIS's brute-force search is sensing-bound (A25) and
   lands on the paper's stated 3.8 ms / 28.5 ms, so both retrieval shares are
   within 25 %. The wiki_en end-to-end gain is 1.17x against 3.24x because

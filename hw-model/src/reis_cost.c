@@ -355,8 +355,23 @@ static int re_est_coarse(struct re_est_run *r, const struct re_est *e, uint32_t 
 	const struct re_layout *L = r->L;
 	uint32_t i;
 
-	re_cost_phase(&r->c, *t, r->np, L->ttl_c, 0);
+	/*
+	 * DF is a step of the page kernel both phases run (REIS 4.3.2-4.3.3:
+	 * the comparator passes an entry whose DIST is under the threshold),
+	 * so with DF the coarse phase also compares each centroid in-die and
+	 * sends only the passing ones to the TTL-C (timing-model.md §6.2,
+	 * A26): at the fine phase's rate, but never fewer than the nprobe
+	 * centroids the search goes on to probe.
+	 */
+	re_cost_phase(&r->c, *t, r->np, L->ttl_c, (uint32_t)r->df);
 	r->rate = 1.0;
+	if (r->df && e->nlist) {
+		double keep = e->pass * (double)e->nlist;
+
+		if (keep < (double)r->np)
+			keep = (double)r->np;
+		r->rate = keep >= (double)e->nlist ? 1.0 : keep / (double)e->nlist;
+	}
 	r->cum_cmp = r->cum_pass = 0;
 	for (i = 0; i < L->cpages; i++) {
 		uint64_t left = e->nlist - (uint64_t)i * L->cpb;

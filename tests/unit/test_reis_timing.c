@@ -365,11 +365,54 @@ static void test_paper_scale(void)
 	CHECK(t[1][3] < t[0][3]);
 }
 
+/*
+ * With DF the coarse phase compares each centroid in-die too and passes
+ * max(nprobe, floor(pass x nlist)) TTL-C entries (docs/timing-model.md
+ * A26); the fine phase passes floor(pass x its compared entries). Hand
+ * counts: 20,000 entries in 64 clusters of 312 or 313 (the first 32 hold
+ * 313), probing clusters 0-4 compares 5 x 313 = 1565 fine entries.
+ */
+static void test_coarse_df(void)
+{
+	static const uint32_t probe[5] = { 0, 1, 2, 3, 4 };
+	struct fp_params p;
+	struct re_est e;
+	struct re_est_out off, lo, hi;
+
+	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
+	memset(&e, 0, sizeof(e));
+	e.kind = ISP_REIS_IVF;
+	e.dim = 512;
+	e.n = 20000;
+	e.nlist = 64;
+	e.nprobe = 5;
+	e.probe = probe;
+	e.nq = 1;
+	e.k = 10;
+	e.df_threshold = 200;
+	e.flags = ISP_REIS_SF_NO_RERANK | ISP_REIS_SF_NO_DF;
+	e.pass = 0.25;
+	CHECK_EQ_U64(re_estimate(&p, &e, &off), 0);
+	CHECK_EQ_U64(off.entries_compared, 64 + 1565);
+	CHECK_EQ_U64(off.entries_passed, 64 + 1565);	/* no filter anywhere */
+	e.flags = ISP_REIS_SF_NO_RERANK;
+	CHECK_EQ_U64(re_estimate(&p, &e, &hi), 0);
+	CHECK_EQ_U64(hi.entries_compared, 64 + 1565);
+	CHECK_EQ_U64(hi.entries_passed, 16 + 391);	/* 0.25 x 64, 0.25 x 1565 */
+	e.pass = 0.01;
+	CHECK_EQ_U64(re_estimate(&p, &e, &lo), 0);
+	CHECK_EQ_U64(lo.entries_passed, 5 + 15);	/* nprobe floor, 0.01 x 1565 */
+	/* Fewer TTL-C entries on the channel: less traffic and time. */
+	CHECK(lo.channel_bytes < hi.channel_bytes && hi.channel_bytes < off.channel_bytes);
+	CHECK(lo.model_ns <= hi.model_ns && hi.model_ns < off.model_ns);
+}
+
 int main(void)
 {
 	test_kernels();
 	test_sanity();
 	test_estimate_equals();
 	test_paper_scale();
+	test_coarse_df();
 	return t_result();
 }
