@@ -178,12 +178,14 @@ static void scheduled(unsigned m, struct reis_db_image *img, const struct reis_q
 	o.did = DID;
 	o.k = 10;
 	memset(&so, 0, sizeof(so));
+	so.one_drive_qps = one_qps;	/* the sweep's: one baseline for both tables */
 	REQUIRE(reis_group_sched_search(g, NULL, 0, &o, q, &so, &r, &rep) == 0);
 	print_rep("REIS", &rep, one_qps);
 	reis_group_result_free(&r);
 	REQUIRE(reis_group_rf_deploy(g, &d, NULL) == 0);
 	d.data = NULL;	/* the host reads the rows from the namespaces */
 	so.batch = 64;
+	so.one_drive_qps = one_bps;
 	REQUIRE(reis_group_sched_sls(g, &d, &bt->b, 0, &so, out, &rep) == 0);
 	print_rep("RecFlash", &rep, one_bps);
 	REQUIRE(reis_group_db_delete(g, DID) == 0);
