@@ -18,7 +18,13 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 truncate -s 64M "$tmp/ns.img"
 accel=$(vm_accel)
 drives=${ISP_DRIVES:-8}
-timing=${ISP_TIMING:-annotate}
+# Delay mode: a completion waits for its modeled time on QEMU's virtual
+# clock, so the guest never submits a batch while the drive's model is still
+# busy with the previous one (or with a deploy's programs). With annotate the
+# guest runs ahead whenever the emulator is faster than the model, that
+# queueing enters the next batch's modeled latency, and modeled QPS then
+# depends on the QEMU version and the host's load (docs/group.md).
+timing=${ISP_TIMING:-delay}
 group=$(vm_group_args "$drives" "$tmp" "isp=on,isp-timing=$timing")
 mkdir -p "$BUILD/results"
 out=$BUILD/results/vm-bench-group.txt

@@ -96,11 +96,33 @@ uint64_t reis__group_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void reis__group_ok(struct reis_group *g)
+int reis__group_ok(struct reis_group *g)
 {
+	return reis__group_begin(g, 0);
+}
+
+int reis__group_begin(struct reis_group *g, int partial)
+{
+	uint64_t t0 = reis__group_now_ns(), held;
+	unsigned s;
+
 	g->failed = -1;
 	g->msg[0] = '\0';
+	/* A member still inside a call that timed out cannot be used yet. */
+	while ((held = reis__gcall_reap(g)) &&
+	       (g->timeout_ms < 0 ||
+		reis__group_now_ns() - t0 < (uint64_t)g->timeout_ms * 1000000u)) {
+		struct timespec ts = { 0, 2000000 };
+
+		nanosleep(&ts, NULL);
+	}
 	reis_group_orphans_reap(g);	/* late completions of earlier calls */
+	for (s = 0; !partial && s < g->n; s++)
+		if (held >> s & 1)
+			return reis__group_fail(g, (int)s, -ETIMEDOUT,
+						"still inside a call that timed out (no "
+						"completion within %d ms)", g->timeout_ms);
+	return 0;
 }
 
 uint64_t reis__group_reap(struct reis_group *g, int (*done)(const void *arg), const void *arg)
@@ -115,7 +137,7 @@ uint64_t reis__group_reap(struct reis_group *g, int (*done)(const void *arg), co
 		int reaped = 0, busy = -1;
 
 		for (s = 0; s < g->n; s++) {
-			if ((late >> s & 1) || !reis_inflight(g->dev[s]))
+			if (((late | g->held) >> s & 1) || !reis_inflight(g->dev[s]))
 				continue;
 			now = reis__group_now_ns();
 			if (reis_poll(g->dev[s], 0) > 0) {
@@ -161,7 +183,7 @@ static unsigned reis_group_orphans_reap(struct reis_group *g)
 	if (!g->orphans)
 		return 0;
 	for (s = 0; s < g->n; s++)
-		if (reis_inflight(g->dev[s]))
+		if (!(g->held >> s & 1) && reis_inflight(g->dev[s]))
 			reis_poll(g->dev[s], 0);
 	while ((o = *pp)) {
 		if (o->busy(o->mem, o->count)) {
@@ -178,7 +200,10 @@ static unsigned reis_group_orphans_reap(struct reis_group *g)
 
 unsigned reis_group_pending(struct reis_group *g)
 {
-	return g ? reis_group_orphans_reap(g) : 0;
+	if (!g)
+		return 0;
+	reis__gcall_reap(g);
+	return reis_group_orphans_reap(g) + reis__gcall_count(g);
 }
 
 int reis_group_set_timeout(struct reis_group *g, int timeout_ms)
@@ -197,7 +222,9 @@ int reis__group_delete(struct reis_group *g, uint32_t id,
 
 	if (!g)
 		return -EINVAL;
-	reis__group_ok(g);
+	first = reis__group_ok(g);
+	if (first)
+		return first;
 	for (s = 0; s < g->n; s++) {
 		int ret = del(g->dev[s], id);
 
@@ -393,6 +420,9 @@ void reis_group_close(struct reis_group *g)
 
 	if (!g)
 		return;
+	/* A late synchronous call still uses its member's handle: wait for it
+	 * to return (the drive layer's own bound: the kernel's I/O timeout). */
+	reis__gcall_join_all(g);
 	/* Late work gets one more timeout to finish (its results read and
 	 * released on the drive); reis_close() then waits for what is still
 	 * in flight without running it further. */

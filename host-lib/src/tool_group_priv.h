@@ -6,6 +6,7 @@
 #ifndef TOOL_GROUP_PRIV_H
 #define TOOL_GROUP_PRIV_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "libreis_tools.h"
@@ -22,12 +23,35 @@ struct reis__group_orphan {
 	void (*release)(void *mem, unsigned count);
 };
 
+/*
+ * One member's synchronous part of a group call on a thread of its own
+ * (tool_group_call.c): @fn runs with @dev and its copy of the context;
+ * given up on (timeout), the thread keeps @ctx and, once @fn returns, runs
+ * @late_done to undo what it did.
+ */
+struct reis__gcall {
+	struct reis__gcall *next;	/* the group's late calls */
+	struct reis_group *g;
+	struct reis_dev *dev;
+	unsigned s;
+	int (*fn)(struct reis__gcall *c);
+	void (*late_done)(struct reis__gcall *c);
+	void *ctx;
+	uint64_t beat_ns;		/* __atomic: last progress */
+	pthread_t th;
+	int ret;
+	int late;			/* under the calls' mutex */
+	int done;
+};
+
 struct reis_group {
 	unsigned n;
 	int failed;			/* member of the last failure, or -1 */
 	int timeout_ms;			/* reis_group_set_timeout(); -1: none */
 	int facts;			/* members' transport facts looked up */
 	struct reis__group_orphan *orphans;
+	struct reis__gcall *late;	/* given-up synchronous calls still running */
+	uint64_t held;			/* members a late call still uses */
 	struct reis_dev *dev[REIS_GROUP_MAX];
 	struct reis_group_member m[REIS_GROUP_MAX];
 	char msg[REIS_GROUP_MSG_LEN];
@@ -40,8 +64,36 @@ int reis__group_fail(struct reis_group *g, int member, int err, const char *fmt,
 /* CLOCK_MONOTONIC in ns (the core's clock is private to libreis.so). */
 uint64_t reis__group_now_ns(void);
 
-/* Clear the last failure at the start of a call. */
-void reis__group_ok(struct reis_group *g);
+/*
+ * Clear the last failure at the start of a call and reap earlier calls'
+ * late work; a member still held by a late synchronous call is waited for
+ * up to the timeout, then the call fails with -ETIMEDOUT naming it.
+ */
+int reis__group_ok(struct reis_group *g);
+/* The same; with @partial held members do not fail it (g->held says
+ * which: a REIS_GROUP_PARTIAL search counts them missing). */
+int reis__group_begin(struct reis_group *g, int partial);
+
+/*
+ * Run @fn for every member in @mask at once, each on its own thread with
+ * its copy of @ctx[s] (@ctx_size bytes each, copied back when it returns
+ * in time), waiting for each at most the group's timeout since its last
+ * reis__gcall_beat(). @rets[s]: @fn's return, or -ETIMEDOUT (the member is
+ * then held until @fn returns and @late_done ran), -ENOMEM, -EAGAIN.
+ */
+int reis__group_call(struct reis_group *g, uint64_t mask, int (*fn)(struct reis__gcall *c),
+		     void (*late_done)(struct reis__gcall *c), void *ctx, size_t ctx_size,
+		     int *rets);
+/* A sign of progress of a running call (resets its bound). */
+void reis__gcall_beat(struct reis__gcall *c);
+/* The caller's progress function, from the members' threads one at a time. */
+void reis__gcall_progress(reis_progress_fn fn, void *arg, uint64_t done, uint64_t total);
+/* Join the late calls that returned; the mask of members still held. */
+uint64_t reis__gcall_reap(struct reis_group *g);
+/* Late calls not yet joined. */
+unsigned reis__gcall_count(const struct reis_group *g);
+/* Wait for every late call (reis_group_close()). */
+void reis__gcall_join_all(struct reis_group *g);
 
 /*
  * Reap on every member until @done(@arg) holds or nothing is in flight,

@@ -237,7 +237,10 @@ void reis__pull_account(const struct reis__pull *pl, const struct reis_group_sch
 			  (double)rep->host.items : pl->calib_host_bytes;
 	rep->host_alone_qps = host_item_ns > 0 ? 1e9 / (host_item_ns * per_unit) : 0;
 	rep->drives_only_qps = slowest > 0 ? 1e9 / slowest : 0;
-	rep->one_drive_qps = one_drive_ups > 0 ? one_drive_ups : (sum_ns > 0 ? 1e9 / sum_ns : 0);
+	/* One baseline only: measured (the caller's, or @single's run), never
+	 * estimated from the 16-query calibration (per-command costs make it
+	 * undercount a drive's batching: docs/group.md, Scheduled mode). */
+	rep->one_drive_qps = so && so->one_drive_qps > 0 ? so->one_drive_qps : one_drive_ups;
 	rep->speedup_vs_host = rep->host_alone_qps > 0 ? rep->qps / rep->host_alone_qps : 0;
 	rep->speedup_vs_one_drive = rep->one_drive_qps > 0 ? rep->qps / rep->one_drive_qps : 0;
 	/* W * ns is nJ; nJ -> mJ is 1e-6. */

@@ -125,16 +125,77 @@ nomem:
 	return -ENOMEM;
 }
 
+/* One member's part of a sharded deploy, on its own thread. */
+struct reis_grd_ctx {
+	struct reis_db_image sh;
+	struct reis_deploy_opts o;	/* the caller's, or zero */
+	struct reis__gcall *c;
+	uint32_t did;
+	int ns_failed;			/* the namespace copy failed */
+	char msg[REIS_GROUP_MSG_LEN / 2];
+};
+
+static void reis_grd_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct reis_grd_ctx *x = arg;
+
+	reis__gcall_beat(x->c);	/* an acknowledged chunk: progress */
+	reis__gcall_progress(x->o.progress, x->o.arg, done, total);
+}
+
+static int reis_grd_one(struct reis__gcall *c)
+{
+	struct reis_grd_ctx *x = c->ctx;
+	struct reis_deploy_opts o = x->o;
+	int ret;
+
+	x->c = c;
+	o.progress = reis_grd_progress;
+	o.arg = x;
+	ret = reis_db_deploy(c->dev, &x->sh, &o);
+	if (ret) {
+		snprintf(x->msg, sizeof(x->msg), "%s", reis_last_error(c->dev));
+		goto out;
+	}
+	reis__gcall_beat(c);
+	/* The host's copy, for the scheduled mode's block reads. */
+	ret = reis__gns_reis_put(c->g, c->s, &x->sh);
+	if (ret) {
+		x->ns_failed = 1;
+		snprintf(x->msg, sizeof(x->msg), "%s", ret == -ENOSPC ? "namespace full" :
+			 reis_last_error(c->dev));
+		reis_db_delete(c->dev, x->did);
+	}
+out:
+	reis_db_image_free(&x->sh);
+	return ret;
+}
+
+/* A member given up on: once its deploy returns, its shard goes again. */
+static void reis_grd_late(struct reis__gcall *c)
+{
+	struct reis_grd_ctx *x = c->ctx;
+
+	if (c->ret)
+		return;		/* nothing stayed on it */
+	reis_db_delete(c->dev, x->did);
+	reis__gns_del(c->g, c->s, REIS_GNS_KIND_REIS, x->did);
+}
+
 int reis_group_db_deploy(struct reis_group *g, struct reis_db_image *img,
 			 const struct reis_deploy_opts *o)
 {
+	struct reis_grd_ctx *x;
+	int rets[REIS_GROUP_MAX];
 	char err[160];
-	unsigned s;
+	unsigned s, bad = 0;
 	int ret;
 
 	if (!g || !img)
 		return -EINVAL;
-	reis__group_ok(g);
+	ret = reis__group_ok(g);
+	if (ret)
+		return ret;
 	ret = reis_db_image_check(img, err, sizeof(err));
 	if (ret)
 		return reis__group_fail(g, -1, ret, "image: %s", err);
@@ -142,39 +203,53 @@ int reis_group_db_deploy(struct reis_group *g, struct reis_db_image *img,
 		return reis__group_fail(g, -1, -EINVAL,
 					"%llu entries cannot be sharded over %u drives",
 					(unsigned long long)img->n, g->n);
+	x = calloc(g->n, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
 	for (s = 0; s < g->n; s++) {
-		struct reis_db_image sh;
-
-		ret = reis_group_shard_image(img, s, g->n, &sh);
+		if (o)
+			x[s].o = *o;
+		x[s].did = img->did;
+		ret = reis_group_shard_image(img, s, g->n, &x[s].sh);
 		if (ret) {
 			reis__group_fail(g, (int)s, ret, "shard: %s", reis_strerror(ret));
-			break;
+			while (s-- > 0)
+				reis_db_image_free(&x[s].sh);
+			free(x);
+			return ret;
 		}
-		ret = reis_db_deploy(g->dev[s], &sh, o);
-		if (ret) {
-			reis_db_image_free(&sh);
-			ret = reis__group_fail(g, (int)s, ret, "deploy of shard %u/%u: %s", s,
-					       g->n, reis_last_error(g->dev[s]));
-			break;
+	}
+	/* Every member deploys at once, each under the group's timeout. */
+	reis__group_call(g, g->n >= 64 ? ~0ull : (1ull << g->n) - 1, reis_grd_one, reis_grd_late,
+			 x, sizeof(*x), rets);
+	ret = 0;
+	for (s = 0; s < g->n; s++) {
+		if (!rets[s])
+			continue;
+		if (rets[s] == -ENOMEM || rets[s] == -EAGAIN)
+			reis_db_image_free(&x[s].sh);	/* its thread never ran */
+		if (!ret) {
+			bad = s;
+			ret = rets[s];
 		}
-		/* The host's copy, for the scheduled mode's block reads. */
-		ret = reis__gns_reis_put(g, s, &sh);
-		reis_db_image_free(&sh);
-		if (ret) {
-			ret = reis__group_fail(g, (int)s, ret, "shard %u/%u to the namespace: %s", s,
-					       g->n, ret == -ENOSPC ? "namespace full" :
-					       reis_last_error(g->dev[s]));
+	}
+	if (ret == -ETIMEDOUT)
+		reis__group_fail(g, (int)bad, ret, "deploy of shard %u/%u: no progress within "
+				 "%d ms (the group's timeout); its shard is deleted when its "
+				 "deploy returns", bad, g->n, g->timeout_ms);
+	else if (ret && x[bad].ns_failed)
+		reis__group_fail(g, (int)bad, ret, "shard %u/%u to the namespace: %s", bad, g->n,
+				 x[bad].msg);
+	else if (ret)
+		reis__group_fail(g, (int)bad, ret, "deploy of shard %u/%u: %s", bad, g->n,
+				 x[bad].msg[0] ? x[bad].msg : reis_strerror(ret));
+	/* All or nothing: remove the shards the other members took. */
+	for (s = 0; ret && s < g->n; s++)
+		if (!rets[s]) {
 			reis_db_delete(g->dev[s], img->did);
-			break;
+			reis__gns_del(g, s, REIS_GNS_KIND_REIS, img->did);
 		}
-	}
-	if (!ret)
-		return 0;
-	/* All or nothing: remove the shards already on the other members. */
-	while (s-- > 0) {
-		reis_db_delete(g->dev[s], img->did);
-		reis__gns_del(g, s, REIS_GNS_KIND_REIS, img->did);
-	}
+	free(x);
 	return ret;
 }
 

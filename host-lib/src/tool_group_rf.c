@@ -7,6 +7,7 @@
  * accumulation rules).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,66 +44,143 @@ unsigned reis_group_rf_owner(uint32_t rows, unsigned nm, uint32_t row, uint32_t 
 	return s;
 }
 
+/* One member's row range of a sharded deploy, on its own thread. */
+struct reis_grfd_ctx {
+	struct reis_rf_table ts;	/* rows point into the caller's table */
+	struct reis_rf_deploy_opts o;
+	struct reis__gcall *c;
+	reis_progress_fn progress;	/* the caller's */
+	void *progress_arg;
+	uint32_t lo;
+	uint32_t rb;
+	int ns_failed;
+	char msg[REIS_GROUP_MSG_LEN / 2];
+};
+
+static void reis_grfd_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct reis_grfd_ctx *x = arg;
+
+	reis__gcall_beat(x->c);
+	reis__gcall_progress(x->progress, x->progress_arg, done, total);
+}
+
+static int reis_grfd_one(struct reis__gcall *c)
+{
+	struct reis_grfd_ctx *x = c->ctx;
+	int ret;
+
+	x->c = c;
+	x->o.progress = reis_grfd_progress;
+	x->o.progress_arg = x;
+	ret = reis_rf_deploy(c->dev, &x->ts, &x->o);
+	if (ret) {
+		snprintf(x->msg, sizeof(x->msg), "%s", reis_last_error(c->dev));
+		return ret;
+	}
+	reis__gcall_beat(c);
+	/* The host's copy of the rows, for the scheduled mode. */
+	ret = reis__gns_rf_put(c->g, c->s, &x->ts, x->lo, x->rb);
+	if (ret) {
+		x->ns_failed = 1;
+		snprintf(x->msg, sizeof(x->msg), "%s", ret == -ENOSPC ? "namespace full" :
+			 reis_last_error(c->dev));
+		reis_rf_delete(c->dev, x->ts.tid);
+	}
+	return ret;
+}
+
+/* A member given up on: once its deploy returns, its rows go again. */
+static void reis_grfd_late(struct reis__gcall *c)
+{
+	struct reis_grfd_ctx *x = c->ctx;
+
+	if (c->ret)
+		return;
+	reis_rf_delete(c->dev, x->ts.tid);
+	reis__gns_del(c->g, c->s, REIS_GNS_KIND_RF, x->ts.tid);
+}
+
 int reis_group_rf_deploy(struct reis_group *g, const struct reis_rf_table *t,
 			 struct reis_rf_deploy_opts *opts)
 {
 	struct reis_rf_deploy_opts sum;
+	struct reis_grfd_ctx *x;
+	int rets[REIS_GROUP_MAX];
 	int rb, ret = 0;
-	unsigned s;
+	unsigned s, bad = 0;
 
 	if (!g || !t || !t->data)
 		return -EINVAL;
-	reis__group_ok(g);
+	ret = reis__group_ok(g);
+	if (ret)
+		return ret;
 	rb = reis_rf_row_bytes(t->dtype, t->dim);
 	if (rb < 0)
 		return reis__group_fail(g, -1, rb, "bad dtype or dim");
 	if (t->rows < g->n)
 		return reis__group_fail(g, -1, -EINVAL, "%u rows cannot be sharded over %u drives",
 					t->rows, g->n);
-	memset(&sum, 0, sizeof(sum));
+	x = calloc(g->n, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
 	for (s = 0; s < g->n; s++) {
-		struct reis_rf_table ts = *t;
-		struct reis_rf_deploy_opts o;
 		uint32_t lo = reis_grf_lo(t->rows, s, g->n);
 
-		memset(&o, 0, sizeof(o));
 		if (opts) {
-			o.depth = opts->depth;
-			o.chunk = opts->chunk;
-			o.progress = opts->progress;
-			o.progress_arg = opts->progress_arg;
+			x[s].o.depth = opts->depth;
+			x[s].o.chunk = opts->chunk;
+			x[s].progress = opts->progress;
+			x[s].progress_arg = opts->progress_arg;
 		}
-		ts.rows = reis_group_rf_rows(t->rows, s, g->n);
-		ts.data = (const uint8_t *)t->data + (size_t)lo * (size_t)rb;
-		ts.profile = t->profile ? t->profile + lo : NULL;
-		ret = reis_rf_deploy(g->dev[s], &ts, &o);
-		if (ret) {
-			ret = reis__group_fail(g, (int)s, ret, "deploy of rows %u..%u: %s", lo,
-					       lo + ts.rows - 1, reis_last_error(g->dev[s]));
-			break;
+		x[s].ts = *t;
+		x[s].ts.rows = reis_group_rf_rows(t->rows, s, g->n);
+		x[s].ts.data = (const uint8_t *)t->data + (size_t)lo * (size_t)rb;
+		x[s].ts.profile = t->profile ? t->profile + lo : NULL;
+		x[s].lo = lo;
+		x[s].rb = (uint32_t)rb;
+	}
+	/* Every member deploys at once, each under the group's timeout. */
+	reis__group_call(g, g->n >= 64 ? ~0ull : (1ull << g->n) - 1, reis_grfd_one,
+			 reis_grfd_late, x, sizeof(*x), rets);
+	memset(&sum, 0, sizeof(sum));
+	ret = 0;
+	for (s = 0; s < g->n; s++) {
+		if (rets[s]) {
+			if (!ret) {
+				bad = s;
+				ret = rets[s];
+			}
+			continue;
 		}
-		/* The host's copy of the rows, for the scheduled mode. */
-		ret = reis__gns_rf_put(g, s, &ts, lo, (uint32_t)rb);
-		if (ret) {
-			ret = reis__group_fail(g, (int)s, ret, "rows %u..%u to the namespace: %s",
-					       lo, lo + ts.rows - 1, ret == -ENOSPC ?
-					       "namespace full" : reis_last_error(g->dev[s]));
-			reis_rf_delete(g->dev[s], t->tid);
-			break;
-		}
-		sum.time_ns += o.time_ns;
-		sum.energy_nj += o.energy_nj;
-		sum.bytes += o.bytes;
-		sum.ncmds += o.ncmds;
+		sum.time_ns += x[s].o.time_ns;
+		sum.energy_nj += x[s].o.energy_nj;
+		sum.bytes += x[s].o.bytes;
+		sum.ncmds += x[s].o.ncmds;
 	}
 	if (ret) {
+		uint32_t lo = x[bad].lo, hi = x[bad].lo + x[bad].ts.rows - 1;
+
+		if (ret == -ETIMEDOUT)
+			reis__group_fail(g, (int)bad, ret, "deploy of rows %u..%u: no progress "
+					 "within %d ms (the group's timeout); its rows are deleted "
+					 "when its deploy returns", lo, hi, g->timeout_ms);
+		else if (x[bad].ns_failed)
+			reis__group_fail(g, (int)bad, ret, "rows %u..%u to the namespace: %s", lo,
+					 hi, x[bad].msg);
+		else
+			reis__group_fail(g, (int)bad, ret, "deploy of rows %u..%u: %s", lo, hi,
+					 x[bad].msg[0] ? x[bad].msg : reis_strerror(ret));
 		/* All or nothing: drop the slices the other members took. */
-		while (s-- > 0) {
-			reis_rf_delete(g->dev[s], t->tid);
-			reis__gns_del(g, s, REIS_GNS_KIND_RF, t->tid);
-		}
+		for (s = 0; s < g->n; s++)
+			if (!rets[s]) {
+				reis_rf_delete(g->dev[s], t->tid);
+				reis__gns_del(g, s, REIS_GNS_KIND_RF, t->tid);
+			}
+		free(x);
 		return ret;
 	}
+	free(x);
 	if (opts) {
 		opts->time_ns = sum.time_ns;
 		opts->energy_nj = sum.energy_nj;
@@ -341,9 +419,11 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
 
 	if (!g || !bags || !out || !dim || dim > REIS_RF_MAX_DIM)
 		return -EINVAL;
-	reis__group_ok(g);
 	if (info)
 		memset(info, 0, sizeof(*info));
+	ret = reis__group_ok(g);
+	if (ret)
+		return ret;
 	ret = reis_rf_bags_check(bags, flags & (REIS_RF_SLS_WEIGHTED | REIS_RF_SLS_MEAN |
 						REIS_RF_SLS_NO_CACHE), rows, &why);
 	if (ret)

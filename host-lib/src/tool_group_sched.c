@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,35 @@ static int reis_sched_locate(struct reis_sched *sc, unsigned s)
 	return 0;
 }
 
+
+/* A drive's scheduled batch, on its own thread (tool_group_call.c). */
+struct reis_sched_batch {
+	int ivf;
+	struct reis_search_opts o;
+	struct reis_queries q;
+	struct reis_search_result res;
+	char msg[REIS_GROUP_MSG_LEN / 2];
+};
+
+static int reis_sched_batch_one(struct reis__gcall *c)
+{
+	struct reis_sched_batch *x = c->ctx;
+	int ret = x->ivf ? reis_ivf_search(c->dev, &x->o, &x->q, &x->res) :
+			   reis_search(c->dev, &x->o, &x->q, &x->res);
+
+	if (ret)
+		snprintf(x->msg, sizeof(x->msg), "%s", reis_last_error(c->dev));
+	return ret;
+}
+
+/* Given up on: its result, when it comes, is dropped. */
+static void reis_sched_batch_late(struct reis__gcall *c)
+{
+	struct reis_sched_batch *x = c->ctx;
+
+	reis_search_result_free(&x->res);
+}
+
 /* One batch [q0, q0+nq) of shard @s on node @node; its duration in *ns. */
 static int reis_sched_run(struct reis_sched *sc, unsigned node, unsigned s, uint32_t q0,
 			  uint32_t nq, struct reis_group_node *acct, uint64_t *ns)
@@ -243,12 +273,25 @@ static int reis_sched_run(struct reis_sched *sc, unsigned node, unsigned s, uint
 		acct->bytes_to_host += bytes;
 		acct->read_ns += obj->read_ns - r0;
 	} else {
-		struct reis_dev *dev = sc->g->dev[s];
+		struct reis_sched_batch x[REIS_GROUP_MAX];
+		int rets[REIS_GROUP_MAX] = { 0 };
 
-		ret = sc->ivf ? reis_ivf_search(dev, &sc->st.os[s], &sub, &res) :
-				reis_search(dev, &sc->st.os[s], &sub, &res);
+		/* The drive's batch under the group's timeout (tool_group_call.c). */
+		memset(&x[s], 0, sizeof(x[s]));
+		x[s].ivf = sc->ivf;
+		x[s].o = sc->st.os[s];
+		x[s].q = sub;
+		reis__group_call(sc->g, 1ull << s, reis_sched_batch_one, reis_sched_batch_late, x,
+				 sizeof(x[0]), rets);
+		ret = rets[s];
+		if (ret == -ETIMEDOUT)
+			return reis__group_fail(sc->g, (int)s, ret, "scheduled batch: no "
+						"completion within %d ms (the group's timeout)",
+						sc->g->timeout_ms);
 		if (ret)
-			return reis__group_fail(sc->g, (int)s, ret, "%s", reis_last_error(dev));
+			return reis__group_fail(sc->g, (int)s, ret, "%s",
+						x[s].msg[0] ? x[s].msg : reis_strerror(ret));
+		res = x[s].res;
 		*ns = res.search_ns + res.read_ns;
 		acct->bytes_inside += res.pages_read * sc->g->m[s].info.page_bytes;
 		acct->energy_nj += res.search_nj + res.read_nj;
@@ -259,19 +302,17 @@ static int reis_sched_run(struct reis_sched *sc, unsigned node, unsigned s, uint
 	return reis_sched_keep(sc, s, q0, &res);
 }
 
-/* Queries per second of a drive holding everything, on the first queries. */
-static double reis_sched_single(struct reis_sched *sc, struct reis_dev *one, uint32_t cnq,
+/* Queries per second of a drive holding everything, on the run's batch. */
+static double reis_sched_single(struct reis_sched *sc, struct reis_dev *one,
 				const struct reis_search_opts *o)
 {
-	struct reis_queries sub = *sc->q;
 	struct reis_search_result res;
 	double qps = 0;
 	int ret;
 
-	sub.nq = cnq;
-	ret = sc->ivf ? reis_ivf_search(one, o, &sub, &res) : reis_search(one, o, &sub, &res);
+	ret = sc->ivf ? reis_ivf_search(one, o, sc->q, &res) : reis_search(one, o, sc->q, &res);
 	if (!ret && res.search_ns + res.read_ns)
-		qps = cnq * 1e9 / (double)(res.search_ns + res.read_ns);
+		qps = sc->q->nq * 1e9 / (double)(res.search_ns + res.read_ns);
 	if (!ret)
 		reis_search_result_free(&res);
 	return qps;
@@ -313,7 +354,6 @@ int reis_group_sched_search(struct reis_group *g, const struct reis_db_image *im
 			    const struct reis_group_sched_opts *so, struct reis_group_result *r,
 			    struct reis_group_sched_report *rep)
 {
-	uint32_t cnq = so && so->calib_nq ? so->calib_nq : 16;
 	uint64_t t0 = reis__group_now_ns();
 	struct reis__pull pl;
 	struct reis_sched sc;
@@ -341,8 +381,8 @@ int reis_group_sched_search(struct reis_group *g, const struct reis_db_image *im
 	reis__pull_init(&pl, g, q->nq, reis_sched_run_cb, &sc);
 	for (s = 0; s < g->n; s++)
 		pl.nitems[s] = q->nq;	/* every query on every shard */
-	if (so && so->single)
-		one_qps = reis_sched_single(&sc, so->single, cnq < q->nq ? cnq : q->nq, o);
+	if (so && so->single && !(so->one_drive_qps > 0))
+		one_qps = reis_sched_single(&sc, so->single, o);
 	sc.pl = &pl;
 	ret = reis__pull_schedule(&pl, so, rep);
 	if (ret)

@@ -9,6 +9,7 @@
  * them as in the sharded SLS (docs/group.md, Scheduled).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,66 @@ static void reis_srf_range(struct reis_srf *c, unsigned s, uint32_t lo, uint32_t
 	b->weights = p->weights ? p->weights + base : NULL;
 }
 
+/* A drive's scheduled SLS batch with its own copy of the bags. */
+struct reis_srf_batch {
+	struct reis_rf_bags b;
+	uint32_t tid, dim, flags;
+	float *out;
+	struct reis_rf_sls_info in;
+	char msg[REIS_GROUP_MSG_LEN / 2];
+};
+
+static void reis_srf_batch_late_free(struct reis_srf_batch *x)
+{
+	free((void *)x->b.offsets);
+	free((void *)x->b.indices);
+	free((void *)x->b.weights);
+	free(x->out);
+}
+
+static int reis_srf_batch_make(struct reis_srf_batch *x, const struct reis_srf *c,
+			       const struct reis_rf_bags *b)
+{
+	uint32_t *offs = malloc(((size_t)b->nbags + 1) * sizeof(*offs));
+	uint32_t *idx = malloc(((size_t)b->nidx + 1) * sizeof(*idx));
+	float *w = b->weights ? malloc(((size_t)b->nidx + 1) * sizeof(*w)) : NULL;
+
+	memset(x, 0, sizeof(*x));
+	x->out = malloc(((size_t)b->nbags * c->t->dim + 1) * sizeof(float));
+	x->b = *b;
+	x->b.offsets = offs;
+	x->b.indices = idx;
+	x->b.weights = w;
+	if (!offs || !idx || (b->weights && !w) || !x->out) {
+		reis_srf_batch_late_free(x);
+		return -ENOMEM;
+	}
+	memcpy(offs, b->offsets, ((size_t)b->nbags + 1) * sizeof(*offs));
+	memcpy(idx, b->indices, (size_t)b->nidx * sizeof(*idx));
+	if (w)
+		memcpy(w, b->weights, (size_t)b->nidx * sizeof(*w));
+	x->tid = c->t->tid;
+	x->dim = c->t->dim;
+	x->flags = c->dflags;
+	return 0;
+}
+
+static int reis_srf_batch_one(struct reis__gcall *c)
+{
+	struct reis_srf_batch *x = c->ctx;
+	int ret = reis_rf_sls(c->dev, x->tid, x->dim, &x->b, x->flags, x->out, &x->in);
+
+	if (ret)
+		snprintf(x->msg, sizeof(x->msg), "%s", reis_last_error(c->dev));
+	return ret;
+}
+
+/* Given up on: its copy goes when it returns. */
+static void reis_srf_batch_late(struct reis__gcall *c)
+{
+	reis_srf_batch_late_free(c->ctx);
+}
+
 static int reis_srf_run(void *ctx, unsigned node, unsigned s, uint32_t lo, uint32_t n,
 			struct reis_group_node *acct, uint64_t *ns)
 {
@@ -123,12 +184,31 @@ static int reis_srf_run(void *ctx, unsigned node, unsigned s, uint32_t lo, uint3
 		acct->bytes_to_host += bytes;
 		acct->read_ns += o->read_ns - r0;
 	} else {
+		struct reis_srf_batch x[REIS_GROUP_MAX];
+		int rets[REIS_GROUP_MAX] = { 0 };
 		struct reis_rf_sls_info in;
 
-		ret = reis_rf_sls(c->g->dev[s], c->t->tid, c->t->dim, &b, c->dflags, out, &in);
+		/* The drive's batch under the group's timeout (tool_group_call.c),
+		 * on its own copy of the batch: a late one outlives this call. */
+		ret = reis_srf_batch_make(&x[s], c, &b);
+		if (ret)
+			return reis__group_fail(c->g, -1, ret, "out of memory");
+		reis__group_call(c->g, 1ull << s, reis_srf_batch_one, reis_srf_batch_late, x,
+				 sizeof(x[0]), rets);
+		ret = rets[s];
+		if (ret != -ETIMEDOUT) {
+			if (!ret)
+				memcpy(out, x[s].out, (size_t)n * c->t->dim * sizeof(float));
+			in = x[s].in;
+			reis_srf_batch_late_free(&x[s]);
+		}
+		if (ret == -ETIMEDOUT)
+			return reis__group_fail(c->g, (int)s, ret, "scheduled SLS batch: no "
+						"completion within %d ms (the group's timeout)",
+						c->g->timeout_ms);
 		if (ret)
 			return reis__group_fail(c->g, (int)s, ret, "SLS on table %u: %s", c->t->tid,
-						reis_last_error(c->g->dev[s]));
+						x[s].msg[0] ? x[s].msg : reis_strerror(ret));
 		*ns = in.cmd_ns;
 		acct->bytes_inside += in.bytes_sensed;
 		acct->energy_nj += in.energy_pj / 1000;
@@ -167,8 +247,10 @@ int reis_group_sched_sls(struct reis_group *g, const struct reis_rf_table *t,
 
 	if (!g || !t || !bags || !out || !rep)
 		return -EINVAL;
-	reis__group_ok(g);
 	memset(rep, 0, sizeof(*rep));
+	ret = reis__group_ok(g);
+	if (ret)
+		return ret;
 	memset(&c, 0, sizeof(c));
 	c.g = g;
 	c.t = t;
@@ -189,7 +271,7 @@ int reis_group_sched_sls(struct reis_group *g, const struct reis_rf_table *t,
 	reis__pull_init(&pl, g, bags->nbags, reis_srf_run, &c);
 	for (s = 0; s < g->n; s++)
 		pl.nitems[s] = c.plan.part[s].nbags;
-	if (!ret && so && so->single)
+	if (!ret && so && so->single && !(so->one_drive_qps > 0))
 		one = reis_srf_single(so->single, t, bags, flags & ~REIS_GROUP_SLS_EXACT);
 	if (!ret)
 		ret = reis__pull_schedule(&pl, so, rep);

@@ -92,28 +92,64 @@ void reis_group_result_free(struct reis_group_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* One member's DB_INFO, on its own thread (tool_group_call.c). */
+struct reis_gr_info_ctx {
+	uint32_t did;
+	int err;
+	struct reis_db_info in;
+	char msg[REIS_GROUP_MSG_LEN / 2];
+};
+
+static int reis_gr_info_one(struct reis__gcall *c)
+{
+	struct reis_gr_info_ctx *x = c->ctx;
+	int e = reis_db_info(c->dev, x->did, &x->in);
+
+	if (e)
+		snprintf(x->msg, sizeof(x->msg), "%s", reis_last_error(c->dev));
+	return e;
+}
+
 /*
- * What every member says about @did: its entries, metric and ids. A member
- * that cannot answer gets err[s]; the first such failure is returned.
+ * What every member says about @did: its entries, metric and ids, asked of
+ * all members at once under the group's timeout. A member that cannot
+ * answer gets err[s]; the first such failure is returned.
  */
 static int reis_gr_db_facts(struct reis_group *g, uint32_t did, uint64_t *ns,
 			    int32_t *err, struct reis_db_info *first)
 {
-	int have = 0, ret = 0;
+	struct reis_gr_info_ctx *x = calloc(g->n, sizeof(*x));
+	int have = 0, ret = 0, rets[REIS_GROUP_MAX] = { 0 };
+	uint64_t held = g->held;
 	unsigned s;
 
+	if (!x)
+		return -ENOMEM;
+	for (s = 0; s < g->n; s++)
+		x[s].did = did;
+	/* A member still inside a call that timed out is not asked. */
+	reis__group_call(g, (g->n >= 64 ? ~0ull : (1ull << g->n) - 1) & ~held,
+			 reis_gr_info_one, NULL, x, sizeof(*x), rets);
 	for (s = 0; s < g->n; s++) {
-		struct reis_db_info in;
-		int e = reis_db_info(g->dev[s], did, &in);
+		const struct reis_db_info *in = &x[s].in;
+		int e = (held >> s & 1) ? -EBUSY : rets[s];
 
 		ns[s] = 0;
-		if (e)
+		if (held >> s & 1)
+			e = reis__group_fail(g, (int)s, -ETIMEDOUT, "still inside a call that "
+					     "timed out (no completion within %d ms)",
+					     g->timeout_ms);
+		else if (e == -ETIMEDOUT)
+			e = reis__group_fail(g, (int)s, e, "database %u: no answer to DB_INFO "
+					     "within %d ms (the group's timeout)", did,
+					     g->timeout_ms);
+		else if (e)
 			e = reis__group_fail(g, (int)s, e, "database %u: %s", did,
-					     reis_last_error(g->dev[s]));
-		else if (in.state != REIS_DB_READY)
+					     x[s].msg[0] ? x[s].msg : reis_strerror(e));
+		else if (in->state != REIS_DB_READY)
 			e = reis__group_fail(g, (int)s, -EBUSY, "database %u is deploying", did);
-		else if (have && (in.metric != first->metric || in.dim != first->dim ||
-				  in.flags != first->flags || in.kind != first->kind))
+		else if (have && (in->metric != first->metric || in->dim != first->dim ||
+				  in->flags != first->flags || in->kind != first->kind))
 			e = reis__group_fail(g, (int)s, -EINVAL,
 					     "database %u is not a shard of the same database",
 					     did);
@@ -124,10 +160,11 @@ static int reis_gr_db_facts(struct reis_group *g, uint32_t did, uint64_t *ns,
 			continue;
 		}
 		if (!have)
-			*first = in;
+			*first = *in;
 		have = 1;
-		ns[s] = in.n;
+		ns[s] = in->n;
 	}
+	free(x);
 	return have ? ret : (ret ? ret : -ENOENT);
 }
 
@@ -351,12 +388,16 @@ int reis__gr_merge_all(struct reis_group_result *r, const struct reis_gr_merge *
 }
 
 static int reis_gr_check(struct reis_group *g, const struct reis_search_opts *o,
-			 const struct reis_queries *q, struct reis_group_result *r)
+			 const struct reis_queries *q, uint32_t flags, struct reis_group_result *r)
 {
+	int ret;
+
 	if (!g || !o || !q || !r)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	reis__group_ok(g);
+	ret = reis__group_begin(g, !!(flags & REIS_GROUP_PARTIAL));
+	if (ret)
+		return ret;
 	if ((o->flags & REIS_SF_GROUP) || (o->flags & ~REIS_SF_ALL) || !o->k ||
 	    o->k > REIS_MAX_K || !q->nq || !q->bin || o->rerank_factor > REIS_MAX_RERANK ||
 	    (!(o->flags & REIS_SF_NO_RERANK) && !q->int8))
@@ -372,7 +413,7 @@ int reis__gr_setup(struct reis_group *g, const struct reis_search_opts *o,
 	struct reis_db_info info;
 	uint64_t total = 0;
 	unsigned s;
-	int ret = reis_gr_check(g, o, q, r);
+	int ret = reis_gr_check(g, o, q, flags, r);
 
 	if (ret)
 		return ret;

@@ -10,6 +10,11 @@
  * (reis_group_pending() > 0) until they complete, their results are read
  * and released on the drive (its controller DRAM back to where it was),
  * and later calls with a bound that fits give one drive's answer (==).
+ * The synchronous waits are bounded alike: the DB_INFO before a search,
+ * the scheduled mode's drive batches (search and SLS) and the sharded
+ * deploys (REIS and RecFlash), which stay all or nothing: the others'
+ * shards go at once, the slow member's once its own deploy returns, and a
+ * call meanwhile fails naming the member still inside the late one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -84,6 +89,70 @@ static void wait_pending(struct reis_group *g)
 	printf("late commands finished %.1f s after the bound\n", now_s() - t0);
 }
 
+/* A call that gave up on the slow member: its error names it. */
+static void check_late(struct reis_group *g, int ret, double dt, double max_s, const char *what,
+		       const char *label)
+{
+	CHECK_EQ_U64(ret, -ETIMEDOUT);
+	CHECK(reis_group_failed(g) == SLOW);
+	CHECK(strstr(reis_group_errmsg(g), "drive1: ") == reis_group_errmsg(g));
+	CHECK(strstr(reis_group_errmsg(g), what) != NULL);
+	CHECK(dt < max_s);
+	printf("%s: %s (after %.2f s)\n", label, reis_group_errmsg(g), dt);
+}
+
+/* The scheduled mode's drive batches are bounded: a DB_INFO (one 600 ms
+ * command) fits a 1 s bound, the slow drive's batch (several) does not. */
+static void check_sched_reis(struct reis_group *g, const struct reis_db_image *img,
+			     const struct reis_queries *q)
+{
+	struct reis_group_sched_report rep;
+	struct reis_group_result r;
+	struct reis_search_opts o;
+	double t0, dt;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	o.did = img->did;
+	o.k = 5;
+	REQUIRE(reis_group_set_timeout(g, 1000) == 0);
+	t0 = now_s();
+	ret = reis_group_sched_search(g, NULL, 0, &o, q, NULL, &r, &rep);
+	dt = now_s() - t0;
+	check_late(g, ret, dt, 0.6 + 2 * 1.0 + 0.5, "scheduled batch", "scheduled search");
+	reis_group_result_free(&r);
+	wait_pending(g);
+}
+
+/* A sharded deploy is bounded and stays all or nothing: the others' shards
+ * are removed at once, the slow member's once its own deploy returns. */
+static void check_deploy_reis(struct reis_group *g, struct reis_db_image *img)
+{
+	struct reis_db_info in;
+	uint32_t did = img->did;
+	double t0, dt;
+	unsigned i;
+	int ret;
+
+	REQUIRE(reis_group_set_timeout(g, TMO_MS) == 0);
+	img->did = did + 1;
+	t0 = now_s();
+	ret = reis_group_db_deploy(g, img, NULL);
+	dt = now_s() - t0;
+	check_late(g, ret, dt, 3 * TMO_MS / 1000.0 + 0.3, "deleted when its deploy returns",
+		   "deploy");
+	for (i = 0; i < NM; i++)
+		if (i != SLOW)
+			CHECK_EQ_U64(reis_db_info(reis_group_dev(g, i), img->did, &in), -ENOENT);
+	/* The slow member is still inside it: the next call waits, then says so. */
+	CHECK(reis_group_pending(g) > 0);
+	CHECK_EQ_U64(reis_group_db_delete(g, img->did), -ETIMEDOUT);
+	CHECK(strstr(reis_group_errmsg(g), "still inside a call that timed out") != NULL);
+	wait_pending(g);
+	CHECK_EQ_U64(reis_db_info(reis_group_dev(g, SLOW), img->did, &in), -ENOENT);
+	img->did = did;
+}
+
 static void check_reis(const char *dir)
 {
 	float *x = synth_vectors(41, 900, 128, 10, 0.5f), *qf = synth_vectors(42, 24, 128, 10, 0.5f);
@@ -123,8 +192,8 @@ static void check_reis(const char *dir)
 	memset(&o, 0, sizeof(o));
 	o.did = 3;
 	o.k = 5;
-	/* The bound, not the slow drive, ends the call. (DB_INFO before it is
-	 * one synchronous command: 600 ms here.) */
+	/* The bound, not the slow drive, ends the call: the DB_INFO before the
+	 * scatter (one 600 ms command here) is bounded too. */
 	t0 = now_s();
 	ret = reis_group_search(g, 0, &o, &q, 0, &r);
 	dt = now_s() - t0;
@@ -132,7 +201,8 @@ static void check_reis(const char *dir)
 	CHECK(reis_group_failed(g) == SLOW);
 	CHECK(strstr(reis_group_errmsg(g), "drive1: ") == reis_group_errmsg(g));
 	CHECK(strstr(reis_group_errmsg(g), "timeout") != NULL);
-	CHECK(dt < 0.6 + 4 * TMO_MS / 1000.0 + 0.5);
+	CHECK(strstr(reis_group_errmsg(g), "DB_INFO") != NULL);
+	CHECK(dt < 3 * TMO_MS / 1000.0);
 	printf("search: %s (after %.2f s)\n", reis_group_errmsg(g), dt);
 	CHECK(reis_group_pending(g) > 0);
 	/* Partial: the other two members merged, the result flagged. */
@@ -154,12 +224,50 @@ static void check_reis(const char *dir)
 	CHECK_EQ_U64(reis_cmp_results("after the timeout vs one drive", &r.res, &want, 0), 0);
 	reis_group_result_free(&r);
 	reis_search_result_free(&want);
+	check_sched_reis(g, &img, &q);
+	check_deploy_reis(g, &img);
 	reis_group_close(g);
 	reis_close(one);
 	reis_queries_free(&q);
 	reis_db_image_free(&img);
 	free(x);
 	free(qf);
+}
+
+/* The scheduled SLS's drive batches and the sharded RecFlash deploy are
+ * bounded too (as check_sched_reis() and check_deploy_reis()). */
+static void check_more_rf(struct reis_group *g, struct reis_rf_table *d,
+			  const struct rf_batch *bt)
+{
+	struct reis_group_sched_report rep;
+	float *out = malloc((size_t)bt->b.nbags * d->dim * sizeof(float));
+	uint32_t tid = d->tid;
+	double t0, dt;
+	unsigned i;
+	int ret;
+
+	REQUIRE(out);
+	REQUIRE(reis_group_set_timeout(g, 1000) == 0);
+	t0 = now_s();
+	ret = reis_group_sched_sls(g, d, &bt->b, 0, NULL, out, &rep);
+	dt = now_s() - t0;
+	check_late(g, ret, dt, 2 * 1.0 + 0.5, "scheduled SLS batch", "scheduled SLS");
+	wait_pending(g);
+
+	REQUIRE(reis_group_set_timeout(g, TMO_MS) == 0);
+	d->tid = tid + 1;
+	t0 = now_s();
+	ret = reis_group_rf_deploy(g, d, NULL);
+	dt = now_s() - t0;
+	check_late(g, ret, dt, 3 * TMO_MS / 1000.0 + 0.3, "deleted when its deploy returns",
+		   "RecFlash deploy");
+	for (i = 0; i < NM; i++)
+		if (i != SLOW)
+			CHECK_EQ_U64(reis_rf_delete(reis_group_dev(g, i), d->tid), -ENOENT);
+	wait_pending(g);
+	CHECK_EQ_U64(reis_rf_delete(reis_group_dev(g, SLOW), d->tid), -ENOENT);
+	d->tid = tid;
+	free(out);
 }
 
 static void check_rf(const char *dir)
@@ -207,6 +315,7 @@ static void check_rf(const char *dir)
 	REQUIRE(reis_group_rf_sls(g, t.tid, t.rows, t.dim, &bt.b, REIS_GROUP_SLS_EXACT, got,
 				  NULL) == 0);
 	CHECK_EQ_U64(rf_diff(got, want, nv), 0);
+	check_more_rf(g, &d, &bt);
 	/* Closing with late work in flight does not hang either. */
 	REQUIRE(reis_group_set_timeout(g, TMO_MS) == 0);
 	CHECK(reis_group_rf_sls(g, t.tid, t.rows, t.dim, &bt.b, 0, got, NULL) == -ETIMEDOUT);

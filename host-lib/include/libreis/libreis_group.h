@@ -178,6 +178,12 @@ int reis_group_failed(const struct reis_group *g);
  * A sharded search or SLS gives up on a member that exceeds it: the call
  * fails with -ETIMEDOUT and reis_group_errmsg() names the drive (with
  * REIS_GROUP_PARTIAL a search merges the others and flags the result). The
+ * synchronous waits are bounded alike: the DB_INFO before a search, the
+ * deploys (all or nothing: the others' shards are deleted at once, the late
+ * member's by its own thread when its deploy returns) and the scheduled
+ * mode's drive batches; until such a late call returns, its member is
+ * held (other calls wait a timeout for it, then fail naming it) and it may
+ * still read the caller's image, table or queries. The
  * member's late commands stay the group's: the next call on the group,
  * reis_group_pending() or reis_group_close() reaps them, reads and
  * releases their results on the drive and discards them
@@ -241,7 +247,10 @@ int reis_group_shard_image(const struct reis_db_image *img, unsigned s, unsigned
  * @o: deploy settings for each member, or NULL.
  *
  * All or nothing: when one member fails, the shards already written to the
- * others are deleted again and reis_group_errmsg() names the member. Each
+ * others are deleted again and reis_group_errmsg() names the member. The
+ * members deploy at once, each under the group's timeout (between
+ * acknowledged chunks); on -ETIMEDOUT keep @img until reis_group_pending()
+ * is 0 (docs/group.md, Timeout). Each
  * shard is also written to its member's namespace for the scheduled mode's
  * host share (docs/group.md, "The host's share: block reads").
  *
@@ -470,8 +479,13 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
  * @host_w: host CPU power while busy, W; 0: REIS_GROUP_HOST_CORE_W.
  * @flags: REIS_GROUP_SCHED_* flags.
  * @single: NULL, or a drive holding the whole database under the same did:
- *          its calibration run gives the one-drive baseline measured
- *          instead of estimated.
+ *          the run's whole batch on it gives the one-drive baseline.
+ * @one_drive_qps: the one-drive baseline measured elsewhere (queries or
+ *                 bags per second, e.g. a sharded sweep's one-drive point),
+ *                 used before @single; with neither the report has no
+ *                 one-drive baseline (0): one estimated from the members'
+ *                 calibration runs (16 queries each) undercounted a
+ *                 drive's batching and is not offered.
  */
 struct reis_group_sched_opts {
 	uint32_t batch;
@@ -481,6 +495,7 @@ struct reis_group_sched_opts {
 	uint32_t flags;
 	uint32_t rsvd;
 	struct reis_dev *single;
+	double one_drive_qps;
 };
 
 #define REIS_GROUP_SCHED_NO_HOST (1u << 0)	/* drives only */
@@ -534,8 +549,8 @@ struct reis_group_node {
  *                (Table I "data processed in CSDs").
  * @qps: queries per second of the run.
  * @host_alone_qps: the host alone (its per-item time over every item).
- * @one_drive_qps: one drive holding everything (measured with
- *                 @single, else the members' calibrated times summed).
+ * @one_drive_qps: one drive holding everything (the caller's
+ *                 @one_drive_qps, else measured with @single; 0: none).
  * @drives_only_qps: the drives without the host (slowest member).
  * @speedup_vs_host: @qps / @host_alone_qps (Table I "max speedup").
  * @speedup_vs_one_drive: @qps / @one_drive_qps.
