@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "flash_store_int.h"
 
@@ -251,7 +252,40 @@ void fs_blk_free_pages(struct fs *fs, struct fs_blk *b)
 	if (!b->mem || !b->nprog)
 		return;
 	madvise(b->mem, fs_blk_bytes(fs), MADV_DONTNEED);
-	fs->mem_bytes -= (uint64_t)b->nprog * fs->slot;
+	fs->mem_bytes -= (uint64_t)(b->nprog - b->ndrop) * fs->slot;
+	b->ndrop = 0;
+}
+
+/*
+ * Pages @first..@first + @n - 1 of block @b are dead rows (a packed
+ * region's delete is committed, docs/reis-engine.md §7.1): nothing reads
+ * them again before the block's erase, so their slots' RAM goes back to the
+ * kernel now instead of at the erase, which waits for every tenant of the
+ * stripe. The pages stay programmed (NAND: only an erase makes a page
+ * programmable again). Only host pages wholly inside the range are
+ * released, never a neighbour's. Caller holds the write lock; a row dies
+ * once per erase, so a page is dropped at most once.
+ */
+void fs_blk_drop_pages(struct fs *fs, struct fs_blk *b, uint32_t first, uint32_t n)
+{
+	uintptr_t hp = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	uint32_t p;
+
+	if (!b->mem || fs->io || first >= fs->g.pages_per_block)
+		return;
+	if (n > fs->g.pages_per_block - first)
+		n = fs->g.pages_per_block - first;
+	for (p = first; p < first + n; p++)
+		if (fs_bit(b, p)) {
+			fs->mem_bytes -= fs->slot;
+			b->ndrop++;
+		}
+	lo = (uintptr_t)b->mem + (uintptr_t)first * fs->slot;
+	hi = lo + (uintptr_t)n * fs->slot;
+	lo = (lo + hp - 1) & ~(hp - 1);
+	hi &= ~(hp - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 void fs_blk_unmap(struct fs *fs, struct fs_blk *b)

@@ -557,6 +557,39 @@ int fs_region_ppa(const struct fs *fs, const struct fs_region *r, uint64_t lpage
 			   (uint64_t)r->row * fs->g.planes + lpage, ppa);
 }
 
+/*
+ * A committed free of packed rows: their pages are dead until the stripe's
+ * erase, so their RAM goes back now (fs_blk_drop_page()). Without it a
+ * deploy/delete loop beside a long-lived tenant grows host RAM by the
+ * pages each cycle wrote, until the stripe empties or is compacted.
+ * Write lock held.
+ */
+void fs_rows_drop(struct fs *fs, const struct fs_pending *pd)
+{
+	uint64_t lo, hi;
+	uint32_t pl, p0, p1;
+	struct fs_blk *b;
+
+	if (fs->io || !(pd->flags & FS_REGION_PACKED) || pd->part >= FG_NPARTS || !pd->nrows)
+		return;
+	/* Row r is page r of the stripe's block on every plane (Parallelism-
+	 * First: logical page row * planes + L), so each plane's block holds
+	 * the rows as one run of pages. */
+	for (pl = 0; pl < fs->g.planes; pl++) {
+		if (fg_pfpa_ppa(&fs->g, pd->part, pd->first_block, pd->nblocks,
+				(uint64_t)pd->row * fs->g.planes + pl, &lo) ||
+		    fg_pfpa_ppa(&fs->g, pd->part, pd->first_block, pd->nblocks,
+				(uint64_t)(pd->row + pd->nrows - 1) * fs->g.planes + pl, &hi))
+			return;
+		p0 = FG_FIELD(lo, PAGE);
+		p1 = FG_FIELD(hi, PAGE);
+		b = fs_blk_find(fs, fg_block_index(&fs->g, lo));
+		if (b && fg_block_index(&fs->g, hi) == fg_block_index(&fs->g, lo) && p1 >= p0 &&
+		    p1 - p0 == pd->nrows - 1)
+			fs_blk_drop_pages(fs, b, p0, pd->nrows);
+	}
+}
+
 /* Copy programmed pages of block @src to erased block @dst (same plane). */
 static int fs_copy_block(struct fs *fs, uint64_t src, uint64_t dst, uint64_t *copied)
 {

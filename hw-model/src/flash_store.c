@@ -371,6 +371,8 @@ int fs_commitv(struct fs *fs, const struct fm_iov *iov, unsigned n)
 		for (i = 0, k = 0; i < fs->npend; i++)
 			if (fs->pend[i].gen > gen)
 				fs->pend[k++] = fs->pend[i];
+			else
+				fs_rows_drop(fs, &fs->pend[i]);
 		fs->npend = k;
 		pthread_rwlock_unlock(&fs->lock);
 	}
