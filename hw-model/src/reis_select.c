@@ -40,7 +40,7 @@ void re_topc_free(struct re_topc *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void re_swap(struct re_cand *a, struct re_cand *b)
+static inline void re_swap(struct re_cand *a, struct re_cand *b)
 {
 	struct re_cand x = *a;
 
@@ -99,9 +99,91 @@ static void re_cand_sort(struct re_cand *v, uint32_t n)
 	}
 }
 
+static int re_pcount_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct re_pcount *)a)->key, y = ((const struct re_pcount *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+static void re_pc_swap(struct re_pcount *a, struct re_pcount *b)
+{
+	struct re_pcount x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/*
+ * Ascending keys (equal keys in any order): a quicksort with the key
+ * compared inline, insertion below 16. A query's rerank sorts its ~100
+ * candidate pages; glibc's qsort, a merge sort through a comparator, was
+ * the rerank's largest cost on the corpus (docs/benchmarks.md). Past a
+ * depth of 2 log2(n) (adversarial keys) the rest goes to qsort.
+ */
+void re_pcount_sort(struct re_pcount *v, size_t n)
+{
+	size_t lo[64], hi[64], top = 0, depth = 0, m;
+
+	for (m = n; m > 1; m >>= 1)
+		depth += 2;
+	lo[0] = 0;
+	hi[0] = n;
+	top = 1;
+	while (top) {
+		size_t a = lo[--top], b = hi[top];
+
+		while (b - a > 16) {
+			size_t mid = a + (b - a) / 2, i, j;
+			uint64_t piv;
+
+			if (!depth || top == 63) {
+				qsort(v + a, b - a, sizeof(*v), re_pcount_cmp);
+				break;
+			}
+			depth--;
+			if (v[mid].key < v[a].key)
+				re_pc_swap(&v[mid], &v[a]);
+			if (v[b - 1].key < v[a].key)
+				re_pc_swap(&v[b - 1], &v[a]);
+			if (v[b - 1].key < v[mid].key)
+				re_pc_swap(&v[b - 1], &v[mid]);
+			piv = v[mid].key;
+			re_pc_swap(&v[mid], &v[b - 1]);
+			for (i = a, j = a; j < b - 1; j++)
+				if (v[j].key < piv)
+					re_pc_swap(&v[i++], &v[j]);
+			re_pc_swap(&v[i], &v[b - 1]);
+			/* The larger side waits on the stack, the smaller goes on. */
+			if (i - a > b - i - 1) {
+				lo[top] = a;
+				hi[top++] = i;
+				a = i + 1;
+			} else {
+				lo[top] = i + 1;
+				hi[top++] = b;
+				b = i;
+			}
+		}
+		if (b - a <= 16) {
+			size_t i, j;
+
+			for (i = a + 1; i < b; i++) {
+				struct re_pcount x = v[i];
+
+				for (j = i; j > a && v[j - 1].key > x.key; j--)
+					v[j] = v[j - 1];
+				v[j] = x;
+			}
+		}
+	}
+}
+
 /*
  * Partition v[0..n) so that v[0..k) hold the k smallest keys (keys are
- * unique). Quickselect with a median-of-three pivot; after too many rounds
+ * unique). Quickselect with a median-of-three pivot and Hoare's two-sided
+ * partition (a third of the swaps of a one-sided one: TTL-E's cut was 14 %
+ * of an IVF query, docs/benchmarks.md); after too many rounds
  * (adversarial data) it sorts the rest, so the worst case is O(n log n).
  */
 static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
@@ -125,17 +207,27 @@ static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
 		if (v[hi - 1].key < v[mid].key)
 			re_swap(&v[hi - 1], &v[mid]);
 		piv = v[mid].key;
-		re_swap(&v[mid], &v[hi - 1]);
-		for (i = lo, j = lo; j < hi - 1; j++)
-			if (v[j].key < piv)
-				re_swap(&v[i++], &v[j]);
-		re_swap(&v[i], &v[hi - 1]);
-		if (i == k)
+		/*
+		 * v[lo] <= piv < v[hi - 1] stop both scans: [lo, j] ends at
+		 * or below the pivot, (j, hi) above, neither empty.
+		 */
+		i = lo;
+		j = hi - 1;
+		for (;;) {
+			while (v[++i].key < piv)
+				;
+			while (v[--j].key > piv)
+				;
+			if (i >= j)
+				break;
+			re_swap(&v[i], &v[j]);
+		}
+		if (j + 1 == k)
 			return;
-		if (i < k)
-			lo = i + 1;
+		if (j + 1 < k)
+			lo = j + 1;
 		else
-			hi = i;
+			hi = j + 1;
 	}
 	re_cand_sort(v + lo, hi - lo);
 }
