@@ -232,6 +232,57 @@ static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
 	re_cand_sort(v + lo, hi - lo);
 }
 
+/* Widest range of distances re_cut() counts (a 512-bit query's
+ * candidates span about 100). */
+#define RE_CUT_SPAN 512u
+
+/* Move the entries of v[0..n) whose distance (the key's high word) is below
+ * @d to the front, without a branch on the data; returns their count. */
+static uint32_t re_front_below(struct re_cand *v, uint32_t n, uint32_t d, int eq)
+{
+	uint32_t i, w = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t di = (uint32_t)(v[i].key >> 32);
+
+		/* Swapping a kept-back entry with another is harmless. */
+		re_swap(&v[w], &v[i]);
+		w += eq ? di == d : di < d;
+	}
+	return w;
+}
+
+/*
+ * re_select() for TTL-E: distances are few (at most the dimension), so a
+ * count per distance finds the distance D of the k-th key; the entries
+ * below D come first, those at D next, and the quickselect only orders
+ * the ones at D by entry. Keys far apart in distance go to re_select().
+ */
+static void re_cut(struct re_cand *v, uint32_t n, uint32_t k)
+{
+	uint32_t cnt[RE_CUT_SPAN], lo = UINT32_MAX, hi = 0, i, d, below = 0, w, eq;
+
+	if (k >= n || k == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		d = (uint32_t)(v[i].key >> 32);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	if (hi - lo >= RE_CUT_SPAN) {
+		re_select(v, n, k);
+		return;
+	}
+	memset(cnt, 0, (hi - lo + 1) * sizeof(cnt[0]));
+	for (i = 0; i < n; i++)
+		cnt[(uint32_t)(v[i].key >> 32) - lo]++;
+	for (d = 0; below + cnt[d] < k; d++)
+		below += cnt[d];
+	w = re_front_below(v, n, lo + d, 0);
+	eq = w + re_front_below(v + w, n - w, lo + d, 1);
+	re_select(v + w, eq - w, k - w);
+}
+
 /* Append below the bound; a full buffer is cut to the best keep first. */
 void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 {
@@ -239,7 +290,7 @@ void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 	uint64_t mx = 0;
 
 	if (t->n == t->cap) {
-		re_select(t->v, t->n, t->keep);
+		re_cut(t->v, t->n, t->keep);
 		t->n = t->keep;
 		for (i = 0; i < t->n; i++)
 			mx = t->v[i].key > mx ? t->v[i].key : mx;
@@ -256,7 +307,7 @@ void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort)
 {
 	if (t->n > t->keep) {
-		re_select(t->v, t->n, t->keep);
+		re_cut(t->v, t->n, t->keep);
 		t->n = t->keep;
 	}
 	if (nsort < t->n)

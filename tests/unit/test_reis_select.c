@@ -2,9 +2,11 @@
 /*
  * test_reis_select.c - the host's sorts and cuts of the candidate stage
  * (reis_select.c) give exactly the sets and orders they promise on every
- * shape of input: TTL-E (re_topc_*: appends below the bound, the Hoare
- * quickselect when the buffer fills) keeps the keep smallest keys of any
- * stream, in random, ascending, descending, sawtooth and organ-pipe order,
+ * shape of input: TTL-E (re_topc_*: appends below the bound, the cut by
+ * counts per distance or the Hoare quickselect when the buffer fills)
+ * keeps the keep smallest keys of any stream, in random, ascending,
+ * descending, sawtooth and organ-pipe order, with distances in a search's
+ * narrow range and wider than the cut counts,
  * at keeps around the insertion cutoff; re_pcount_sort orders page counts
  * with duplicate keys and on the shapes that send a quicksort to its depth
  * limit, and re_pcount_merge sums the duplicates.
@@ -29,7 +31,7 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-enum { SH_RANDOM, SH_UP, SH_DOWN, SH_SAW, SH_PIPE, SH_FEW, SH_N };
+enum { SH_RANDOM, SH_UP, SH_DOWN, SH_SAW, SH_PIPE, SH_NEAR, SH_WIDE, SH_FEW, SH_N };
 
 /* Key @i of @n in shape @sh (unique unless SH_FEW). */
 static uint64_t key_of(int sh, uint32_t i, uint32_t n, uint32_t *s)
@@ -39,6 +41,10 @@ static uint64_t key_of(int sh, uint32_t i, uint32_t n, uint32_t *s)
 	case SH_DOWN: return n - i;
 	case SH_SAW: return (uint64_t)(i % 37) << 32 | i;
 	case SH_PIPE: return i < n / 2 ? i : n - i + n;	/* up, then down */
+	/* Distances a search sees (counted by the cut), and a spread
+	 * that sometimes exceeds what it counts. */
+	case SH_NEAR: return (uint64_t)(rnd(s) % 300) << 32 | i;
+	case SH_WIDE: return (uint64_t)(rnd(s) % 600) << 32 | i;
 	case SH_FEW: return rnd(s) % 5;
 	default: return (uint64_t)rnd(s) << 32 | i;	/* like (Hamming, entry) */
 	}
@@ -118,6 +124,7 @@ int main(void)
 			pcount_case(sh, ns[b], 3 + b);
 	}
 	topc_case(SH_RANDOM, 200000, 1000, 99);
+	topc_case(SH_NEAR, 200000, 1000, 98);
 	pcount_case(SH_RANDOM, 100000, 5);
 	return t_result();
 }
