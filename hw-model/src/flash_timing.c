@@ -129,18 +129,23 @@ static uint32_t ft_cal_after(const struct ft_cal *c, uint64_t t)
 	return lo;
 }
 
-/* Earliest start >= @t of a free gap of length @d. */
-static uint64_t ft_cal_find(const struct ft_cal *c, uint64_t t, uint64_t d)
+/*
+ * Earliest start >= @t of a free gap of length @d; *@at: the index of the
+ * first interval after the gap (every one before it ends at or before the
+ * start), which ft_cal_add_at() can start from instead of searching again.
+ */
+static uint64_t ft_cal_find_at(const struct ft_cal *c, uint64_t t, uint64_t d, uint32_t *at)
 {
 	uint32_t i;
 	uint64_t s = t;
 
 	for (i = ft_cal_after(c, t); i < c->n; i++) {
 		if (ft_sat_add(s, d) <= c->iv[i].s)
-			return s;
+			break;
 		if (c->iv[i].e > s)
 			s = c->iv[i].e;
 	}
+	*at = i;
 	return s;
 }
 
@@ -165,8 +170,12 @@ static void ft_cal_compact(struct ft_cal *c, uint64_t floor)
 	c->n -= m - 1;
 }
 
-/* Mark [@s, @s + @d) busy, merging with touching or overlapping intervals. */
-static void ft_cal_add(struct ft_cal *c, uint64_t s, uint64_t d, uint64_t floor)
+/*
+ * Mark [@s, @s + @d) busy, merging with touching or overlapping intervals.
+ * @at: ft_cal_find_at()'s index for this @s, or UINT32_MAX to search.
+ */
+static void ft_cal_add_at(struct ft_cal *c, uint64_t s, uint64_t d, uint64_t floor,
+			  uint32_t at)
 {
 	uint64_t e = ft_sat_add(s, d);
 	uint32_t i, j;
@@ -174,8 +183,14 @@ static void ft_cal_add(struct ft_cal *c, uint64_t s, uint64_t d, uint64_t floor)
 	if (!d)
 		return;
 	for (;;) {
-		/* First interval ending at or after s (touching counts). */
-		i = ft_cal_after(c, s ? s - 1 : 0);
+		/* First interval ending at or after s (touching counts): with
+		 * a hint, only the one before it can end exactly at s. */
+		if (at <= c->n) {
+			i = at && c->iv[at - 1].e >= s ? at - 1 : at;
+			at = UINT32_MAX;	/* a compaction moves them */
+		} else {
+			i = ft_cal_after(c, s ? s - 1 : 0);
+		}
 		while (i < c->n && c->iv[i].e < s)
 			i++;
 		j = i;
@@ -203,12 +218,14 @@ static void ft_cal_add(struct ft_cal *c, uint64_t s, uint64_t d, uint64_t floor)
 	c->n++;
 }
 
-/* Reserve @d at the earliest gap >= @t; return the start. */
+/* Reserve @d at the earliest gap >= @t; return the start. One search of
+ * the calendar, not two (the IBC of every die of every query takes one). */
 static uint64_t ft_cal_take(struct ft *ft, struct ft_cal *c, uint64_t t, uint64_t d)
 {
-	uint64_t s = ft_cal_find(c, t, d);
+	uint32_t at;
+	uint64_t s = ft_cal_find_at(c, t, d, &at);
 
-	ft_cal_add(c, s, d, ft->floor);
+	ft_cal_add_at(c, s, d, ft->floor, at);
 	return s;
 }
 
@@ -795,7 +812,7 @@ static uint64_t ft_core_locked(struct ft *ft, struct ft_cmd *cmd, int core,
 {
 	const struct fp_params *p = &ft->p;
 	uint64_t dur = ft_t_cycles(p, cycles), s, best = UINT64_MAX;
-	uint32_t lo, hi, k, pick = 0;
+	uint32_t lo, hi, k, pick = 0, at, best_at = UINT32_MAX;
 
 	if (core >= 0) {
 		lo = (uint32_t)core;
@@ -808,13 +825,14 @@ static uint64_t ft_core_locked(struct ft *ft, struct ft_cmd *cmd, int core,
 		hi = p->cores;
 	}
 	for (k = lo; k < hi; k++) {
-		s = ft_cal_find(&ft->core[k], ready, dur);
+		s = ft_cal_find_at(&ft->core[k], ready, dur, &at);
 		if (s < best) {
 			best = s;
 			pick = k;
+			best_at = at;
 		}
 	}
-	ft_cal_add(&ft->core[pick], best, dur, ft->floor);
+	ft_cal_add_at(&ft->core[pick], best, dur, ft->floor, best_at);
 	ft_busy(ft, cmd, ISP_RES_CORE, dur);
 	ft_energy(ft, cmd, ft_sat_mul(cycles, p->e_core_cycle));
 	cmd->core_cycles = ft_sat_add(cmd->core_cycles, cycles);
@@ -844,7 +862,7 @@ uint64_t ft_ctrl(struct ft *ft, struct ft_cmd *cmd, uint64_t ready)
 {
 	const struct fp_params *p = &ft->p;
 	uint64_t cycles, s, best = UINT64_MAX, end;
-	uint32_t lo, hi, k, pick = 0;
+	uint32_t lo, hi, k, pick = 0, at, best_at = UINT32_MAX;
 
 	if (!p->ctrl_cmd)
 		return ft_ready(cmd, ready);
@@ -854,13 +872,14 @@ uint64_t ft_ctrl(struct ft *ft, struct ft_cmd *cmd, uint64_t ready)
 	lo = p->isp_cores < p->cores ? p->isp_cores : 0;
 	hi = p->cores;
 	for (k = lo; k < hi; k++) {
-		s = ft_cal_find(&ft->core[k], ready, p->ctrl_cmd);
+		s = ft_cal_find_at(&ft->core[k], ready, p->ctrl_cmd, &at);
 		if (s < best) {
 			best = s;
 			pick = k;
+			best_at = at;
 		}
 	}
-	ft_cal_add(&ft->core[pick], best, p->ctrl_cmd, ft->floor);
+	ft_cal_add_at(&ft->core[pick], best, p->ctrl_cmd, ft->floor, best_at);
 	end = best + p->ctrl_cmd;
 	ft_busy(ft, cmd, ISP_RES_CORE, p->ctrl_cmd);
 	ft_energy(ft, cmd, ft_sat_mul(cycles, p->e_core_cycle));

@@ -155,21 +155,13 @@ uint64_t re_cost_entry_reads(struct re_cost *c, const struct re_pcount *pc, size
 	return end;
 }
 
-static int re_pcount_cmp(const void *a, const void *b)
-{
-	uint64_t x = ((const struct re_pcount *)a)->key;
-	uint64_t y = ((const struct re_pcount *)b)->key;
-
-	return x < y ? -1 : x > y;
-}
-
 size_t re_pcount_merge(struct re_pcount *pc, size_t n)
 {
 	size_t i, m = 0;
 
 	if (!n)
 		return 0;
-	qsort(pc, n, sizeof(*pc), re_pcount_cmp);
+	re_pcount_sort(pc, n);	/* reis_select.c */
 	for (i = 1; i < n; i++) {
 		if (pc[i].key == pc[m].key)
 			pc[m].count += pc[i].count;

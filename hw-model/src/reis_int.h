@@ -253,6 +253,7 @@ uint64_t re_cost_entry_reads(struct re_cost *c, const struct re_pcount *pc, size
 			     uint32_t mode, uint32_t bytes, uint64_t ready);
 /* Sort @pc by key and merge equal keys; returns the new count. */
 size_t re_pcount_merge(struct re_pcount *pc, size_t n);
+void re_pcount_sort(struct re_pcount *v, size_t n);
 
 /* reis_ivf.c: pages to visit for the clusters @probe (sorted ascending). */
 struct re_seg {

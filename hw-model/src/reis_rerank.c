@@ -176,19 +176,26 @@ static int re_code_at(const struct re_run *r, const struct re_db *db, uint32_t r
 	return fs_region_ppa(r->e->fs, &db->tlc, *lp, ppa) ? -EIO : 0;
 }
 
+/* A candidate's code: where re_code_at() put it, or its error. */
+struct re_code_loc {
+	uint64_t lp, ppa;
+	uint32_t off;
+	int err;
+};
+
 /*
- * Start loading a later candidate's code: one per TLC page and 512-byte
- * code, scattered over the region's blocks, each a cache and TLB miss
- * the scoring would otherwise wait for.
+ * Locate candidate @radr's code and start loading it: one per TLC page and
+ * 512-byte code, scattered over the region's blocks, each a cache and TLB
+ * miss the scoring would otherwise wait for. The scoring reuses *@at.
  */
-static void re_code_prefetch(const struct re_run *r, const struct re_db *db, uint32_t radr)
+static void re_code_prefetch(const struct re_run *r, const struct re_db *db, uint32_t radr,
+			     struct re_code_loc *at)
 {
 	const uint8_t *x;
-	uint64_t lp, ppa;
-	uint32_t off, c;
+	uint32_t c;
 
-	if (re_code_at(r, db, radr, &lp, &ppa, &off) ||
-	    fs_page_map(r->e->fs, ppa, off, db->L.dim, NULL, &x))
+	at->err = re_code_at(r, db, radr, &at->lp, &at->ppa, &at->off);
+	if (at->err || fs_page_map(r->e->fs, at->ppa, at->off, db->L.dim, NULL, &x))
 		return;
 	for (c = 0; c < db->L.dim; c += 64)
 		__builtin_prefetch(x + c);
@@ -205,28 +212,28 @@ static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint3
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
 	struct ft_cmd *cmd = r->c.cmd;
+	struct re_code_loc ring[RE_RK_AHEAD];
 	size_t npc;
 	uint32_t i;
 
 	for (i = 0; i < m && i < RE_RK_AHEAD; i++)
-		re_code_prefetch(r, db, r->top->v[i].radr);
+		re_code_prefetch(r, db, r->top->v[i].radr, &ring[i]);
 	for (i = 0; i < m; i++) {
+		struct re_code_loc at = ring[i % RE_RK_AHEAD];
 		const uint8_t *x;
-		uint64_t ppa, lp;
-		uint32_t off;
 
 		if (i + RE_RK_AHEAD < m)
-			re_code_prefetch(r, db, r->top->v[i + RE_RK_AHEAD].radr);
-		if (re_code_at(r, db, r->top->v[i].radr, &lp, &ppa, &off) ||
-		    fs_page_map(e->fs, ppa, off, L->dim, r->code, &x))
+			re_code_prefetch(r, db, r->top->v[i + RE_RK_AHEAD].radr,
+					 &ring[i % RE_RK_AHEAD]);
+		if (at.err || fs_page_map(e->fs, at.ppa, at.off, L->dim, r->code, &x))
 			return -EIO;
 		r->rk[i].score = e->score(db->c.metric, q8, (const int8_t *)x, L->dim);
 		fs_page_unmap(e->fs);
 		r->rk[i].key = r->top->v[i].key;
 		r->rk[i].metric = db->c.metric;
 		r->rk[i].i = i;
-		r->pc[i].key = lp;
-		r->pc[i].plane = fg_ppa_plane(e->g, ppa);
+		r->pc[i].key = at.lp;
+		r->pc[i].plane = fg_ppa_plane(e->g, at.ppa);
 		r->pc[i].count = 1;
 	}
 	npc = re_pcount_merge(r->pc, m);

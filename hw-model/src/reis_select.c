@@ -40,7 +40,7 @@ void re_topc_free(struct re_topc *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void re_swap(struct re_cand *a, struct re_cand *b)
+static inline void re_swap(struct re_cand *a, struct re_cand *b)
 {
 	struct re_cand x = *a;
 
@@ -99,9 +99,91 @@ static void re_cand_sort(struct re_cand *v, uint32_t n)
 	}
 }
 
+static int re_pcount_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct re_pcount *)a)->key, y = ((const struct re_pcount *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+static void re_pc_swap(struct re_pcount *a, struct re_pcount *b)
+{
+	struct re_pcount x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/*
+ * Ascending keys (equal keys in any order): a quicksort with the key
+ * compared inline, insertion below 16. A query's rerank sorts its ~100
+ * candidate pages; glibc's qsort, a merge sort through a comparator, was
+ * the rerank's largest cost on the corpus (docs/benchmarks.md). Past a
+ * depth of 2 log2(n) (adversarial keys) the rest goes to qsort.
+ */
+void re_pcount_sort(struct re_pcount *v, size_t n)
+{
+	size_t lo[64], hi[64], top = 0, depth = 0, m;
+
+	for (m = n; m > 1; m >>= 1)
+		depth += 2;
+	lo[0] = 0;
+	hi[0] = n;
+	top = 1;
+	while (top) {
+		size_t a = lo[--top], b = hi[top];
+
+		while (b - a > 16) {
+			size_t mid = a + (b - a) / 2, i, j;
+			uint64_t piv;
+
+			if (!depth || top == 63) {
+				qsort(v + a, b - a, sizeof(*v), re_pcount_cmp);
+				break;
+			}
+			depth--;
+			if (v[mid].key < v[a].key)
+				re_pc_swap(&v[mid], &v[a]);
+			if (v[b - 1].key < v[a].key)
+				re_pc_swap(&v[b - 1], &v[a]);
+			if (v[b - 1].key < v[mid].key)
+				re_pc_swap(&v[b - 1], &v[mid]);
+			piv = v[mid].key;
+			re_pc_swap(&v[mid], &v[b - 1]);
+			for (i = a, j = a; j < b - 1; j++)
+				if (v[j].key < piv)
+					re_pc_swap(&v[i++], &v[j]);
+			re_pc_swap(&v[i], &v[b - 1]);
+			/* The larger side waits on the stack, the smaller goes on. */
+			if (i - a > b - i - 1) {
+				lo[top] = a;
+				hi[top++] = i;
+				a = i + 1;
+			} else {
+				lo[top] = i + 1;
+				hi[top++] = b;
+				b = i;
+			}
+		}
+		if (b - a <= 16) {
+			size_t i, j;
+
+			for (i = a + 1; i < b; i++) {
+				struct re_pcount x = v[i];
+
+				for (j = i; j > a && v[j - 1].key > x.key; j--)
+					v[j] = v[j - 1];
+				v[j] = x;
+			}
+		}
+	}
+}
+
 /*
  * Partition v[0..n) so that v[0..k) hold the k smallest keys (keys are
- * unique). Quickselect with a median-of-three pivot; after too many rounds
+ * unique). Quickselect with a median-of-three pivot and Hoare's two-sided
+ * partition (a third of the swaps of a one-sided one: TTL-E's cut was 14 %
+ * of an IVF query, docs/benchmarks.md); after too many rounds
  * (adversarial data) it sorts the rest, so the worst case is O(n log n).
  */
 static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
@@ -125,19 +207,80 @@ static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
 		if (v[hi - 1].key < v[mid].key)
 			re_swap(&v[hi - 1], &v[mid]);
 		piv = v[mid].key;
-		re_swap(&v[mid], &v[hi - 1]);
-		for (i = lo, j = lo; j < hi - 1; j++)
-			if (v[j].key < piv)
-				re_swap(&v[i++], &v[j]);
-		re_swap(&v[i], &v[hi - 1]);
-		if (i == k)
+		/*
+		 * v[lo] <= piv < v[hi - 1] stop both scans: [lo, j] ends at
+		 * or below the pivot, (j, hi) above, neither empty.
+		 */
+		i = lo;
+		j = hi - 1;
+		for (;;) {
+			while (v[++i].key < piv)
+				;
+			while (v[--j].key > piv)
+				;
+			if (i >= j)
+				break;
+			re_swap(&v[i], &v[j]);
+		}
+		if (j + 1 == k)
 			return;
-		if (i < k)
-			lo = i + 1;
+		if (j + 1 < k)
+			lo = j + 1;
 		else
-			hi = i;
+			hi = j + 1;
 	}
 	re_cand_sort(v + lo, hi - lo);
+}
+
+/* Widest range of distances re_cut() counts (a 512-bit query's
+ * candidates span about 100). */
+#define RE_CUT_SPAN 512u
+
+/* Move the entries of v[0..n) whose distance (the key's high word) is below
+ * @d to the front, without a branch on the data; returns their count. */
+static uint32_t re_front_below(struct re_cand *v, uint32_t n, uint32_t d, int eq)
+{
+	uint32_t i, w = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t di = (uint32_t)(v[i].key >> 32);
+
+		/* Swapping a kept-back entry with another is harmless. */
+		re_swap(&v[w], &v[i]);
+		w += eq ? di == d : di < d;
+	}
+	return w;
+}
+
+/*
+ * re_select() for TTL-E: distances are few (at most the dimension), so a
+ * count per distance finds the distance D of the k-th key; the entries
+ * below D come first, those at D next, and the quickselect only orders
+ * the ones at D by entry. Keys far apart in distance go to re_select().
+ */
+static void re_cut(struct re_cand *v, uint32_t n, uint32_t k)
+{
+	uint32_t cnt[RE_CUT_SPAN], lo = UINT32_MAX, hi = 0, i, d, below = 0, w, eq;
+
+	if (k >= n || k == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		d = (uint32_t)(v[i].key >> 32);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	if (hi - lo >= RE_CUT_SPAN) {
+		re_select(v, n, k);
+		return;
+	}
+	memset(cnt, 0, (hi - lo + 1) * sizeof(cnt[0]));
+	for (i = 0; i < n; i++)
+		cnt[(uint32_t)(v[i].key >> 32) - lo]++;
+	for (d = 0; below + cnt[d] < k; d++)
+		below += cnt[d];
+	w = re_front_below(v, n, lo + d, 0);
+	eq = w + re_front_below(v + w, n - w, lo + d, 1);
+	re_select(v + w, eq - w, k - w);
 }
 
 /* Append below the bound; a full buffer is cut to the best keep first. */
@@ -147,7 +290,7 @@ void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 	uint64_t mx = 0;
 
 	if (t->n == t->cap) {
-		re_select(t->v, t->n, t->keep);
+		re_cut(t->v, t->n, t->keep);
 		t->n = t->keep;
 		for (i = 0; i < t->n; i++)
 			mx = t->v[i].key > mx ? t->v[i].key : mx;
@@ -164,7 +307,7 @@ void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort)
 {
 	if (t->n > t->keep) {
-		re_select(t->v, t->n, t->keep);
+		re_cut(t->v, t->n, t->keep);
 		t->n = t->keep;
 	}
 	if (nsort < t->n)
