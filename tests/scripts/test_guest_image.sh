@@ -19,6 +19,7 @@ dpkg -L busybox-static 2>/dev/null | grep -q '/bin/busybox$' ||
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM	# run-suite's timeout: clean up too
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -195,7 +196,9 @@ if run pack-fails; then
 fi
 rm "$tmp/bin/gzip"
 [ -f "$out/initramfs.manifest" ] && fail "a failed run left a manifest"
-ls -a "$out" | grep -q '^\.\(stage\|initramfs\|manifest\)\.' && fail "a failed run left temporaries"
+for f in "$out"/.stage.* "$out"/.initramfs.* "$out"/.manifest.*; do
+    [ -e "$f" ] && fail "a failed run left $f"
+done
 # leftovers of a killed run (no EXIT trap) go on the next run
 mkdir "$out/.stage.killed" && echo half >"$out/.initramfs.123"
 run after-fail
