@@ -24,6 +24,8 @@ add unit "$results/unit.counts"
 add lib "$results/lib.counts"
 # the fuzz harnesses (tests/fuzz), a short fixed run each
 add fuzz "$results/fuzz.counts"
+# the build scripts' tests (tests/scripts)
+add scripts "$results/scripts.counts"
 for stack in "$@"; do
     p0=$pass f0=$fail s0=$skip
     add "vm ($stack)" "$results/$stack/vm.counts"
