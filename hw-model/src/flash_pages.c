@@ -262,19 +262,29 @@ void fs_blk_free_pages(struct fs *fs, struct fs_blk *b)
  * them again before the block's erase, so their slots' RAM goes back to the
  * kernel now instead of at the erase, which waits for every tenant of the
  * stripe. The pages stay programmed (NAND: only an erase makes a page
- * programmable again). Only host pages wholly inside the range are
- * released, never a neighbour's. Caller holds the write lock; a row dies
+ * programmable again). In memory only host pages wholly inside the range
+ * are released, never a neighbour's; a backing file gets a hole there. Caller holds the write lock; a row dies
  * once per erase, so a page is dropped at most once.
  */
-void fs_blk_drop_pages(struct fs *fs, struct fs_blk *b, uint32_t first, uint32_t n)
+void fs_blk_drop_pages(struct fs *fs, uint64_t bi, struct fs_blk *b, uint32_t first, uint32_t n)
 {
 	uintptr_t hp = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 	uint32_t p;
 
-	if (!b->mem || fs->io || first >= fs->g.pages_per_block)
+	if (first >= fs->g.pages_per_block)
 		return;
 	if (n > fs->g.pages_per_block - first)
 		n = fs->g.pages_per_block - first;
+	if (fs->io) {
+		/* Backing file: a hole (the slots' page cache and any mapping of
+		 * them go too). The state bits stay set; best effort, as a
+		 * failed punch leaves only dead data behind. */
+		(void)fio_punch(fs->io, fs->data_off + (bi * fs->g.pages_per_block + first) * fs->slot,
+				(uint64_t)n * fs->slot);
+		return;
+	}
+	if (!b->mem)
+		return;
 	for (p = first; p < first + n; p++)
 		if (fs_bit(b, p)) {
 			fs->mem_bytes -= fs->slot;

@@ -570,7 +570,7 @@ void fs_rows_drop(struct fs *fs, const struct fs_pending *pd)
 	uint32_t pl, p0, p1;
 	struct fs_blk *b;
 
-	if (fs->io || !(pd->flags & FS_REGION_PACKED) || pd->part >= FG_NPARTS || !pd->nrows)
+	if (!(pd->flags & FS_REGION_PACKED) || pd->part >= FG_NPARTS || !pd->nrows)
 		return;
 	/* Row r is page r of the stripe's block on every plane (Parallelism-
 	 * First: logical page row * planes + L), so each plane's block holds
@@ -586,7 +586,7 @@ void fs_rows_drop(struct fs *fs, const struct fs_pending *pd)
 		b = fs_blk_find(fs, fg_block_index(&fs->g, lo));
 		if (b && fg_block_index(&fs->g, hi) == fg_block_index(&fs->g, lo) && p1 >= p0 &&
 		    p1 - p0 == pd->nrows - 1)
-			fs_blk_drop_pages(fs, b, p0, pd->nrows);
+			fs_blk_drop_pages(fs, fg_block_index(&fs->g, lo), b, p0, pd->nrows);
 	}
 }
 

@@ -129,7 +129,8 @@ uint64_t fs_align(uint64_t v, uint64_t a);
 struct fs_blk *fs_blk_find(const struct fs *fs, uint64_t bi);
 struct fs_blk *fs_blk_get(struct fs *fs, uint64_t bi);
 void fs_blk_free_pages(struct fs *fs, struct fs_blk *b);
-void fs_blk_drop_pages(struct fs *fs, struct fs_blk *b, uint32_t first, uint32_t n);
+void fs_blk_drop_pages(struct fs *fs, uint64_t bi, struct fs_blk *b, uint32_t first,
+		       uint32_t n);
 void fs_rows_drop(struct fs *fs, const struct fs_pending *pd);
 uint8_t *fs_blk_mem(struct fs *fs, struct fs_blk *b);
 void fs_blk_unmap(struct fs *fs, struct fs_blk *b);
