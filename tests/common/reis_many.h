@@ -35,6 +35,28 @@ struct many_db {
 	int ivf;
 };
 
+/* An in-process drive on @backing (NULL: in memory) with @params (NULL:
+ * the preset's) and reis_inproc_opts @flags; a failure ends the test. */
+static inline struct reis_dev *many_open(const char *backing, const char *params,
+					 unsigned flags)
+{
+	struct reis_inproc_opts o;
+	struct reis_dev *dev;
+	char err[256];
+
+	memset(&o, 0, sizeof(o));
+	o.backing = backing;
+	o.params = params;
+	o.flags = flags;
+	o.errbuf = err;
+	o.errlen = sizeof(err);
+	if (reis_open_inproc(&o, &dev)) {
+		fprintf(stderr, "open: %s\n", err);
+		REQUIRE(0);
+	}
+	return dev;
+}
+
 static inline double many_now(void)
 {
 	struct timespec ts;

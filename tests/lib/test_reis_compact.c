@@ -19,6 +19,7 @@
 #include "check.h"
 #include "libreis_tools.h"
 #include "reis_cmp.h"
+#include "reis_many.h"
 #include "reis_synth.h"
 
 #define DIM 64
@@ -29,24 +30,6 @@
 
 static char dir[] = "/tmp/test_reis_compact.XXXXXX";
 static char path[64];
-
-static struct reis_dev *open_drive(void)
-{
-	struct reis_inproc_opts o;
-	struct reis_dev *dev;
-	char err[256];
-
-	memset(&o, 0, sizeof(o));
-	o.backing = path;
-	o.params = PARAMS;
-	o.errbuf = err;
-	o.errlen = sizeof(err);
-	if (reis_open_inproc(&o, &dev)) {
-		fprintf(stderr, "open: %s\n", err);
-		REQUIRE(0);
-	}
-	return dev;
-}
 
 static void build(struct reis_db_image *img, uint32_t did, uint64_t n, float *x)
 {
@@ -106,7 +89,7 @@ int main(void)
 
 	REQUIRE(xf && mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/flash.img", dir);
-	dev = open_drive();
+	dev = many_open(path, PARAMS, 0);
 	build(&filler, 500, FILL_N, xf);
 	for (s = 0; s < 4; s++) {
 		xp[s] = synth_vectors(20 + s, 1, DIM, 1, 0.1f);
@@ -134,7 +117,7 @@ int main(void)
 		exact(dev, &pin[s], xp[s]);
 	reis_close(dev);
 
-	dev = open_drive();
+	dev = many_open(path, PARAMS, 0);
 	for (s = 0; s < 4; s++)
 		exact(dev, &pin[s], xp[s]);
 	reis_close(dev);

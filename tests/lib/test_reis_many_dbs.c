@@ -28,24 +28,6 @@
 static char dir[64];
 static char path[96];
 
-static struct reis_dev *open_drive(const char *backing)
-{
-	struct reis_inproc_opts o;
-	struct reis_dev *dev;
-	char err[256];
-
-	memset(&o, 0, sizeof(o));
-	o.backing = backing;
-	o.flags = REIS_INPROC_VCLOCK;
-	o.errbuf = err;
-	o.errlen = sizeof(err);
-	if (reis_open_inproc(&o, &dev)) {
-		fprintf(stderr, "open: %s\n", err);
-		REQUIRE(0);
-	}
-	return dev;
-}
-
 int main(void)
 {
 	static struct many_db m[MANY_MAX];
@@ -59,7 +41,7 @@ int main(void)
 		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 	REQUIRE(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/flash.img", dir);
-	dev = open_drive(NULL);
+	dev = many_open(NULL, NULL, REIS_INPROC_VCLOCK);
 	REQUIRE(reis_identify(dev, &fresh) == 0);
 	REQUIRE(fresh.max_dbs == MANY_MAX && fresh.ndbs == 0);
 	CHECK_EQ_U64(fresh.db_room, MANY_MAX);
@@ -82,14 +64,14 @@ int main(void)
 	reis_close(dev);
 
 	/* Packed regions survive a restart of the drive. */
-	dev = open_drive(path);
+	dev = many_open(path, NULL, REIS_INPROC_VCLOCK);
 	t0 = many_now();
 	for (i = 0; i < MANY_MAX; i++)
 		REQUIRE(reis_db_deploy(dev, &m[i].img, NULL) == 0);
 	printf("many: backing file %s: deploy %u in %.3f s\n", path, MANY_MAX,
 	       many_now() - t0);
 	reis_close(dev);
-	dev = open_drive(path);
+	dev = many_open(path, NULL, REIS_INPROC_VCLOCK);
 	REQUIRE(reis_identify(dev, &in) == 0);
 	CHECK_EQ_U64(in.ndbs, MANY_MAX);
 	CHECK_EQ_U64(many_search_all(dev, m, MANY_MAX, 0, 1, &model), 0);
