@@ -30,7 +30,9 @@
  *                 placement: the upper bound);
  *   3. latency = the modeled flash time of the embedding stage summed over
  *      the tables' SLS commands (flash_ns; tables one after another),
- *      energy = its read energy (flash_pj); reductions are against RM-SSD.
+ *      energy = its read energy (flash_pj); reductions are against RM-SSD;
+ *      seen% / tie% = what the prefix profile knows of the measured bags
+ *      (profile_cover()).
  *
  * The default is a quick run (about 1-2 minutes): recflash-tlc, the first
  * 4 tables of each model, 131072 rows per table. --full adds recflash-slc
@@ -404,6 +406,54 @@ static double unique_rate(const struct opts *o, unsigned k, uint32_t lookups)
 	return u;
 }
 
+/*
+ * What the prefix profile tells the placement about the measured bags
+ * (docs/fidelity.md, RecFlash Fig. 10 at K = 2): @seen = the share of
+ * measured lookups whose row the prefix touched, @tie = the mean share of
+ * the table's rows that tie with a measured lookup's row on the prefix
+ * count (untouched rows tie at 0). Ties are placed by row index
+ * (recflash_place.c), so a lookup in a tie group of G rows lands on one of
+ * G / rows-per-page pages unrelated to the trace's order.
+ */
+static int profile_cover(const struct traces *tr, unsigned k, const struct reis_dlrm_cfg *c,
+			 double *seen, double *tie)
+{
+	uint32_t *cnt = malloc(sizeof(uint32_t) * (size_t)c->rows);
+	uint32_t *grp = malloc(sizeof(uint32_t) * ((size_t)tr->plen + 1));
+	double s = 0, g = 0, n = 0;
+	unsigned t;
+	size_t i;
+
+	*seen = *tie = 0;
+	if (!cnt || !grp) {
+		free(cnt);
+		free(grp);
+		return -ENOMEM;
+	}
+	for (t = 0; t < c->ntables; t++) {
+		const uint32_t *idx = tr->idx[k] + (tr->plen + tr->blen) * t;
+
+		memset(cnt, 0, sizeof(uint32_t) * (size_t)c->rows);
+		memset(grp, 0, sizeof(uint32_t) * ((size_t)tr->plen + 1));
+		for (i = 0; i < tr->plen; i++)
+			cnt[idx[i]]++;
+		for (i = 0; i < c->rows; i++)
+			grp[cnt[i]]++;	/* a count is at most plen */
+		for (i = tr->plen; i < tr->plen + tr->blen; i++) {
+			s += cnt[idx[i]] != 0;
+			g += (double)grp[cnt[idx[i]]] / c->rows;
+			n++;
+		}
+	}
+	free(cnt);
+	free(grp);
+	if (n) {
+		*seen = s / n;
+		*tie = g / n;
+	}
+	return 0;
+}
+
 static double ms(const struct cell *c, double nb)
 {
 	return (double)c->flash_ns / 1e6 / nb;
@@ -437,6 +487,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	struct reis_dev *dev;
 	struct traces tr;
 	char preset[32], err[256] = "";
+	double seen[NK], tie[NK];
 	uint64_t macs;
 	unsigned k, i, full_tables;
 	int ret;
@@ -453,6 +504,8 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	if (o->tables && o->tables < c.ntables)
 		c.ntables = o->tables;
 	ret = make_traces(o, &c, &tr);
+	for (k = 0; k < NK && !ret; k++)
+		ret = profile_cover(&tr, k, &c, &seen[k], &tie[k]);
 	if (ret) {
 		free_traces(&tr);
 		return ret;
@@ -500,10 +553,11 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		       o->batches, o->sample ? "a sample of the measured bags" :
 		       "the profile of the trace prefix");
 		printf("%-3s %5s | %7s %7s %7s %7s %7s | %5s %5s %5s %-10s | %7s %7s %7s %7s | "
-		       "%5s %5s %5s %-7s | %5s %5s %5s | %5s %5s | %6s | %5s\n", "K", "uniq%",
+		       "%5s %5s %5s %-7s | %5s %5s %5s | %5s %5s | %6s | %5s | %5s %5s\n", "K", "uniq%",
 		       "RecSSD", "RM-SSD", "RecFl", "+on", "RecFl*", "red%", "on", "*",
 		       "paper red%", "RM-SSD", "RecFl", "+on", "RecFl*", "Ered%", "on", "*",
-		       "paper E", "hit%", "on", "*", "util%", "*", "remap", "cpu");
+		       "paper E", "hit%", "on", "*", "util%", "*", "remap", "cpu", "seen%",
+		       "tie%");
 	}
 	for (k = 0; k < NK; k++) {
 		const struct cell *a = &cells[k][C_RECSSD], *r = &cells[k][C_RMSSD];
@@ -518,7 +572,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		if (o->csv) {
 			printf("%s,%s,%s,%u,%u,%.1f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,"
 			       "%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,"
-			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 "\n", trace_name(o->trace),
+			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 ",%.4f,%.4f\n", trace_name(o->trace),
 			       media, c.name, c.rows, o->profile_batches, ks[k], uq, ms(a, nb),
 			       ms(r, nb), ms(f, nb), ms(n, nb), ms(x, nb),
 			       red(r->flash_ns, f->flash_ns), red(r->flash_ns, n->flash_ns),
@@ -527,19 +581,21 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 			       red(r->flash_pj, n->flash_pj), red(r->flash_pj, x->flash_pj),
 			       hit(f), hit(n), hit(x), util(r), util(f), util(x),
 			       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb,
-			       c.ntables, full_tables, o->batch, macs);
+			       c.ntables, full_tables, o->batch, macs, seen[k], tie[k]);
 			continue;
 		}
 		printf("%-3.1f %5.1f | %7.2f %7.3f %7.3f %7.3f %7.3f | %5.1f %5.1f %5.1f %-10s | "
 		       "%7.2f %7.2f %7.2f %7.2f | %5.1f %5.1f %5.1f %-7s | %5.1f %5.1f %5.1f | "
-		       "%5.2f %5.2f | %6.2f | %5.1f\n", ks[k], 100 * uq, ms(a, nb), ms(r, nb),
+		       "%5.2f %5.2f | %6.2f | %5.1f | %5.1f %5.1f\n", ks[k], 100 * uq, ms(a, nb),
+		       ms(r, nb),
 		       ms(f, nb), ms(n, nb), ms(x, nb), red(r->flash_ns, f->flash_ns),
 		       red(r->flash_ns, n->flash_ns), red(r->flash_ns, x->flash_ns),
 		       k ? "" : paper_latency(media, model), mj(r, nb), mj(f, nb), mj(n, nb),
 		       mj(x, nb), red(r->flash_pj, f->flash_pj), red(r->flash_pj, n->flash_pj),
 		       red(r->flash_pj, x->flash_pj), k ? "" : paper_energy(media, model),
 		       100 * hit(f), 100 * hit(n), 100 * hit(x), 100 * util(f), 100 * util(x),
-		       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb);
+		       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb, 100 * seen[k],
+		       100 * tie[k]);
 	}
 	fflush(stdout);
 	return 0;
@@ -736,7 +792,8 @@ int main(int argc, char **argv)
 		       "oracle_ms,red,red_online,red_oracle,rmssd_mj,recflash_mj,online_mj,"
 		       "oracle_mj,energy_red,energy_red_online,energy_red_oracle,hit,hit_online,"
 		       "hit_oracle,util_rmssd,util_recflash,util_oracle,online_remap_ms,"
-		       "cpu_ms_per_batch,tables,model_tables,batch,mlp_macs_per_sample\n");
+		       "cpu_ms_per_batch,tables,model_tables,batch,mlp_macs_per_sample,"
+		       "profile_seen,profile_tie\n");
 	t0 = (uint64_t)time(NULL);
 	for (i = 0; i < o.nmedia; i++)
 		for (j = 0; j < o.nmodels; j++) {
