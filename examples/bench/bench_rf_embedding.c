@@ -34,7 +34,7 @@
  *      FTL"; tables one after another), flash_red% the flash part alone,
  *      energy = its read energy (flash_pj); reductions are against RM-SSD;
  *      seen% / tie% = what the prefix profile knows of the measured bags
- *      (profile_cover()).
+ *      (reis_rf_profile_cover()).
  *
  * The default is a quick run (about 1-2 minutes): recflash-tlc, the first
  * 4 tables of each model, 131072 rows per table. --full adds recflash-slc
@@ -411,50 +411,26 @@ static double unique_rate(const struct opts *o, unsigned k, uint32_t lookups)
 
 /*
  * What the prefix profile tells the placement about the measured bags
- * (docs/fidelity.md, RecFlash Fig. 10 at K = 2): @seen = the share of
- * measured lookups whose row the prefix touched, @tie = the mean share of
- * the table's rows that tie with a measured lookup's row on the prefix
- * count (untouched rows tie at 0). Ties are placed by row index
- * (recflash_place.c), so a lookup in a tie group of G rows lands on one of
- * G / rows-per-page pages unrelated to the trace's order.
+ * (docs/fidelity.md, RecFlash Fig. 10 at K = 2), averaged over tables:
+ * reis_rf_profile_cover()'s seen and tie shares.
  */
 static int profile_cover(const struct traces *tr, unsigned k, const struct reis_dlrm_cfg *c,
 			 double *seen, double *tie)
 {
-	uint32_t *cnt = malloc(sizeof(uint32_t) * (size_t)c->rows);
-	uint32_t *grp = malloc(sizeof(uint32_t) * ((size_t)tr->plen + 1));
-	double s = 0, g = 0, n = 0;
 	unsigned t;
-	size_t i;
+	int ret = 0;
 
 	*seen = *tie = 0;
-	if (!cnt || !grp) {
-		free(cnt);
-		free(grp);
-		return -ENOMEM;
-	}
-	for (t = 0; t < c->ntables; t++) {
+	for (t = 0; t < c->ntables && !ret; t++) {
 		const uint32_t *idx = tr->idx[k] + (tr->plen + tr->blen) * t;
+		double s, g;
 
-		memset(cnt, 0, sizeof(uint32_t) * (size_t)c->rows);
-		memset(grp, 0, sizeof(uint32_t) * ((size_t)tr->plen + 1));
-		for (i = 0; i < tr->plen; i++)
-			cnt[idx[i]]++;
-		for (i = 0; i < c->rows; i++)
-			grp[cnt[i]]++;	/* a count is at most plen */
-		for (i = tr->plen; i < tr->plen + tr->blen; i++) {
-			s += cnt[idx[i]] != 0;
-			g += (double)grp[cnt[idx[i]]] / c->rows;
-			n++;
-		}
+		ret = reis_rf_profile_cover(idx, tr->plen, idx + tr->plen, tr->blen, c->rows,
+					    &s, &g);
+		*seen += s / c->ntables;
+		*tie += g / c->ntables;
 	}
-	free(cnt);
-	free(grp);
-	if (n) {
-		*seen = s / n;
-		*tie = g / n;
-	}
-	return 0;
+	return ret;
 }
 
 static double ms(const struct cell *c, double nb)
