@@ -209,8 +209,8 @@ cat <<'EOF'
   land depends on whether the generator's LRU list of 1 M rows wrapped
   inside the prefix: for RMC3 (0.37 M new references in the prefix) they
   are rows never seen (*seen* 0.7 %); for RMC1 and RMC2 (1.46 M / 2.19 M)
-  they are rows the prefix touched once or twice, all with one count, a
-  tie group of 35 % / 32 % of the rows (*tie*) that the placement keeps in
+  they are rows the prefix touched once or twice, mostly with one count:
+  a tie group of 35 % / 32 % of the rows (*tie*) that the placement keeps in
   row order. Either way they share a page with another lookup of the
   command only by chance, over 7813 / 7813 / 15625 pages (RMC3 / RMC1 / RMC2; about
   910 / 3650 / 5480 new references per command), hence the
@@ -259,8 +259,8 @@ cat <<'EOF'
   per sample are 0.28 ms per batch against its RM-SSD stage of 118-140 ms
   (0.2 %), so its end-to-end cut is its stage cut (85.4 % against 50.7 %).
   End to end adds nothing else of that size that the paper states: the
-  pooled vectors back to the host (8 x 32 fp32 per sample, 64 KiB per
-  batch, about 9 us at A7's 7 GB/s) and the commands' data in are already
+  pooled vectors back to the host are 8 x 32 fp32 per sample, 64 KiB per
+  batch, about 9 us at A7's 7 GB/s, and the commands' data in is already
   in the commands' time (W6). The paper's own numbers fix the rest: with
   e2e = 1 - (E_RecFlash + X) / (E_RM-SSD + X), its stage and end-to-end
   cuts give X = (stage - e2e) / e2e x E_RM-SSD = 0.35 / 0.13 / 0.91 of
