@@ -65,7 +65,8 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
   of 64 samples (W3), $batches measured batches after one warm-up batch,
   RecFlash placed by the profile of the 400 batches before them (W4, the
   "sampled training set" of III-A). The baselines read per vector, RecFlash
-  once per page per command (W1, Fig. 4). The workload is RecSSD's
+  once per page per command (W1, Fig. 4); a stage's latency is its SLS
+  commands' whole modeled time, flash and the FTL core's sums (W6). The workload is RecSSD's
   generator over single-row lines (\`REIS_RF_TRACE_RECFLASH\`, W2,
   [recflash.md](recflash.md) "The locality-K traces"); the table below
   also runs RecSSD's 128-row lines and the drifting stress trace.
@@ -93,16 +94,25 @@ the Fig. 10 workload (timing-model.md W2); *recssd* is RecSSD's scripts as
 they are (every index a multiple of 128, so a 1 M-row table has 7813 rows
 in use); *drift* is the stress workload whose new references are rows
 never seen before. "unique" is distinct rows / accesses over 1 M accesses
-of a 1 M-row table (the paper quotes 8 %-66 % for K = 0-2).
+of a 1 M-row table (the paper quotes 8 %-66 % for K = 0-2). The times are
+the SLS commands' whole modeled time (timing-model.md W6); "flash cut" is
+the cut of their flash part alone. "seen" is the share of the measured
+lookups whose row the 400-batch profile prefix touched, "tie" the mean
+share of the table's rows that tie with that row on the prefix count
+(ties are placed in row order).
 
-| trace | model | K | unique % | RM-SSD ms/batch | RecFlash ms/batch | cut % | energy cut % | page-cache hit % |
-|---|---|---:|---:|---:|---:|---:|---:|---:|
+| trace | model | K | unique % | RM-SSD ms/batch | RecFlash ms/batch | cut % | flash cut % | energy cut % | page-cache hit % | seen % | tie % |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 for f in "$rfcsv" "$recssd" "$drift"; do
 	[ -n "$f" ] && [ -s "$f" ] || continue
+	# Runs before the seen/tie/flash columns have 34 fields: "-" there.
 	awk -F, 'NR > 1 && $2 == "tlc" {
-		printf "| %s | %s | %s | %.1f | %.3f | %.3f | %.1f | %.1f | %.1f |\n",
-			$1, toupper($3), $6, 100 * $7, $9, $10, $13, $20, 100 * $23
+		fl = NF >= 37 ? sprintf("%.1f", $37) : "-"
+		se = NF >= 36 ? sprintf("%.1f", 100 * $35) : "-"
+		ti = NF >= 36 ? sprintf("%.1f", 100 * $36) : "-"
+		printf "| %s | %s | %s | %.1f | %.3f | %.3f | %.1f | %s | %.1f | %.1f | %s | %s |\n",
+			$1, toupper($3), $6, 100 * $7, $9, $10, $13, fl, $20, 100 * $23, se, ti
 	}' "$f"
 done
 
@@ -181,41 +191,88 @@ cat <<'EOF'
   PM9A3's 6.9 GB/s (C2): 2.1 s, where the paper measured 41.5 s (0.34 GB/s,
   FAISS's index load and the document store, not the drive). We keep the
   drive-rate host: it is the stronger baseline.
-- **RecFlash Fig. 10 at K = 2.** At K = 0 the TLC cuts are within 25 %
-  (RMC1 a little high, RMC2 and RMC3 a little low). RMC1 falls with K as
-  the paper's does (13 points against 14) and ends 27 % high at K = 2
-  (68.9 against 54.4 %), because it starts high; RMC2 and RMC3 fall 30-33
-  points against the paper's 13 and end short (55.8 / 39.7 against 78 /
-  64.2 %). At K = 2, 71 % of the lookups are new references
-  (the generator's (p_0 + K) / (1 + K); the paper quotes 66 %): rows no
-  profile saw, which RecFlash reads from their cold pages as RM-SSD does,
-  sharing a page with another lookup of the command only by chance (at
-  64 x 80 lookups over 7813 pages of 128 rows, RecFlash still senses about
-  54 % as many pages as RM-SSD: the energy cut falls to 46 %). The paper's 54-78 % at
-  K = 2 would need its new references to be cheaper than RM-SSD's reads,
-  which no profile of past traffic gives; RecSSD's 128-row lines would do
-  it (every new reference recycles one of 7813 profiled rows), but then the
-  cut is 97-99.8 % at every K (the *recssd* rows above). The model has no
-  RMC dependence the paper shows (RMC2 gains most there): t_R dominates
-  every read, so the row size and pooling factor barely matter. The cut
-  also grows with the batch (timing-model.md W3: RMC1 at K = 0 / 2 53 /
-  31 % at batch 16, 94 / 86 % at 128); the paper states none.
-- **RecFlash SLC/QLC averages.** They follow the TLC curve (t_R dominates
-  both; QLC's cut equals TLC's within 0.1 point), so QLC RMC3 (54.9 %
-  against 75 %) inherits the K = 2 shortfall; the paper's QLC averages lie
-  above its TLC ranges, which no per-read cost ratio in the model produces.
+- **RecFlash Fig. 10 at K = 2 and the RMC order.** At K = 0 the three TLC
+  cuts are within 25 % (80.8 / 84.8 / 72.2 against 68.4 / 91.4 / 77 %); at
+  K = 2 RMC1 is just inside (67.8 against 54.4 %, ratio 1.247), RMC2 and
+  RMC3 end short (54.4 / 39.0 against 78 / 64.2 %), and the model orders
+  the RMCs by pooling factor (RMC1 > RMC3 at every K) where the paper has
+  RMC2 > RMC3 > RMC1 at both ends. What the workload leaves the placement:
+  RecSSD's histogram (gen_dist.py: 50 bins, bin 0 the new reference)
+  reuses a row only within 49 x lookups-per-sample references, less than
+  one batch of 64 samples, so a batch mostly reuses rows that were new
+  references of that batch or the one before. The 400-batch prefix the placement
+  learns from (W4) touched only 22-25 % of the measured lookups' rows at
+  K = 0 (*seen* above); RecFlash's cut at every K is mostly W1's (the
+  command senses each page once where RM-SSD reads per vector), and a
+  placement by the measured bags themselves (RecFl*, an oracle) gives
+  97-99.5 %. At K = 2, 71 % of the lookups are new references. Where they
+  land depends on whether the generator's LRU list of 1 M rows wrapped
+  inside the prefix: for RMC3 (0.37 M new references in the prefix) they
+  are rows never seen (*seen* 0.7 %); for RMC1 and RMC2 (1.46 M / 2.19 M)
+  they are rows the prefix touched once or twice, mostly with one count:
+  a tie group of 35 % / 32 % of the rows (*tie*) that the placement keeps in
+  row order. Either way they share a page with another lookup of the
+  command only by chance, over 7813 / 7813 / 15625 pages (RMC3 / RMC1 / RMC2; about
+  910 / 3650 / 5480 new references per command), hence the
+  pooling-factor order. RMC2's fall from K = 1 (75.8 %) to K = 2 (54.4 %)
+  is that tie group growing from 19 % to 32 % of the rows (the recycled
+  rows move from the count-1 to the count-2 group), not locality.
+  Re-placing during the run does not help: III-C4's period trigger with
+  Algorithm 1 after every batch (*+on*; 2026-12-01,
+  `bench_rf_embedding --rows 1000000 --tables 2 --batches 5`, flash part)
+  moves the TLC cuts by under 0.5 point (RMC3 at K = 0: 3.5) for 83-1429
+  ms of modeled remap per batch, because the next batch's new
+  references are again rows its profile did not rank. The paper's cut at
+  K = 2 and its RMC order need popularity that persists from the profile
+  into the measured traffic, which RecSSD's generator over single rows
+  does not have and the paper does not describe; RecSSD's own 128-row
+  lines have it (7813 rows ever used) and give 97-99.8 % at every K
+  (*recssd* above). Nor is the paper's K scale RecSSD's: the generator's
+  new-reference rate is (p_0 + K) / (1 + K), p_0 = 13.9 % (the
+  exponential's first bin over a 1000-sample range; gen_dist.py adds
+  int(K x sum of densities) to bin 0, the densities summing to 1 / bin
+  width), 14.0-71.3 %; the paper's 8-66 % fits no p_0 with K's mass as
+  RecSSD adds it (8 % at K = 0 gives 69.3 % at K = 2; 66 % at K = 2 needs
+  p_0 = -2 %), so the generator keeps RecSSD's. The cut also grows with
+  the batch (timing-model.md W3); the paper states none.
+- **RecFlash SLC/QLC averages.** Table III's TLC and QLC differ only in
+  t_R (60 / 140 us: the same 16 KB page, 2 planes). A read is C/A + t_R +
+  t_DO with t_R 99.5 % of it, so the flash-only cut (*flash cut*) of QLC
+  equals TLC's within 0.1 point. The stage also carries the mapping
+  lookups and the FTL core's SLS sums (W6), the same on both sides and
+  about 1.5 % of RM-SSD's TLC stage, which puts QLC's cut 0.4-0.9 point
+  above TLC's, as the paper's is, but the paper's QLC averages lie 4-5
+  points above the midpoints of its TLC ranges (RMC1 66 against 61.4 %).
+  Solving (1 + r) / (1 + r x 60 / 140) = QLC / TLC for a shared per-lookup
+  cost r (a share of RM-SSD's per-lookup TLC read time) gives r = 9-14 %:
+  0.3-0.4 us of controller work per lookup at the model's 2.9 us per
+  RM-SSD lookup, which neither paper states and the model does not have,
+  so QLC RMC3 (54.6 % against 75 %) inherits the K = 2 shortfall. SLC's
+  4 KB pages hold 32 rows, fewer lookups share one, and its Table I
+  channel (2.58 us per 128 B) is a cost both sides pay, so SLC's cuts lie
+  below TLC's as the paper's do (all three within 25 %).
 - **RecFlash page cache.** The 128 KiB SRAM holds 8 pages of 16 KiB; with
   64 x 80 lookups over hundreds of pages per command its hit rate is below
   0.4 % on every trace but RecSSD's, so the cut comes from reading each
   page once per command (W1) and from the placement (W4).
 - **RecFlash Fig. 12.** One MLP rate for all models (M1): RMC1's 44 k MACs
-  per sample are 0.2 % of its RM-SSD embedding stage, so its end-to-end cut
-  is its stage cut (86.5 % against 50.7); the paper's 50.7 % against its
-  68.4 % stage cut implies MLPs of about a third of RM-SSD's stage for
-  RMC1 but about as much as the stage for RMC3 (40.4 against 77 %), while
-  RMC3 has 70 x RMC1's MACs per sample: no single MAC rate gives both.
-  RMC3's 3.1 M MACs make its MLPs about 30 % of RM-SSD's end-to-end time
-  here, which is the paper's mechanism for its smaller RMC3 gain.
+  per sample are 0.28 ms per batch against its RM-SSD stage of 118-140 ms
+  (0.2 %), so its end-to-end cut is its stage cut (85.4 % against 50.7 %).
+  End to end adds nothing else of that size that the paper states: the
+  pooled vectors back to the host are 8 x 32 fp32 per sample, 64 KiB per
+  batch, about 9 us at A7's 7 GB/s, and the commands' data in is already
+  in the commands' time (W6). The paper's own numbers fix the rest: with
+  e2e = 1 - (E_RecFlash + X) / (E_RM-SSD + X), its stage and end-to-end
+  cuts give X = (stage - e2e) / e2e x E_RM-SSD = 0.35 / 0.13 / 0.91 of
+  RM-SSD's stage for RMC1 / RMC2 / RMC3, i.e. per sample about 224 / 493 /
+  181 RM-SSD lookup reads of non-embedding time, while the MLPs are 44 k /
+  125 k / 3.07 M MACs: RMC3's X is below RMC1's with 70 x its MACs, so no
+  MAC rate and no per-sample constant gives all three: a constant fitted
+  to RMC1 (95 ms per batch, 1.5 ms per sample, stated nowhere) would give
+  RMC2 78 % but RMC3 20 % against 40.4 %.
+  RMC3's MLPs are 31 % of RM-SSD's end-to-end time here (19.6 of 63.7 ms
+  per batch), the paper's mechanism for its smaller RMC3 gain, and RMC2
+  and RMC3 are within 25 %.
 
 ## Commands
 

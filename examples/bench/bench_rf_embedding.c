@@ -28,9 +28,13 @@
  *                 reported apart, per batch);
  *        RecFl*   placed by the measured bags' own counts (an oracle
  *                 placement: the upper bound);
- *   3. latency = the modeled flash time of the embedding stage summed over
- *      the tables' SLS commands (flash_ns; tables one after another),
- *      energy = its read energy (flash_pj); reductions are against RM-SSD.
+ *   3. latency = the modeled time of the embedding stage: the tables' SLS
+ *      commands summed (model_ns: command in, mapping lookups, flash, the
+ *      FTL core's SLS sums; IV-A: "SLS computations are processed in the
+ *      FTL"; tables one after another), flash_red% the flash part alone,
+ *      energy = its read energy (flash_pj); reductions are against RM-SSD;
+ *      seen% / tie% = what the prefix profile knows of the measured bags
+ *      (reis_rf_profile_cover()).
  *
  * The default is a quick run (about 1-2 minutes): recflash-tlc, the first
  * 4 tables of each model, 131072 rows per table. --full adds recflash-slc
@@ -80,7 +84,7 @@ static const char *paper_energy(const char *media, unsigned model)
 }
 
 struct cell {
-	uint64_t flash_ns, flash_pj, page_reads, hits, misses, lookups;
+	uint64_t model_ns, flash_ns, flash_pj, page_reads, hits, misses, lookups;
 	uint64_t sensed, useful, cpu_ns, remap_ns, remaps;
 };
 
@@ -112,6 +116,7 @@ static uint64_t cpu_ns(void)
 
 static void add_info(struct cell *cl, const struct reis_rf_sls_info *in)
 {
+	cl->model_ns += in->model_ns;
 	cl->flash_ns += in->flash_ns;
 	cl->flash_pj += in->flash_pj;
 	cl->page_reads += in->page_reads;
@@ -404,9 +409,33 @@ static double unique_rate(const struct opts *o, unsigned k, uint32_t lookups)
 	return u;
 }
 
+/*
+ * What the prefix profile tells the placement about the measured bags
+ * (docs/fidelity.md, RecFlash Fig. 10 at K = 2), averaged over tables:
+ * reis_rf_profile_cover()'s seen and tie shares.
+ */
+static int profile_cover(const struct traces *tr, unsigned k, const struct reis_dlrm_cfg *c,
+			 double *seen, double *tie)
+{
+	unsigned t;
+	int ret = 0;
+
+	*seen = *tie = 0;
+	for (t = 0; t < c->ntables && !ret; t++) {
+		const uint32_t *idx = tr->idx[k] + (tr->plen + tr->blen) * t;
+		double s, g;
+
+		ret = reis_rf_profile_cover(idx, tr->plen, idx + tr->plen, tr->blen, c->rows,
+					    &s, &g);
+		*seen += s / c->ntables;
+		*tie += g / c->ntables;
+	}
+	return ret;
+}
+
 static double ms(const struct cell *c, double nb)
 {
-	return (double)c->flash_ns / 1e6 / nb;
+	return (double)c->model_ns / 1e6 / nb;
 }
 
 static double mj(const struct cell *c, double nb)
@@ -437,6 +466,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	struct reis_dev *dev;
 	struct traces tr;
 	char preset[32], err[256] = "";
+	double seen[NK], tie[NK];
 	uint64_t macs;
 	unsigned k, i, full_tables;
 	int ret;
@@ -453,6 +483,8 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	if (o->tables && o->tables < c.ntables)
 		c.ntables = o->tables;
 	ret = make_traces(o, &c, &tr);
+	for (k = 0; k < NK && !ret; k++)
+		ret = profile_cover(&tr, k, &c, &seen[k], &tie[k]);
 	if (ret) {
 		free_traces(&tr);
 		return ret;
@@ -463,7 +495,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	/*
 	 * Delay-mode timing on the drive's virtual clock: each command starts
 	 * once the previous one has completed in modeled time, so it finds the
-	 * flash idle (flash_ns is the command's own time, not time queueing
+	 * flash idle (model_ns is the command's own time, not time queueing
 	 * behind a backlog the emulator ran ahead of), and nobody sleeps
 	 * through the modeled time of deploys and remaps.
 	 */
@@ -500,10 +532,11 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		       o->batches, o->sample ? "a sample of the measured bags" :
 		       "the profile of the trace prefix");
 		printf("%-3s %5s | %7s %7s %7s %7s %7s | %5s %5s %5s %-10s | %7s %7s %7s %7s | "
-		       "%5s %5s %5s %-7s | %5s %5s %5s | %5s %5s | %6s | %5s\n", "K", "uniq%",
+		       "%5s %5s %5s %-7s | %5s %5s %5s | %5s %5s | %6s | %5s | %5s %5s\n", "K", "uniq%",
 		       "RecSSD", "RM-SSD", "RecFl", "+on", "RecFl*", "red%", "on", "*",
 		       "paper red%", "RM-SSD", "RecFl", "+on", "RecFl*", "Ered%", "on", "*",
-		       "paper E", "hit%", "on", "*", "util%", "*", "remap", "cpu");
+		       "paper E", "hit%", "on", "*", "util%", "*", "remap", "cpu", "seen%",
+		       "tie%");
 	}
 	for (k = 0; k < NK; k++) {
 		const struct cell *a = &cells[k][C_RECSSD], *r = &cells[k][C_RMSSD];
@@ -518,28 +551,31 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		if (o->csv) {
 			printf("%s,%s,%s,%u,%u,%.1f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,"
 			       "%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,"
-			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 "\n", trace_name(o->trace),
+			       "%.4f,%.6f,%.3f,%u,%u,%u,%" PRIu64 ",%.4f,%.4f,%.2f\n", trace_name(o->trace),
 			       media, c.name, c.rows, o->profile_batches, ks[k], uq, ms(a, nb),
 			       ms(r, nb), ms(f, nb), ms(n, nb), ms(x, nb),
-			       red(r->flash_ns, f->flash_ns), red(r->flash_ns, n->flash_ns),
-			       red(r->flash_ns, x->flash_ns), mj(r, nb), mj(f, nb), mj(n, nb),
+			       red(r->model_ns, f->model_ns), red(r->model_ns, n->model_ns),
+			       red(r->model_ns, x->model_ns), mj(r, nb), mj(f, nb), mj(n, nb),
 			       mj(x, nb), red(r->flash_pj, f->flash_pj),
 			       red(r->flash_pj, n->flash_pj), red(r->flash_pj, x->flash_pj),
 			       hit(f), hit(n), hit(x), util(r), util(f), util(x),
 			       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb,
-			       c.ntables, full_tables, o->batch, macs);
+			       c.ntables, full_tables, o->batch, macs, seen[k], tie[k],
+			       red(r->flash_ns, f->flash_ns));
 			continue;
 		}
 		printf("%-3.1f %5.1f | %7.2f %7.3f %7.3f %7.3f %7.3f | %5.1f %5.1f %5.1f %-10s | "
 		       "%7.2f %7.2f %7.2f %7.2f | %5.1f %5.1f %5.1f %-7s | %5.1f %5.1f %5.1f | "
-		       "%5.2f %5.2f | %6.2f | %5.1f\n", ks[k], 100 * uq, ms(a, nb), ms(r, nb),
-		       ms(f, nb), ms(n, nb), ms(x, nb), red(r->flash_ns, f->flash_ns),
-		       red(r->flash_ns, n->flash_ns), red(r->flash_ns, x->flash_ns),
+		       "%5.2f %5.2f | %6.2f | %5.1f | %5.1f %5.1f\n", ks[k], 100 * uq, ms(a, nb),
+		       ms(r, nb),
+		       ms(f, nb), ms(n, nb), ms(x, nb), red(r->model_ns, f->model_ns),
+		       red(r->model_ns, n->model_ns), red(r->model_ns, x->model_ns),
 		       k ? "" : paper_latency(media, model), mj(r, nb), mj(f, nb), mj(n, nb),
 		       mj(x, nb), red(r->flash_pj, f->flash_pj), red(r->flash_pj, n->flash_pj),
 		       red(r->flash_pj, x->flash_pj), k ? "" : paper_energy(media, model),
 		       100 * hit(f), 100 * hit(n), 100 * hit(x), 100 * util(f), 100 * util(x),
-		       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb);
+		       (double)n->remap_ns / 1e6 / nb, (double)cpu / 1e6 / nb, 100 * seen[k],
+		       100 * tie[k]);
 	}
 	fflush(stdout);
 	return 0;
@@ -736,7 +772,8 @@ int main(int argc, char **argv)
 		       "oracle_ms,red,red_online,red_oracle,rmssd_mj,recflash_mj,online_mj,"
 		       "oracle_mj,energy_red,energy_red_online,energy_red_oracle,hit,hit_online,"
 		       "hit_oracle,util_rmssd,util_recflash,util_oracle,online_remap_ms,"
-		       "cpu_ms_per_batch,tables,model_tables,batch,mlp_macs_per_sample\n");
+		       "cpu_ms_per_batch,tables,model_tables,batch,mlp_macs_per_sample,"
+		       "profile_seen,profile_tie,red_flash\n");
 	t0 = (uint64_t)time(NULL);
 	for (i = 0; i < o.nmedia; i++)
 		for (j = 0; j < o.nmodels; j++) {

@@ -434,3 +434,47 @@ double reis_rf_unique_rate(const uint32_t *idx, size_t n, uint32_t rows)
 	free(seen);
 	return (double)distinct / (double)n;
 }
+
+int reis_rf_profile_cover(const uint32_t *prof, size_t nprof, const uint32_t *meas,
+			  size_t nmeas, uint32_t rows, double *seen, double *tie)
+{
+	uint32_t *cnt, *grp, top = 0;
+	double s = 0, g = 0;
+	size_t i;
+
+	if (!seen || !tie || !rows || (nprof && !prof) || (nmeas && !meas))
+		return -EINVAL;
+	*seen = *tie = 0;
+	for (i = 0; i < nprof; i++)
+		if (prof[i] >= rows)
+			return -EINVAL;
+	for (i = 0; i < nmeas; i++)
+		if (meas[i] >= rows)
+			return -EINVAL;
+	cnt = calloc(rows, sizeof(*cnt));
+	if (!cnt)
+		return -ENOMEM;
+	for (i = 0; i < nprof; i++)
+		if (cnt[prof[i]] < UINT32_MAX - 1)	/* saturate: top + 1 stays finite */
+			cnt[prof[i]]++;
+	for (i = 0; i < rows; i++)
+		top = cnt[i] > top ? cnt[i] : top;
+	grp = calloc((size_t)top + 1, sizeof(*grp));
+	if (!grp) {
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (i = 0; i < rows; i++)
+		grp[cnt[i]]++;
+	for (i = 0; i < nmeas; i++) {
+		s += cnt[meas[i]] != 0;
+		g += (double)grp[cnt[meas[i]]] / rows;
+	}
+	free(cnt);
+	free(grp);
+	if (nmeas) {
+		*seen = s / (double)nmeas;
+		*tie = g / (double)nmeas;
+	}
+	return 0;
+}

@@ -115,5 +115,29 @@ int main(void)
 	CHECK(reis_rf_trace_open(&o, &t) == -EINVAL);
 	CHECK(reis_rf_trace_open(NULL, &t) == -EINVAL);
 	CHECK(reis_rf_unique_rate(NULL, 0, 10) == 0);
+
+	/*
+	 * Profile cover, by hand: prefix {0, 0, 1} over 4 rows gives counts
+	 * 2, 1, 0, 0, so groups {count 0: rows 2, 3; 1: row 1; 2: row 0}.
+	 * Measured {0, 2, 3, 1}: seen rows 0 and 1 -> 2 / 4; ties 1, 2, 2, 1
+	 * rows of 4 -> (1 + 2 + 2 + 1) / 16.
+	 */
+	{
+		const uint32_t pre[3] = { 0, 0, 1 }, mea[4] = { 0, 2, 3, 1 }, bad[1] = { 4 };
+		double se = -1, ti = -1;
+
+		CHECK(reis_rf_profile_cover(pre, 3, mea, 4, 4, &se, &ti) == 0);
+		CHECK(se == 0.5 && ti == 6.0 / 16);
+		/* No profile: nothing seen, every row ties at count 0. */
+		CHECK(reis_rf_profile_cover(NULL, 0, mea, 4, 4, &se, &ti) == 0);
+		CHECK(se == 0 && ti == 1);
+		CHECK(reis_rf_profile_cover(pre, 3, NULL, 0, 4, &se, &ti) == 0);
+		CHECK(se == 0 && ti == 0);
+		CHECK(reis_rf_profile_cover(pre, 3, bad, 1, 4, &se, &ti) == -EINVAL);
+		CHECK(reis_rf_profile_cover(bad, 1, mea, 4, 4, &se, &ti) == -EINVAL);
+		CHECK(reis_rf_profile_cover(pre, 3, mea, 4, 0, &se, &ti) == -EINVAL);
+		CHECK(reis_rf_profile_cover(NULL, 3, mea, 4, 4, &se, &ti) == -EINVAL);
+		CHECK(reis_rf_profile_cover(pre, 3, mea, 4, 4, NULL, &ti) == -EINVAL);
+	}
 	return t_result();
 }

@@ -145,6 +145,25 @@ void reis_rf_trace_close(struct reis_rf_trace *t);
  */
 double reis_rf_unique_rate(const uint32_t *idx, size_t n, uint32_t rows);
 
+/**
+ * reis_rf_profile_cover() - what a profile of @prof tells a frequency
+ * placement about the accesses @meas (docs/timing-model.md W4).
+ * @prof: the profiled accesses (the placement's counts).
+ * @nprof: how many.
+ * @meas: the accesses the placement then serves.
+ * @nmeas: how many (0: both results 0).
+ * @rows: the table's rows; every index must be below it.
+ * @seen: the share of @meas whose row @prof touched.
+ * @tie: the mean, over @meas, of the share of the rows that have the same
+ *       count in @prof as the accessed row (untouched rows tie at 0); a
+ *       frequency sort says nothing about the order inside such a group.
+ *
+ * Return: 0, -EINVAL (NULL array with a count, rows 0, an index >= @rows)
+ * or -ENOMEM.
+ */
+int reis_rf_profile_cover(const uint32_t *prof, size_t nprof, const uint32_t *meas,
+			  size_t nmeas, uint32_t rows, double *seen, double *tie);
+
 #ifdef __cplusplus
 }
 #endif
