@@ -179,6 +179,7 @@ struct re_est_run {
 	struct re_cost c;
 	const struct re_layout *L;
 	double rate;		/* fraction of compared entries that pass */
+	uint32_t rnp, rnl;	/* or, if rnl, re_cost_coarse_passed(rnp, rnl) */
 	uint64_t cum_cmp;	/* compared so far in the phase (for rounding) */
 	uint64_t cum_pass;
 	uint64_t *lp;		/* one round: logical pages */
@@ -212,7 +213,8 @@ static void re_est_flush(struct re_est_run *r)
 		uint64_t tot;
 
 		r->cum_cmp += r->nf[i];
-		tot = r->rate >= 1.0 ? r->cum_cmp :
+		tot = r->rnl ? re_cost_coarse_passed(r->cum_cmp, r->rnp, r->rnl) :
+		      r->rate >= 1.0 ? r->cum_cmp :
 		      (uint64_t)((double)r->cum_cmp * r->rate + 1e-9);
 		r->pass[i] = (uint32_t)(tot - r->cum_pass);
 		r->cum_pass = tot;
@@ -351,19 +353,14 @@ static int re_est_coarse(struct re_est_run *r, const struct re_est *e, uint32_t 
 	 * DF is a step of the page kernel both phases run (REIS 4.3.2-4.3.3:
 	 * the comparator passes an entry whose DIST is under the threshold),
 	 * so with DF the coarse phase also compares each centroid in-die and
-	 * sends only the passing ones to the TTL-C (timing-model.md §6.2,
-	 * A26): at the fine phase's rate, but never fewer than the nprobe
-	 * centroids the search goes on to probe.
+	 * sends only the nprobe it keeps to the TTL-C, spread evenly over the
+	 * centroid pages (timing-model.md A26; the engine's re_coarse()
+	 * charges the same).
 	 */
 	re_cost_phase(&r->c, *t, r->np, L->ttl_c, (uint32_t)r->df);
 	r->rate = 1.0;
-	if (r->df && e->nlist) {
-		double keep = e->pass * (double)e->nlist;
-
-		if (keep < (double)r->np)
-			keep = (double)r->np;
-		r->rate = keep >= (double)e->nlist ? 1.0 : keep / (double)e->nlist;
-	}
+	r->rnp = r->np;
+	r->rnl = r->df ? e->nlist : 0;
 	r->cum_cmp = r->cum_pass = 0;
 	for (i = 0; i < L->cpages; i++) {
 		uint64_t left = e->nlist - (uint64_t)i * L->cpb;
@@ -404,6 +401,7 @@ static uint64_t re_est_fine(struct re_est_run *r, const struct re_est *e, uint64
 
 	re_cost_phase(&r->c, *t, r->cand, L->ttl_e, (uint32_t)(r->df + r->tag));
 	r->rate = r->fine_rate;
+	r->rnl = 0;
 	r->cum_cmp = r->cum_pass = 0;
 	if (r->ivf) {
 		for (i = 0; i < r->vs.nv; i++)
