@@ -50,10 +50,12 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
   sweep 0.90-0.98, datasets NQ (2.68 M passages, 8192 clusters), HotpotQA
   (5.23 M, 8192) and wiki_full (41.5 M, 16,384). Fig. 9 is wiki_full;
   averages and maxima are over the sweep (and datasets where the paper
-  says "across datasets"). A query's time in a stream is max(A, B) of
-  REIS 4.3.4's two-stage pipeline: A its in-die search (IBC, coarse and fine
-  rounds), query after query; B the one core's rerank (INT8 fetch,
-  recompute, sort) under the next query's search (timing-model.md §6.2).
+  says "across datasets"). A query's time in a stream is the stream rule
+  of timing-model.md §6.2 (\`re_estimate_stream()\`): the larger of its
+  in-die search latency (IBC, coarse and fine rounds; queries' in-die
+  searches do not overlap) and its share of the busiest resource over 16
+  queries (the rerank's fetches, MACs and sort run under the next query's
+  search).
   Table 4 is one brute-force query on reis-ssd1 (Fig. 3's flat index) over
   HotpotQA and wiki_en, the dataset behind the table's "NQ" column
   (timing-model.md §6.2).
@@ -122,58 +124,74 @@ cat <<'EOF'
 
 - **How REIS rows are timed.** Fig. 7 and 9 are QPS of a query stream.
   REIS 4.3.4 overlaps the dies' search with the core's kernels and names no
-  overlap between two queries' in-die search, so a query takes max(A, B):
-  A = its IBC, coarse and fine page rounds with their quickselects (a
-  one-query estimate without rerank), B = what the rerank adds on the one
-  REIS core (Table 3's 4 Cortex-R8, one for REIS): 100 INT8 fetches from
-  random TLC pages, 68 us of INT8 MACs (A13) and the sort (timing-model.md
-  §6.2; `bench_fidelity -v` prints every point, with the busiest resource
-  of a 16-query command, the bound if queries' searches overlapped too).
-  With DF the coarse phase filters centroids in-die like the fine phase
-  (A26), so the centroid traffic (formerly 1.1-2.1 MB per query) is gone.
-  B is 160-254 us on SSD1 and 159-194 us on SSD2 (the fetch: 100 reads over
-  256 or 512 planes land two or three on some plane, 2-3 TLC tR of 60 us),
-  and binds at low nprobe on both drives: **SSD2 over SSD1** is 1.2x / 1.6x
-  against 2.6x / 3.2x. Stage A alone gives 1.1-1.6x on NQ and wiki_full
-  (SSD1 95-758 us, SSD2 85-474 us): a query's search is a few dependent
-  rounds (IBC, the coarse round, its selection, the fine rounds), each at
-  least a 22.5 us tR on either drive, and at nprobe 256 wiki_full's 5443
-  pages per query need 21 rounds of SSD1's 256 planes but 11 of SSD2's 512,
-  where stage A takes 758 / 474 us against about 480 / 240 us of sensing (pages
-  spread unevenly over planes; not broken down further here). The paper says the core runs the rerank "without stalling
-  the pipeline", i.e. its B is below A; the model's is not, because the
-  rerank fetches all candidates before it computes (the per-page engine's
-  order, `reis_rerank.c`) and its TLC tR is RecFlash's 60 us (REIS gives
-  none).
+  overlap between two queries' in-die search (a cache latch holds one
+  query), so a query costs max(A, O) (timing-model.md §6.2, the stream
+  rule): A = its IBC, coarse and fine page rounds with their quickselects
+  (a one-query estimate without rerank), O = its share of the busiest
+  resource class over 16 queries. The rerank (100 INT8 fetches, 68 us of
+  MACs, the sort) costs the stream what it holds, not its latency; until
+  2026-12-01 the bench added the rerank's whole latency (2-3 TLC tR), which
+  bound every low-nprobe point. Now A binds every point on both drives: O
+  is the REIS core's 72 us (MACs + sort) or the planes' sensing, at most
+  520 us (SSD1) / 301 us (SSD2) against A's 94-758 / 84-474 us
+  (`bench_fidelity -v` prints A, O and O's class per point). With DF the
+  coarse phase sends only the nprobe centroids it keeps (A26; the
+  per-page engine charges the same since 2026-12-01).
+- **REIS Fig. 7, SSD2 over SSD1** (1.32x / 1.60x against 2.6x / 3.2x).
+  Table 3's drives differ in channels (8 / 16), dies per channel (16 / 8:
+  128 dies on both), planes per die (2 / 4: 256 / 512 planes) and channel
+  rate (1.2 / 2.0 GB/s: 9.6 / 32 GB/s aggregate, 3.3x); tR (22.5 us
+  ESP-SLC) and the cores are the same, the DRAM follows the channels (A8).
+  Stage A is a few dependent rounds (IBC, the coarse round, its selection,
+  the fine rounds), each at least one 22.5 us tR on either drive: SSD2
+  gains 1.1-1.4x at low nprobe (IBC's fill 13.7 against 8.2 us, one fine
+  round fewer) and up to 1.6x at wiki_full, nprobe 256 (5443 pages a query:
+  21 rounds of SSD1's planes, 11 of SSD2's). Only channel-bound work could
+  gain 3.3x, and at DF's 1 % pass the channels never bind (SSD1: at most
+  208 us per query against A's 758). The paper's "higher channel counts
+  (2x) and channel bandwidth (1.7x)" implies a stream bound by channel
+  traffic, i.e. far more TTL traffic per query than 1 % of the probed
+  entries (next item).
 - **REIS Fig. 9, DF over No-OPT.** No-OPT sends every probed entry's
-  138-byte TTL-E over the channels, so it grows with nprobe, and so does
-  DF's query (its search at high nprobe, stage B at low): DF's gain is flat
-  on SSD1 at 7.2-8.0x (average 7.7x against 4.7x, maximum 8.0x against
-  5.1x) and 3.8-7.6x on SSD2 (average 6.1x and maximum 7.6x, both within
-  25 % of 5.7x / 6.5x; SSD2's low end is stage B). The paper's flat 4.7-5.1x fits a filter that passes more
-  than 1 % inside the probed clusters: the corpus threshold of docs/reis.md
-  §7.1 passes 16 % of a brute-force scan but 44 % of the probed entries at
-  nprobe 32 (the probed clusters are the near ones). The paper gives no IVF
-  pass rate, so the bench keeps the stated 1 % (4.3.3).
+  138-byte TTL-E over the channels without pipelining: a round of full
+  pages is 32 planes' 17.7 KB per channel on both drives: 471 us at
+  1.2 GB/s (SSD1), 283 us at 2 GB/s (SSD2), so No-OPT is 408-16342 us (SSD1) and 255-8058 us
+  (SSD2) and DF's gain on wiki_full is 7.4-8.0x on SSD1 (average 7.8x
+  against 4.7x, maximum 8.0x against 5.1x) and 5.2-7.6x on SSD2 (6.4x /
+  7.6x, within 25 % of 5.7x / 6.5x). The paper's flat 4.7-5.1x fits a
+  filter that passes more than 1 % inside the probed clusters: the corpus
+  threshold of docs/reis.md §7.1 passes 16 % of a brute-force scan but
+  44 % of the probed entries at nprobe 32 (the probed clusters are the near
+  ones). The paper gives no IVF pass rate, so the rows keep the stated
+  1 % (4.3.3). Sensitivity (`bench_fidelity -f 0.2`, not published):
+  at 20 % DF over No-OPT is 4.3x / 4.5x on SSD1 (within 25 %) but 3.8x /
+  3.9x on SSD2, SSD2 over SSD1 1.6x / 2.6x, REIS-ASIC's SSD1 maximum 4.5x;
+  no single rate brings all of them in.
 - **REIS Fig. 9, MPIBC.** IBC moves one 128-byte query per plane over the
   channel and the die fills the rest of the latch (A24): 13.7 us per plane
-  on SSD1, 8.3 us on SSD2, in turn across a die's planes unless MPIBC lets
-  them latch together, which saves 13.7 us / 25 us of stage A. The fill
-  holds each plane (the plane calendar) and the die's I/O serves its
-  planes in turn, so no per-die cost is hidden: a die's IBC plus its pages'
-  C/A and data-out stay far below its channel's load. In stage A alone the
-  gain is 1.8-9.7 % on SSD1 (average 5.5 % against 6 %) and 5-22 % on SSD2
-  (average 13 % against 26 %); where stage B binds (low nprobe) MPIBC
-  cannot show, so the rows are 2.1 % / 5.3 %. The paper's 26 % implies
-  SSD2 DF+PL queries near 100 us, which stage B (above) keeps this model
-  from reaching.
+  on SSD1, 8.2 us on SSD2, in turn across a die's planes unless MPIBC lets
+  them latch together, which saves 13.7 us / 24.6 us of stage A. Stage A
+  binds every point, so SSD1's gain is 5.5 % (within 25 % of 6 %) and
+  SSD2's 13 % against 26 %: the paper's 26 % implies SSD2 DF+PL queries
+  near 95 us at every nprobe, where the model's stage A on wiki_full is
+  111-474 us (its fine rounds, above).
 - **REIS 6.3.1, REIS-ASIC.** The ASIC streams every page read (data +
-  spare) over the channels, computes for free and fetches the rerank's
-  INT8 entries as REIS does, in the same two stages. Where REIS is bound by
-  stage B (low nprobe, small datasets) the ASIC's stream is short and it is
-  barely slower (SSD1 1.3x) or faster (SSD2 0.6x); at wiki_full, nprobe 256
-  (5443 pages per query) it is 15x / 6.7x slower (SSD2's maximum within
-  25 % of 6.5x). The paper's 4.1-5.0x / 3.9-6.5x is flat.
+  spare, 18,592 B) over the channels, computes for free and reads the
+  rerank's INT8 entries as REIS does; it holds no query in the latches, so
+  its queries overlap and a query costs its share of the busiest class
+  (channels: 1.94 us a page on SSD1, 0.58 us on SSD2). REIS's stage A is a
+  latency of dependent rounds, nearly flat in the page count at low nprobe,
+  so the slowdown grows with the pages: 2.5-14.7x on SSD1 and 0.91-6.7x on
+  SSD2 (SSD2's maximum within 25 % of 6.5x; at NQ, nprobe 16 the ASIC's
+  120 pages stream in 77 us against REIS's 84 us stage A). The paper's flat
+  4.1-5.0x / 3.9-6.5x fits a REIS bound, like the ASIC, by a per-page
+  throughput.
+- **REIS TLC read.** REIS gives no TLC (INT8 region) read time: Table 3
+  lists only the ESP-SLC tR (22.5 us, from Flash-Cosmos), 4.1.2 says only
+  that SLC reads faster than TLC, and the PM9A3 / Micron 9400 briefs give
+  no array timing; the presets keep RecFlash Table III's 60 us. Under the
+  stream rule it enters only the planes' occupancy, and no REIS row moves
+  with it (`bench_fidelity -p t_read_tlc=45us` prints the same rows).
 - **REIS Fig. 7, CPU-Real and No-I/O.** The host model (C1-C5) reads the
   index (codes + INT8 vectors + centroids) and the documents from its SSD
   once per BEIR query set and scans at DDR4 bandwidth, so a CPU-Real query

@@ -17,10 +17,11 @@
  *  3. each row: figure, series, paper, model, ratio = model / paper,
  *     within_25pct, settings.
  *
- * Usage: bench_fidelity [-v] [-p "k=v;..."]   (well under a second; prints
- *        CSV with a header; -v adds every estimated point on stderr; -p
- *        overrides preset values on both REIS SSDs, for sensitivity checks:
- *        the published rows use the presets as they are)
+ * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS]   (a few seconds;
+ *        prints CSV with a header; -v adds every estimated point on stderr;
+ *        -p overrides preset values on both REIS SSDs and -f the IVF rows'
+ *        DF pass rate, for sensitivity checks: the published rows use the
+ *        presets as they are and 1 %)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -37,12 +38,10 @@
 #define NDATA 3
 /*
  * Fig. 7 and 9 measure QPS of a query stream; a query's time is
- * query_ns() (4.3.4: flash work query after query, the core's rerank and
- * sort under the next query's flash work). -v also prints the busiest
- * resource class (per channel, plane, die, core, DRAM, link) of a 16-query
- * command over 16, the bound if queries' flash work overlapped too, and
- * that command's latency; Table 4 (one RAG query) uses a one-query
- * command's latency.
+ * query_ns(), the stream rule over NQ queries. -v prints for each
+ * configuration its time, its stage A and its busiest class's share
+ * (A/occ, the class that binds the occupancy), and the 16-query command's
+ * latency / 16; Table 4 (one RAG query) uses a one-query command's latency.
  */
 #define NQ 16
 
@@ -65,6 +64,7 @@ static const struct ds {
 };
 
 static const char *overrides;	/* -p: fp_apply() list for both REIS presets */
+static double df_pass = 0.01;	/* -f: DF pass rate of the IVF rows (REIS 4.3.3: ~1 %) */
 
 /*
  * Document bytes of @n passages at wiki_en's 9 GB for 41.5 M (REIS 3.2),
@@ -138,63 +138,27 @@ static const uint32_t conf_flags[NCONF] = {
 
 struct point {
 	uint64_t ns[NCONF];	/* per query in a stream (query_ns()) */
-	uint64_t share_ns[NCONF];	/* busiest resource of 16 queries / 16 */
+	uint64_t search_ns[NCONF];	/* its stage A */
+	uint64_t occ_ns[NCONF];	/* busiest resource of 16 queries / 16 */
+	uint32_t bind[NCONF];	/* and its class */
 	uint64_t lat_ns[NCONF];	/* per query, the 16-query command's latency */
 	uint64_t chan_ns, dram_ns, core_ns;	/* busy, full configuration */
 	uint64_t pages;		/* of the full configuration */
 	uint64_t asic_ns, cpu_ns, noio_ns;	/* per query */
 };
 
-/* The busiest resource class of a command: busy time per resource. */
-static uint64_t busiest_ns(const struct fp_params *p, const struct re_est_out *o)
-{
-	const uint64_t n[ISP_RES_NCLASSES] = {
-		[ISP_RES_PLANE] = (uint64_t)p->channels * p->dies_per_channel * p->planes_per_die,
-		[ISP_RES_DIE] = (uint64_t)p->channels * p->dies_per_channel,
-		[ISP_RES_CHANNEL] = p->channels,
-		[ISP_RES_CORE] = p->isp_cores ? p->isp_cores : 1,
-		[ISP_RES_DRAM] = 1,
-		[ISP_RES_LINK] = 1,
-	};
-	uint64_t m = 0;
-	unsigned i;
-
-	for (i = 0; i < ISP_RES_NCLASSES; i++)
-		if (n[i] && o->busy_ns[i] / n[i] > m)
-			m = o->busy_ns[i] / n[i];
-	return m;
-}
-
 /*
- * A query's time in a stream (REIS 4.3.4) as a two-stage pipeline: stage
- * A is its distance search on the dies (IBC, the coarse and fine page
- * rounds with their quickselects), query after query, since 4.3.4's three
- * overlaps are the cache read within a query's pages, the dies with the
- * core's kernels, and MPIBC, none between queries' in-die search; stage B
- * is the rerank kernel the one REIS core runs on the candidates (4.3.2:
- * it "fetches the top-10k embeddings from the INT8 embedding region",
- * recomputes and sorts) while the dies search for the next query ("a
- * single core can efficiently run Quicksort and reranking without stalling
- * the pipeline"). A is the latency of the query without rerank (its sort of
- * k hits is a few ns), B what the rerank adds; a query takes the larger.
- * @flags: the configuration; -1 on a refused estimate.
+ * A query's time in a stream (REIS 4.3.4): re_estimate_stream()'s rule
+ * (docs/timing-model.md §6.2), the larger of its in-die search latency
+ * (stage A: queries' in-die searches do not overlap) and its share of the
+ * busiest resource over NQ queries (the rerank's fetches, MACs and sort run
+ * under the next queries' searches). @flags: the configuration.
  */
 static int query_ns(const struct fp_params *p, struct re_est *e, uint32_t flags,
-		    uint64_t *ns, struct re_est_out *o)
+		    struct re_stream_out *so, struct re_est_out *o)
 {
-	uint64_t a, b;
-
-	e->nq = 1;
-	e->flags = flags | ISP_REIS_SF_NO_RERANK;
-	if (re_estimate(p, e, o))
-		return -1;
-	a = o->model_ns;
 	e->flags = flags;
-	if (re_estimate(p, e, o))
-		return -1;
-	b = o->model_ns > a ? o->model_ns - a : 0;
-	*ns = a > b ? a : b;
-	return 0;
+	return re_estimate_stream(p, e, NQ, so, o) ? -1 : 0;
 }
 
 static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, struct point *pt)
@@ -203,7 +167,7 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 	struct re_est e;
 	struct re_est_out o;
 	struct re_cpu c;
-	uint64_t entries, load, a, b;
+	uint64_t entries, load;
 	unsigned i;
 
 	if (fp_preset(preset, &p) || (overrides && fp_apply(&p, overrides, NULL, 0)))
@@ -218,20 +182,21 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 	e.nq = NQ;
 	e.k = 10;
 	e.df_threshold = 400;
-	e.pass = 0.01;		/* REIS 4.3.3: DF keeps ~1 % */
+	e.pass = df_pass;
 	e.nprobe = nprobe;
 	for (i = 0; i < NCONF; i++) {
-		if (query_ns(&p, &e, conf_flags[i], &pt->ns[i], &o))
-			die("re_estimate");
-		/* The ASIC runs the same queries in the same two stages (6.3.1),
-		 * its pages streamed whole to the controller. */
-		a = re_asic_ns(&p, o.pages_read, 0, e.dim);
-		b = re_asic_ns(&p, o.pages_read, o.reranked, e.dim) - a;
-		pt->asic_ns = a > b ? a : b;
-		e.nq = NQ;
-		if (re_estimate(&p, &e, &o))
-			die("re_estimate");
-		pt->share_ns[i] = busiest_ns(&p, &o) / NQ;
+		struct re_stream_out so;
+
+		if (query_ns(&p, &e, conf_flags[i], &so, &o))
+			die("re_estimate_stream");
+		pt->ns[i] = so.ns;
+		pt->search_ns[i] = so.search_ns;
+		pt->occ_ns[i] = so.occ_ns;
+		pt->bind[i] = so.bind;
+		/* The ASIC reads the same pages and INT8 entries (6.3.1), its
+		 * pages streamed whole to the controller; its queries hold no
+		 * latch, so they overlap (re_asic_stream_ns()). */
+		pt->asic_ns = re_asic_stream_ns(&p, so.pages_read, so.reranked, e.dim);
 		pt->lat_ns[i] = o.model_ns / NQ;
 	}
 	pt->pages = o.pages_read;
@@ -251,6 +216,27 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 	pt->noio_ns = re_cpu_ns(&c, 0, 1, entries, entries * 128, 100, 1024);
 	pt->cpu_ns = re_cpu_ns(&c, load, d->queries, entries, entries * 128, 100, 1024) /
 		     d->queries;
+}
+
+static const char *const res_name[ISP_RES_NCLASSES] = {
+	"plane", "die", "chan", "core", "dram", "link",
+};
+
+static void verbose_point(const char *ssd, const struct ds *d, uint32_t nprobe,
+			  const struct point *q)
+{
+	static const char *const conf[NCONF] = { "No-OPT", "DF", "DF+PL", "all" };
+	unsigned i;
+
+	fprintf(stderr, "%s %-9s nprobe %3u:", ssd, d->name, nprobe);
+	for (i = 0; i < NCONF; i++)
+		fprintf(stderr, " %s %.1f (A %.1f, %s %.1f)", conf[i], q->ns[i] / 1e3,
+			q->search_ns[i] / 1e3, res_name[q->bind[i]], q->occ_ns[i] / 1e3);
+	fprintf(stderr, " us; 16-query latency / 16 %.1f; 16 queries: pages %" PRIu64
+		", busy per channel %.1f, DRAM %.1f, core %.1f us; per query ASIC %.1f, "
+		"CPU-Real %.1f, No-I/O %.1f us\n", q->lat_ns[ALL] / 1e3, q->pages,
+		q->chan_ns / 1e3, q->dram_ns / 1e3, q->core_ns / 1e3, q->asic_ns / 1e3,
+		q->cpu_ns / 1e3, q->noio_ns / 1e3);
 }
 
 static void table4_rows(void);
@@ -273,18 +259,7 @@ static void reis_rows(int verbose)
 
 				estimate(ssd[s], &dsets[d], nprobes[j], &pt[s][d][j]);
 				if (verbose)
-					fprintf(stderr, "%s %-9s nprobe %3u: per query No-OPT "
-						"%7.1f DF %6.1f DF+PL %6.1f all %6.1f us (command "
-						"latency / 16: %6.1f, busiest of 16 / 16: %6.1f); 16 queries: "
-						"pages %6" PRIu64 ", busy per channel %7.1f, DRAM "
-						"%7.1f, core %7.1f us; per query ASIC %6.1f, CPU-Real "
-						"%7.1f, No-I/O %6.1f us\n",
-						ssd[s], dsets[d].name, nprobes[j], q->ns[NOOPT] / 1e3,
-						q->ns[DF] / 1e3, q->ns[DFPL] / 1e3, q->ns[ALL] / 1e3,
-						q->lat_ns[ALL] / 1e3, q->share_ns[ALL] / 1e3,
-						q->pages, q->chan_ns / 1e3, q->dram_ns / 1e3,
-						q->core_ns / 1e3, q->asic_ns / 1e3, q->cpu_ns / 1e3,
-						q->noio_ns / 1e3);
+					verbose_point(ssd[s], &dsets[d], nprobes[j], q);
 			}
 	for (s = 0; s < 2; s++) {
 		double df_sum = 0, df_max = 0, mp_sum = 0, lo = 1e30, hi = 0;
@@ -300,7 +275,7 @@ static void reis_rows(int verbose)
 			mp_sum += 100.0 * ((double)q->ns[DFPL] / (double)q->ns[ALL] - 1);
 		}
 		snprintf(set, sizeof(set), "%s, wiki_full 41.5 M x 1024 b, IVF 16384, "
-			 "nprobe 16-256, DF pass 1 %%, stream of 16-query commands, analytic", ssd[s]);
+			 "nprobe 16-256, DF pass 1 %%, stream rule over 16 queries, analytic", ssd[s]);
 		snprintf(series, sizeof(series), "DF over No-OPT, average (x), %s", ssd[s]);
 		row("REIS Fig. 9", series, p_df_avg[s], df_sum / NPROBES, set);
 		snprintf(series, sizeof(series), "DF over No-OPT, max (x), %s", ssd[s]);
@@ -318,7 +293,8 @@ static void reis_rows(int verbose)
 					hi = a;
 			}
 		snprintf(set, sizeof(set), "%s, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, "
-			 "ASIC streams every page read (data + spare) to the controller",
+			 "ASIC streams every page read (data + spare) to the controller, its queries "
+			 "overlapped",
 			 ssd[s]);
 		snprintf(series, sizeof(series), "REIS-ASIC slowdown, min (x), %s", ssd[s]);
 		row("REIS 6.3.1", series, p_asic_lo[s], lo, set);
@@ -346,8 +322,8 @@ static void reis_rows(int verbose)
 			}
 			n++;
 		}
-	snprintf(set, sizeof(set), "NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, a stream of "
-		 "16-query commands (busiest resource), DF+PL+MPIBC, analytic");
+	snprintf(set, sizeof(set), "NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, stream rule "
+		 "over 16 queries, DF+PL+MPIBC, analytic");
 	row("REIS Fig. 7", "SSD2 over SSD1, average (x)", 2.6, r21_sum / n, set);
 	row("REIS Fig. 7", "SSD2 over SSD1, max (x)", 3.2, r21_max, set);
 	snprintf(set, sizeof(set), "both SSDs, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256; "
@@ -445,9 +421,13 @@ int main(int argc, char **argv)
 			verbose = 1;
 		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
 			overrides = argv[++i];
+		else if (!strcmp(argv[i], "-f") && i + 1 < argc &&
+			 (df_pass = strtod(argv[++i], NULL)) > 0 && df_pass <= 1)
+			;
 		else {
-			fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"]   (-v: every "
-				"point on stderr; -p: override both REIS presets)\n");
+			fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS]   (-v: "
+				"every point on stderr; -p: override both REIS presets; -f: DF "
+				"pass rate of the IVF rows, default 0.01)\n");
 			return 2;
 		}
 	}

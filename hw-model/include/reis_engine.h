@@ -199,6 +199,41 @@ struct re_est_out {
 int re_estimate(const struct fp_params *p, const struct re_est *e,
 		struct re_est_out *out);
 
+/**
+ * struct re_stream_out - one query of a stream of searches like @e
+ * (REIS 4.3.4; docs/timing-model.md §6.2 "Stream rule").
+ * @ns: the query's time in the stream, max(@search_ns, @occ_ns).
+ * @search_ns: stage A, its in-die search latency (IBC, coarse and fine
+ *	rounds with their quickselects, no rerank): queries' in-die searches
+ *	do not overlap (a cache latch holds one query's copies).
+ * @occ_ns: the busiest resource class's occupancy per query over @depth
+ *	queries, averaged over the class's resources (planes, dies, channels,
+ *	REIS cores, DRAM, link): the rerank's fetches, MACs and sort run
+ *	under the next queries' searches and cost the stream only what they
+ *	hold.
+ * @bind: ISP_RES_* class of @occ_ns.
+ * @pages_read, @reranked: per query (of the @depth-query command).
+ */
+struct re_stream_out {
+	uint64_t ns;
+	uint64_t search_ns;
+	uint64_t occ_ns;
+	uint32_t bind;
+	uint64_t pages_read;
+	uint64_t reranked;
+};
+
+/**
+ * re_estimate_stream() - per-query time of a stream of searches like @e
+ * (@e->nq is ignored): stage A from a one-query estimate without rerank,
+ * the occupancy from a @depth-query estimate (@e->probe, if given, holds
+ * @depth queries' lists). @o, if not NULL, gets the @depth-query estimate.
+ * Return: 0; -EINVAL for a malformed @e or @depth 0 or past
+ * ISP_REIS_MAX_NQ; -ENOMEM.
+ */
+int re_estimate_stream(const struct fp_params *p, const struct re_est *e, uint32_t depth,
+		       struct re_stream_out *out, struct re_est_out *o);
+
 /* ---- comparison points of the paper's evaluation (docs/timing-model.md
  * "Comparison models") ---- */
 
@@ -216,6 +251,18 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
  */
 uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
 		    uint32_t bytes);
+
+/**
+ * re_asic_stream_ns() - REIS-ASIC's per-query time in a stream: with no
+ * query in the latches its queries overlap, so a query costs what it holds
+ * of the busiest resource class: per channel ceil(pages / channels) x
+ * xfer(page + spare) + ceil(reads / channels) x (tRR + xfer(bytes)), per
+ * plane pages / planes x tR_SLC + reads / planes x tR_native (averaged
+ * over the class, as re_estimate_stream()).
+ * Return: modeled ns (0 for no pages).
+ */
+uint64_t re_asic_stream_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
+			   uint32_t bytes);
 
 /*
  * struct re_cpu - the host baseline (REIS Table 3, CPU-Real): @cores at

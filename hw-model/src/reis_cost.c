@@ -179,6 +179,7 @@ struct re_est_run {
 	struct re_cost c;
 	const struct re_layout *L;
 	double rate;		/* fraction of compared entries that pass */
+	uint32_t rnp, rnl;	/* or, if rnl, re_cost_coarse_passed(rnp, rnl) */
 	uint64_t cum_cmp;	/* compared so far in the phase (for rounding) */
 	uint64_t cum_pass;
 	uint64_t *lp;		/* one round: logical pages */
@@ -212,7 +213,8 @@ static void re_est_flush(struct re_est_run *r)
 		uint64_t tot;
 
 		r->cum_cmp += r->nf[i];
-		tot = r->rate >= 1.0 ? r->cum_cmp :
+		tot = r->rnl ? re_cost_coarse_passed(r->cum_cmp, r->rnp, r->rnl) :
+		      r->rate >= 1.0 ? r->cum_cmp :
 		      (uint64_t)((double)r->cum_cmp * r->rate + 1e-9);
 		r->pass[i] = (uint32_t)(tot - r->cum_pass);
 		r->cum_pass = tot;
@@ -351,19 +353,14 @@ static int re_est_coarse(struct re_est_run *r, const struct re_est *e, uint32_t 
 	 * DF is a step of the page kernel both phases run (REIS 4.3.2-4.3.3:
 	 * the comparator passes an entry whose DIST is under the threshold),
 	 * so with DF the coarse phase also compares each centroid in-die and
-	 * sends only the passing ones to the TTL-C (timing-model.md §6.2,
-	 * A26): at the fine phase's rate, but never fewer than the nprobe
-	 * centroids the search goes on to probe.
+	 * sends only the nprobe it keeps to the TTL-C, spread evenly over the
+	 * centroid pages (timing-model.md A26; the engine's re_coarse()
+	 * charges the same).
 	 */
 	re_cost_phase(&r->c, *t, r->np, L->ttl_c, (uint32_t)r->df);
 	r->rate = 1.0;
-	if (r->df && e->nlist) {
-		double keep = e->pass * (double)e->nlist;
-
-		if (keep < (double)r->np)
-			keep = (double)r->np;
-		r->rate = keep >= (double)e->nlist ? 1.0 : keep / (double)e->nlist;
-	}
+	r->rnp = r->np;
+	r->rnl = r->df ? e->nlist : 0;
 	r->cum_cmp = r->cum_pass = 0;
 	for (i = 0; i < L->cpages; i++) {
 		uint64_t left = e->nlist - (uint64_t)i * L->cpb;
@@ -404,6 +401,7 @@ static uint64_t re_est_fine(struct re_est_run *r, const struct re_est *e, uint64
 
 	re_cost_phase(&r->c, *t, r->cand, L->ttl_e, (uint32_t)(r->df + r->tag));
 	r->rate = r->fine_rate;
+	r->rnl = 0;
 	r->cum_cmp = r->cum_pass = 0;
 	if (r->ivf) {
 		for (i = 0; i < r->vs.nv; i++)
@@ -538,6 +536,74 @@ out:
 }
 
 /*
+ * The stream rule (docs/timing-model.md §6.2): REIS 4.3.4 overlaps the dies'
+ * search with the core's kernels ("a single core can efficiently run
+ * Quicksort and reranking without stalling the pipeline") and names no
+ * overlap between two queries' in-die search, whose query sits in the
+ * cache latches. So a stream's query costs the larger of its search
+ * latency (stage A) and what it occupies of the busiest resource class;
+ * the rerank's INT8 fetches go to other planes than the next query's pages
+ * and cost the stream their plane and channel time, not their latency.
+ */
+static uint64_t re_stream_occ(const struct fp_params *p, const struct re_est_out *o,
+			      uint32_t depth, uint32_t *bind)
+{
+	const uint64_t n[ISP_RES_NCLASSES] = {
+		[ISP_RES_PLANE] = (uint64_t)p->channels * p->dies_per_channel * p->planes_per_die,
+		[ISP_RES_DIE] = (uint64_t)p->channels * p->dies_per_channel,
+		[ISP_RES_CHANNEL] = p->channels,
+		[ISP_RES_CORE] = p->isp_cores ? p->isp_cores : 1,	/* REIS 4.3.4 */
+		[ISP_RES_DRAM] = 1,
+		[ISP_RES_LINK] = 1,
+	};
+	uint64_t m = 0, v;
+	unsigned i;
+
+	*bind = ISP_RES_PLANE;
+	for (i = 0; i < ISP_RES_NCLASSES; i++) {
+		if (!n[i])
+			continue;
+		v = o->busy_ns[i] / n[i] / depth;
+		if (v > m) {
+			m = v;
+			*bind = i;
+		}
+	}
+	return m;
+}
+
+int re_estimate_stream(const struct fp_params *p, const struct re_est *e, uint32_t depth,
+		       struct re_stream_out *out, struct re_est_out *o)
+{
+	struct re_est one;
+	struct re_est_out a, b;
+	int ret;
+
+	if (!p || !e || !out || !depth || depth > ISP_REIS_MAX_NQ)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	one = *e;
+	one.nq = 1;
+	one.flags |= ISP_REIS_SF_NO_RERANK;
+	ret = re_estimate(p, &one, &a);
+	if (ret)
+		return ret;
+	one = *e;
+	one.nq = depth;
+	ret = re_estimate(p, &one, &b);
+	if (ret)
+		return ret;
+	out->search_ns = a.model_ns;
+	out->occ_ns = re_stream_occ(p, &b, depth, &out->bind);
+	out->ns = out->search_ns > out->occ_ns ? out->search_ns : out->occ_ns;
+	out->pages_read = b.pages_read / depth;
+	out->reranked = b.reranked / depth;
+	if (o)
+		*o = b;
+	return 0;
+}
+
+/*
  * REIS 6.3.1's REIS-ASIC: without ESP the raw page needs ECC in the
  * controller, so every page read crosses the channel whole; the ideal ASIC
  * adds no compute. Pages spread evenly over channels and planes; the rerank
@@ -562,6 +628,27 @@ uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
 		     (reads + p->channels - 1) / p->channels *
 		     (p->t_rr + ft_t_xfer(bytes, p->channel_mbps));
 	return (p->ctrl_cmd + tr + (chan > sense ? chan : sense) + rr) / FT_PS_PER_NS;
+}
+
+/*
+ * The ASIC's queries hold no latch, so they overlap in a stream: a query
+ * costs its share of the busiest class, channels (whole pages, then the
+ * INT8 entries) or planes (SLC sensing, then the native-mode reads).
+ */
+uint64_t re_asic_stream_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
+			   uint32_t bytes)
+{
+	uint64_t planes, chan, plane;
+
+	if (!p || !pages || !p->channels || !p->dies_per_channel || !p->planes_per_die)
+		return 0;
+	planes = (uint64_t)p->channels * p->dies_per_channel * p->planes_per_die;
+	chan = (pages + p->channels - 1) / p->channels *
+	       ft_t_xfer((uint64_t)p->page_bytes + p->oob_bytes, p->channel_mbps) +
+	       (reads + p->channels - 1) / p->channels *
+	       (p->t_rr + ft_t_xfer(bytes, p->channel_mbps));
+	plane = (pages * p->t_read[ISP_CELL_SLC] + reads * p->t_read[p->native_mode]) / planes;
+	return (chan > plane ? chan : plane) / FT_PS_PER_NS;
 }
 
 /*

@@ -240,6 +240,12 @@ void re_cost_page(struct re_cost *c, uint32_t plane, uint32_t n_fbc, uint32_t n_
 void re_cost_batch(struct re_cost *c, uint64_t first, uint64_t count, uint32_t n_fbc,
 		   uint32_t n_pass);
 uint64_t re_cost_phase_end(struct re_cost *c);
+/* With DF, TTL-C entries the coarse phase has sent after comparing its
+ * first @cum of @nlist centroids: the @np it keeps, spread evenly (A26). */
+static inline uint64_t re_cost_coarse_passed(uint64_t cum, uint32_t np, uint32_t nlist)
+{
+	return nlist ? cum * np / nlist : cum;
+}
 
 /* Reads of whole entries out of TLC pages: @count entries of @bytes each
  * on @plane; returns when the last one is in DRAM. */

@@ -150,12 +150,14 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n;
-	uint64_t pg, ppa;
+	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n, thr;
+	uint64_t pg, ppa, cum = 0, sent = 0, tot;
 	const uint8_t *p;
+	/* DF compares each centroid in-die and sends the nprobe kept (A26). */
+	int df = re_filter_threshold(r, db, &thr);
 
 	re_topc_reset(&r->ctop, np);
-	re_cost_phase(&r->c, t, np, L->ttl_c, 0);
+	re_cost_phase(&r->c, t, np, L->ttl_c, (uint32_t)df);
 	for (pg = 0; pg < L->cpages; pg++) {
 		uint64_t left = db->c.nlist - pg * L->cpb;
 		uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb);
@@ -169,7 +171,10 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 			re_topc_add(&r->ctop, re_key(r->dist[j], pg * L->cpb + j),
 				    p[e->p->page_bytes + j], 0);
 		fs_page_unmap(e->fs);
-		re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), cnt, cnt);
+		cum += cnt;
+		tot = df ? re_cost_coarse_passed(cum, np, db->c.nlist) : cum;
+		re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), cnt, (uint32_t)(tot - sent));
+		sent = tot;
 	}
 	t = re_cost_phase_end(&r->c);
 	t = ft_dram(e->ft, r->c.cmd, (uint64_t)np * RE_RIVF_BYTES, t);	/* R-IVF */

@@ -669,7 +669,7 @@ static void re_search_account(struct re_eng *e, const struct re_run *r, uint32_t
 
 	pthread_mutex_lock(&e->lock);
 	e->st_searches += nq;
-	e->st_filtered += r->fine_cmp - r->fine_pass;
+	e->st_filtered += r->c.compared - r->c.passed;	/* DF in both phases (A26) */
 	e->st_ttl += r->c.passed;
 	for (i = 0; i < ndbs; i++) {
 		dbs[i]->searches += nq;

@@ -272,6 +272,23 @@ static void test_estimate_equals(void)
 	CHECK_EQ_U64(eo.energy_pj, m.pj);
 	CHECK_EQ_U64(eo.nprobe, m.rr.nprobe);
 
+	/*
+	 * IVF with DF: both send the 5 centroids each query keeps, spread
+	 * evenly over the centroid pages (A26), not all 64; a threshold of
+	 * 512 passes every fine entry, so the rest is data-independent and
+	 * the two are equal.
+	 */
+	o.thr = 512;
+	m = measure(dev, 1, &o, &qi);
+	e.df_threshold = 512;
+	CHECK_EQ_U64(re_estimate(&p, &e, &eo), 0);
+	CHECK_EQ_U64(eo.model_ns, m.ns);
+	CHECK_EQ_U64(eo.entries_compared, m.rr.entries_compared);
+	CHECK_EQ_U64(eo.entries_passed, m.rr.entries_passed);
+	CHECK_EQ_U64(eo.entries_passed, eo.entries_compared - 3 * (64 - 5));
+	CHECK_EQ_U64(eo.channel_bytes, m.chan);
+	CHECK_EQ_U64(eo.energy_pj, m.pj);
+
 	/* With DF and rerank the counts per page come from the data; the
 	 * estimate spreads the same totals evenly and places INT8 reads at
 	 * random pages: close, not equal. */
@@ -367,8 +384,8 @@ static void test_paper_scale(void)
 
 /*
  * With DF the coarse phase compares each centroid in-die too and passes
- * max(nprobe, floor(pass x nlist)) TTL-C entries (docs/timing-model.md
- * A26); the fine phase passes floor(pass x its compared entries). Hand
+ * the nprobe TTL-C entries it keeps (docs/timing-model.md A26); the fine
+ * phase passes floor(pass x its compared entries). Hand
  * counts: 20,000 entries in 64 clusters of 312 or 313 (the first 32 hold
  * 313), probing clusters 0-4 compares 5 x 313 = 1565 fine entries.
  */
@@ -398,10 +415,10 @@ static void test_coarse_df(void)
 	e.flags = ISP_REIS_SF_NO_RERANK;
 	CHECK_EQ_U64(re_estimate(&p, &e, &hi), 0);
 	CHECK_EQ_U64(hi.entries_compared, 64 + 1565);
-	CHECK_EQ_U64(hi.entries_passed, 16 + 391);	/* 0.25 x 64, 0.25 x 1565 */
+	CHECK_EQ_U64(hi.entries_passed, 5 + 391);	/* nprobe, 0.25 x 1565 */
 	e.pass = 0.01;
 	CHECK_EQ_U64(re_estimate(&p, &e, &lo), 0);
-	CHECK_EQ_U64(lo.entries_passed, 5 + 15);	/* nprobe floor, 0.01 x 1565 */
+	CHECK_EQ_U64(lo.entries_passed, 5 + 15);	/* nprobe, 0.01 x 1565 */
 	/* Fewer TTL-C entries on the channel: less traffic and time. */
 	CHECK(lo.channel_bytes < hi.channel_bytes && hi.channel_bytes < off.channel_bytes);
 	CHECK(lo.model_ns <= hi.model_ns && hi.model_ns < off.model_ns);
