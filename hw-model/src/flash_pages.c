@@ -71,10 +71,10 @@ struct fs_blk *fs_blk_get(struct fs *fs, uint64_t bi)
 		return b;
 	if ((fs->count + 1) * 2 > fs->cap && fs_table_grow(fs))
 		return NULL;
-	b = calloc(1, sizeof(*b) + fs->bm_bytes);
+	b = calloc(1, sizeof(*b) + 2 * (size_t)fs->bm_bytes);	/* programmed, dead */
 	if (!b)
 		return NULL;
-	fs->mem_bytes += sizeof(*b) + fs->bm_bytes;
+	fs->mem_bytes += sizeof(*b) + 2 * (uint64_t)fs->bm_bytes;
 	for (i = fs_hash(bi + 1, fs->cap); fs->keys[i]; i = (i + 1) & (fs->cap - 1))
 		;
 	fs->keys[i] = bi + 1;
@@ -256,46 +256,86 @@ void fs_blk_free_pages(struct fs *fs, struct fs_blk *b)
 	b->ndrop = 0;
 }
 
+/* Page @page of @b holds data someone may still read: programmed and not
+ * in a dropped row. */
+static int fs_page_live(const struct fs *fs, const struct fs_blk *b, uint32_t page)
+{
+	return fs_bit(b, page) && !((b->bits[fs->bm_bytes + page / 8] >> (page % 8)) & 1);
+}
+
+/* Whether a slot overlapping block bytes [@lo, @hi) is live. */
+static int fs_range_live(const struct fs *fs, const struct fs_blk *b, uint64_t lo, uint64_t hi)
+{
+	uint64_t p;
+
+	for (p = lo / fs->slot; p < fs->g.pages_per_block && p * fs->slot < hi; p++)
+		if (fs_page_live(fs, b, (uint32_t)p))
+			return 1;
+	return 0;
+}
+
 /*
  * Pages @first..@first + @n - 1 of block @b are dead rows (a packed
  * region's delete is committed, docs/reis-engine.md §7.1): nothing reads
- * them again before the block's erase, so their slots' RAM goes back to the
- * kernel now instead of at the erase, which waits for every tenant of the
+ * them again before the block's erase, so their slots' host memory goes
+ * back now instead of at the erase, which waits for every tenant of the
  * stripe. The pages stay programmed (NAND: only an erase makes a page
- * programmable again). In memory only host pages wholly inside the range
- * are released, never a neighbour's; a backing file gets a hole there. Caller holds the write lock; a row dies
- * once per erase, so a page is dropped at most once.
+ * programmable again); they are marked dead, so a later drop of a
+ * neighbouring row can also give back the host page the two share. A slot
+ * (16 KiB + 2208 B on reis-ssd1) is not a multiple of the host page, so the
+ * first and last host page of a run hold a neighbour's bytes; such an edge
+ * page goes too when no live page overlaps it (dead, or not programmed: a
+ * program writes its whole slot, and reads of an erased page never reach
+ * it). Without that each drop kept two host pages per plane resident (in
+ * memory, or mapped from the backing file) until the erase: +10 KiB a
+ * deploy/delete cycle of the mixed-load test (§7.1, "Host memory"). In
+ * memory the range's RAM goes (madvise); in a backing file it becomes a
+ * hole (its page cache and mapped pages go too), never beyond the block's
+ * own bytes. Caller holds the write lock; a row dies once per erase.
  */
 void fs_blk_drop_pages(struct fs *fs, uint64_t bi, struct fs_blk *b, uint32_t first, uint32_t n)
 {
-	uintptr_t hp = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	uint64_t hp = (uint64_t)sysconf(_SC_PAGESIZE), bb = fs_blk_bytes(fs), base, lo, hi, elo, ehi;
 	uint32_t p;
 
-	if (first >= fs->g.pages_per_block)
+	if (first >= fs->g.pages_per_block || !n)
 		return;
 	if (n > fs->g.pages_per_block - first)
 		n = fs->g.pages_per_block - first;
-	if (fs->io) {
-		/* Backing file: a hole (the slots' page cache and any mapping of
-		 * them go too). The state bits stay set; best effort, as a
-		 * failed punch leaves only dead data behind. */
-		(void)fio_punch(fs->io, fs->data_off + (bi * fs->g.pages_per_block + first) * fs->slot,
-				(uint64_t)n * fs->slot);
+	if (!fs->io && !b->mem)
 		return;
-	}
-	if (!b->mem)
-		return;
-	for (p = first; p < first + n; p++)
-		if (fs_bit(b, p)) {
+	for (p = first; p < first + n; p++) {
+		if (!fs_page_live(fs, b, p))
+			continue;
+		b->bits[fs->bm_bytes + p / 8] |= (uint8_t)(1u << (p % 8));
+		if (!fs->io) {
 			fs->mem_bytes -= fs->slot;
 			b->ndrop++;
 		}
-	lo = (uintptr_t)b->mem + (uintptr_t)first * fs->slot;
-	hi = lo + (uintptr_t)n * fs->slot;
-	lo = (lo + hp - 1) & ~(hp - 1);
-	hi &= ~(hp - 1);
+	}
+	/* Block bytes [lo, hi); base: the block's offset in host pages'
+	 * terms (the file offset, or 0 for the page-aligned mapping). */
+	base = fs->io ? fs->data_off + bi * bb : 0;
+	lo = (uint64_t)first * fs->slot;
+	hi = lo + (uint64_t)n * fs->slot;
+	elo = (base + lo) / hp * hp;
+	if (elo >= base && !fs_range_live(fs, b, elo - base, lo))
+		lo = elo - base;
+	ehi = (base + hi + hp - 1) / hp * hp;
+	if (ehi - base <= (fs->io ? bb : (bb + hp - 1) / hp * hp) &&
+	    !fs_range_live(fs, b, hi, ehi - base))
+		hi = ehi - base;
+	if (fs->io) {
+		/* The state bits stay set; best effort, as a failed punch
+		 * leaves only dead data behind. */
+		(void)fio_punch(fs->io, base + lo, hi - lo);
+		return;
+	}
+	/* In memory only whole host pages can go. */
+	lo = (lo + hp - 1) / hp * hp;
+	hi = hi / hp * hp;
 	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		madvise(b->mem + lo, (size_t)(hi - lo), MADV_DONTNEED);
 }
 
 void fs_blk_unmap(struct fs *fs, struct fs_blk *b)
@@ -545,13 +585,13 @@ int fs_erase_locked(struct fs *fs, uint64_t bi)
 			ret = fio_punch(fs->io, first,
 					(uint64_t)fs->g.pages_per_block * fs->slot);
 		b->erase_count++;
-		memset(b->bits, 0, fs->bm_bytes);
+		memset(b->bits, 0, 2 * (size_t)fs->bm_bytes);
 		if (!ret)
 			ret = fs_write_rec(fs, bi, b);
 	} else {
 		fs_blk_free_pages(fs, b);
 		b->erase_count++;
-		memset(b->bits, 0, fs->bm_bytes);
+		memset(b->bits, 0, 2 * (size_t)fs->bm_bytes);
 	}
 	fs->programmed -= b->nprog;
 	b->nprog = 0;

@@ -559,8 +559,8 @@ int fs_region_ppa(const struct fs *fs, const struct fs_region *r, uint64_t lpage
 
 /*
  * A committed free of packed rows: their pages are dead until the stripe's
- * erase, so their RAM goes back now (fs_blk_drop_page()). Without it a
- * deploy/delete loop beside a long-lived tenant grows host RAM by the
+ * erase, so their host memory goes back now (fs_blk_drop_pages()). Without
+ * it a deploy/delete loop beside a long-lived tenant grows host RAM by the
  * pages each cycle wrote, until the stripe empties or is compacted.
  * Write lock held.
  */

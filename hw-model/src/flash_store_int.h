@@ -57,7 +57,11 @@ struct fs_blk {
 	uint32_t erase_count;
 	uint32_t ndrop;		/* programmed pages whose RAM went back (dead rows) */
 	uint8_t *mem;		/* in-memory mode: the block's slots, contiguous */
-	uint8_t bits[];		/* programmed-page bitmap */
+	/* bm_bytes of programmed-page bitmap, then bm_bytes of dead-page
+	 * bitmap (pages of dropped rows, fs_blk_drop_pages(): host state only,
+	 * not in the backing file's record, so lost at a reopen; cleared by
+	 * the erase) */
+	uint8_t bits[];
 };
 
 /* Freed extent not reusable before the commit of generation <= gen. */
