@@ -190,6 +190,8 @@ void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
 /* Sort @v[0..n) ascending. */
 void re_sort_u64(uint64_t *v, uint64_t n);
+/* Stable radix sort through @tmp (@n entries); @n below 2^32. */
+void re_sort_u64_radix(uint64_t *v, uint64_t *tmp, uint64_t n);
 
 static inline void re_topc_add(struct re_topc *t, uint64_t key, uint32_t radr,
 			       uint32_t dadr)
@@ -327,7 +329,7 @@ struct re_run {
 	struct re_topc *tops;
 	uint32_t *bpass;	/* qblock x bpages */
 	uint32_t *bplane, *bncmp;
-	uint64_t *bord;
+	uint64_t *bord;		/* bpages, then as many for the sort */
 	const struct re_db *bord_db;	/* whose pages bord orders */
 	struct re_visits vs;
 	uint32_t *probe;

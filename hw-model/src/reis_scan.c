@@ -358,7 +358,7 @@ static int re_bf_order(struct re_run *r, struct re_db *db)
 	}
 	/* Page indices that do not fit the key keep the drive's order. */
 	if (fg_page_slots(r->e->g) <= UINT32_MAX)
-		re_sort_u64(r->bord, L->bpages);
+		re_sort_u64_radix(r->bord, r->bord + L->bpages, L->bpages);
 	else
 		for (pg = 0; pg < L->bpages; pg++)
 			r->bord[pg] = pg;
