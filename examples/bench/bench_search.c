@@ -27,9 +27,11 @@
  *     query per command (no block to share).
  *
  * Usage: bench_search [--big N] [--big-nq Q] [--nq Q] [--rounds R]
- *                     [--faiss SCRIPT|none] [CORPUS_DIR]
+ *                     [--faiss SCRIPT|none] [--profile bf|bf1|ivf] [CORPUS_DIR]
  *   --big 0 skips the generated database (default 1000000); FAISS runs
  *   only with --faiss (make bench-search passes bench_search_faiss.py).
+ *   --profile runs only that emulator method (brute force in commands of
+ *   64, of one query, IVF) for perf, and prints its CPU time.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -592,6 +594,7 @@ struct opts {
 	uint64_t big;
 	uint32_t big_nq, nq, rounds;
 	const char *faiss;
+	const char *only;	/* --profile: one emulator method, nothing else */
 };
 
 static struct result res_new(uint32_t nq)
@@ -606,6 +609,31 @@ static struct result res_new(uint32_t nq)
 	return r;
 }
 
+/*
+ * --profile: only the emulator method @o->only ("bf", "bf1": one query per
+ * command, "ivf") for the rounds, so perf sees nothing else.
+ */
+static void profile_run(struct reis_dev *dev, const struct work *bf, const struct work *ivf,
+			const struct opts *o)
+{
+	const struct work *w = !strcmp(o->only, "ivf") ? ivf : bf;
+	struct result r;
+	uint64_t codes;
+	uint32_t rd;
+	double t;
+
+	if (!w)
+		return;
+	r = res_new(w->nq);
+	t = cpu_s();
+	for (rd = 0; rd < o->rounds; rd++)
+		if (emu_run(dev, w, strcmp(o->only, "bf1") ? BATCH : 1, &r, &codes))
+			exit(1);
+	printf("  %s, %s: %.1f CPU us/query over %u rounds\n", w->name, o->only,
+	       (cpu_s() - t) * 1e6 / ((double)w->nq * o->rounds), o->rounds);
+	free(r.top);
+}
+
 /* @bf and, when not NULL, @ivf on one deployed database, interleaved. */
 static void bench(struct reis_dev *dev, const struct work *bf, const struct work *ivf,
 		  const struct opts *o)
@@ -615,6 +643,10 @@ static void bench(struct reis_dev *dev, const struct work *bf, const struct work
 	struct plain pl;
 	uint32_t rd, i;
 
+	if (o->only) {
+		profile_run(dev, bf, ivf, o);
+		return;
+	}
 	plain_pick(&pl, bf);
 	pb = res_new(bf->nq);
 	pb.ok = 1;
@@ -862,7 +894,7 @@ static void big_bench(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 1000000, 20, 2000, 5, NULL };
+	struct opts o = { 1000000, 20, 2000, 5, NULL, NULL };
 	const char *dir = NULL;
 	struct stat st;
 	int i;
@@ -878,16 +910,20 @@ int main(int argc, char **argv)
 			o.rounds = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--faiss") && i + 1 < argc)
 			o.faiss = argv[++i];
+		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
+			o.only = argv[++i];
 		else if (argv[i][0] != '-')
 			dir = argv[i];
 		else {
 			fprintf(stderr, "usage: bench_search [--big N] [--big-nq Q] [--nq Q] "
-				"[--rounds R] [--faiss SCRIPT|none] [CORPUS_DIR]\n");
+				"[--rounds R] [--faiss SCRIPT|none] [--profile bf|bf1|ivf] "
+				"[CORPUS_DIR]\n");
 			return 2;
 		}
 	}
 	if (!o.rounds || !o.nq || !o.big_nq || o.big > (1ull << 31) ||
-	    (o.big && o.big < 1000)) {
+	    (o.big && o.big < 1000) ||
+	    (o.only && strcmp(o.only, "bf") && strcmp(o.only, "bf1") && strcmp(o.only, "ivf"))) {
 		fprintf(stderr, "bench_search: rounds, nq >= 1; --big 0 or 1000..2^31\n");
 		return 2;
 	}
