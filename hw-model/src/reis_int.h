@@ -354,10 +354,10 @@ struct re_variant {
 int re_variant_pick(const struct re_variant *v, unsigned n, const char *name,
 		    const char **chosen);
 
-/* reis_scan.c: sense a page (codes + OOB) in place into *@pg, @buf if it
- * must be copied; fs_page_unmap() after. */
+/* reis_scan.c: sense a page in place, its codes into *@pg and its OOB
+ * into *@oob, @buf if it must be copied; fs_page_unmap() after. */
 int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
-		const uint8_t **pg, uint64_t *ppa);
+		const uint8_t **pg, const uint8_t **oob, uint64_t *ppa);
 int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
 	    uint32_t thr, uint64_t *tend);
 /* Brute force: the host's scan of queries r->qws[0..nq) over @db's binary

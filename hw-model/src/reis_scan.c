@@ -230,14 +230,14 @@ int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
 
 /*
  * Sense a page (REIS §4.3.2 steps 2-3): the page buffer is the store's page
- * itself, in place (@buf only when the store must copy); *@pg holds codes
- * then OOB until fs_page_unmap().
+ * itself, in place (@buf only when the store must copy); *@pg holds the
+ * codes, *@oob the OOB, until fs_page_unmap().
  */
 int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
-		const uint8_t **pg, uint64_t *ppa)
+		const uint8_t **pg, const uint8_t **oob, uint64_t *ppa)
 {
 	if (fs_region_ppa(e->fs, reg, lpage, ppa) ||
-	    fs_page_map(e->fs, *ppa, 0, fs_slot_bytes(e->fs), buf, pg))
+	    fs_page_map_parts(e->fs, *ppa, buf, pg, oob))
 		return -EIO;
 	return 0;
 }
@@ -274,14 +274,14 @@ static int re_fine_scan(struct re_run *r, struct re_db *db, uint64_t pg,
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
 	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi;
-	const uint8_t *p;
+	const uint8_t *p, *oob;
 	uint64_t ppa;
 
-	if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
+	if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &oob, &ppa))
 		return -EIO;
 	e->ham(r->qw, p + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
 	v->ncmp = 0;
-	v->npass = re_filter_page(r, L, pg, p + e->p->page_bytes, segs, nseg, df, thr, &v->ncmp);
+	v->npass = re_filter_page(r, L, pg, oob, segs, nseg, df, thr, &v->ncmp);
 	fs_page_unmap(e->fs);
 	v->plane = fg_ppa_plane(e->g, ppa);
 	return 0;
@@ -372,7 +372,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
 	uint32_t j, words = L->cb / 8;
-	const uint8_t *p;
+	const uint8_t *p, *oob;
 	uint64_t i, ppa;
 	int ret;
 
@@ -394,7 +394,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 		if (i + 1 < L->bpages && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
 			re_prefetch_page(e, &db->slc, L->b_first + (r->bord[i + 1] & 0xffffffffu), 0,
 					 RE_PF_AHEAD);
-		if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
+		if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &oob, &ppa))
 			return -EIO;
 		r->bplane[pg] = fg_ppa_plane(e->g, ppa);
 		r->bncmp[pg] = whole.hi;
@@ -404,7 +404,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 			r->top = &r->tops[j];
 			e->ham(r->qws + (size_t)j * RE_QWORDS, p, L->cb, words, whole.hi, r->dist);
 			r->bpass[(size_t)j * L->bpages + pg] =
-				re_filter_page(r, L, pg, p + e->p->page_bytes, &whole, 1, df, thr,
+				re_filter_page(r, L, pg, oob, &whole, 1, df, thr,
 					       &ncmp);
 		}
 		fs_page_unmap(e->fs);
