@@ -21,9 +21,16 @@
 #include <immintrin.h>
 #endif
 
-/* Bytes the scan prefetches ahead of the codes it reads (measured best
- * of 2, 4 and 8 KiB with bench_search at 1 M entries). */
+/* Bytes of a page's head the scans load before they jump to it (another
+ * block's page, IVF's next visit): 4 KiB, as measured with the kernel's
+ * distance below. */
 #define RE_PF_AHEAD 4096u
+
+/* The kernel's prefetch distance: 6 KiB ran 2-12 % faster than 4 at one
+ * query per command over the paired page layout (flash_pages.c), as fast
+ * with 64 queries (bench_search --profile, 4 to 8 KiB, alternated in one
+ * process; docs/benchmarks.md). */
+#define RE_PF_KERNEL 6144u
 
 /* IVF prefetches the next visit's page only when the codes exceed this:
  * the 1.3 MB corpus stays in the host's caches and ran 6 % slower with it
@@ -152,7 +159,7 @@ static void re_ham_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stri
 		__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
 
 		for (c = 0; c < 4 * s1; c += 64)
-			_mm_prefetch((const char *)x + RE_PF_AHEAD + c, _MM_HINT_T0);
+			_mm_prefetch((const char *)x + RE_PF_KERNEL + c, _MM_HINT_T0);
 		for (w = 0; w + 8 <= words; w += 8)
 			RE_STEP4(0xff);
 		if (tail)
@@ -244,9 +251,9 @@ int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, u
 
 /*
  * Start loading the first RE_PF_AHEAD bytes of the page the scan reads
- * next: the kernel prefetches that far ahead within a page, and pages
- * of one database lie in many blocks (one stream per plane), more
- * streams than the hardware prefetcher follows.
+ * next: the kernel prefetches only ahead within a page, and pages of one
+ * database lie in many blocks (one stream per plane), more streams than
+ * the hardware prefetcher follows.
  */
 static void re_prefetch_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
 			     uint32_t off, uint32_t len)
