@@ -27,15 +27,18 @@
  *     query per command (no block to share).
  *
  * Usage: bench_search [--big N] [--big-nq Q] [--nq Q] [--rounds R]
- *                     [--faiss SCRIPT|none] [CORPUS_DIR]
+ *                     [--faiss SCRIPT|none] [--profile bf|bf1|ivf] [CORPUS_DIR]
  *   --big 0 skips the generated database (default 1000000); FAISS runs
  *   only with --faiss (make bench-search passes bench_search_faiss.py).
+ *   --profile runs only that emulator method (brute force in commands of
+ *   64, of one query, IVF) for perf, and prints its CPU time.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -158,6 +161,7 @@ struct plain {
 	scan_fn scan;
 	dot_fn dot;
 	const char *name;
+	const uint8_t *bin;	/* the codes: the image's, or a huge-page copy */
 	uint64_t heap[CAND];	/* max-heap of (Hamming << 32 | entry) */
 	uint32_t nh;
 };
@@ -372,7 +376,7 @@ static uint64_t plain_ivf(struct plain *p, const struct work *w, const uint8_t *
 	}
 	for (j = 0; j < nb; j++) {
 		c = (uint32_t)best[j];
-		p->scan(p, img->bin, w->cl_first[c], img->cluster_sizes[c], bytes, qb);
+		p->scan(p, p->bin, w->cl_first[c], img->cluster_sizes[c], bytes, qb);
 		codes += img->cluster_sizes[c];
 	}
 	return codes;
@@ -391,7 +395,7 @@ static uint64_t plain_run(struct plain *p, const struct work *w, struct result *
 		if (w->nprobe) {
 			codes += plain_ivf(p, w, qb);
 		} else {
-			p->scan(p, img->bin, 0, img->n, bytes, qb);
+			p->scan(p, p->bin, 0, img->n, bytes, qb);
 			codes += img->n;
 		}
 		plain_rerank(p, img->int8, img->dim, w->q->int8 + (size_t)qi * img->dim,
@@ -424,7 +428,7 @@ static uint64_t plain_run_blocked(const struct plain *p, const struct work *w,
 		}
 		for (e = 0; e < img->n; e += chunk)
 			for (j = 0; j < nb; j++)
-				p->scan(&pb[j], img->bin, e, img->n - e < chunk ? img->n - e : chunk,
+				p->scan(&pb[j], p->bin, e, img->n - e < chunk ? img->n - e : chunk,
 					bytes, w->q->bin + (size_t)(q0 + j) * bytes);
 		for (j = 0; j < nb; j++)
 			plain_rerank(&pb[j], img->int8, img->dim,
@@ -434,29 +438,57 @@ static uint64_t plain_run_blocked(const struct plain *p, const struct work *w,
 	return (uint64_t)w->nq * img->n;
 }
 
-/* The fastest kernel on @w's first queries: the strongest baseline. */
-static void plain_pick(struct plain *p, const struct work *w)
+/*
+ * A copy of @n bytes of codes on transparent huge pages (2 MiB aligned,
+ * MADV_HUGEPAGE: this host's THP mode is "madvise"), so a scan crosses no
+ * 4 KiB TLB or prefetch boundary; NULL when the kernel refuses.
+ */
+static uint8_t *codes_huge(const uint8_t *bin, size_t n, size_t *len)
+{
+	size_t a = 2u << 20;
+	uint8_t *m;
+
+	*len = (n + a - 1) / a * a;
+	m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (madvise(m, *len, MADV_HUGEPAGE)) {
+		munmap(m, *len);
+		return NULL;
+	}
+	memcpy(m, bin, n);
+	return m;
+}
+
+/*
+ * The fastest kernel and codes buffer (the image's, or @huge when not
+ * NULL) on @w's first queries: the strongest baseline.
+ */
+static void plain_pick(struct plain *p, const struct work *w, const uint8_t *huge)
 {
 	struct plain k[4];
 	struct work w1 = *w;
 	uint32_t *top = malloc((size_t)w->nq * K * sizeof(*top));
-	unsigned nk = plain_kernels(k, w->img->dim / 8), j;
+	unsigned nk = plain_kernels(k, w->img->dim / 8), j, h;
 	double best = 1e300;
 
 	if (!top)
 		exit(1);
 	w1.nq = w->nq < 200 ? w->nq : 200;
-	for (j = 0; j < nk; j++) {
-		struct result r = { .top = top };
-		double t;
+	for (h = 0; h < (huge ? 2u : 1u); h++) {
+		for (j = 0; j < nk; j++) {
+			struct result r = { .top = top };
+			double t;
 
-		k[j].dot = plain_dot();
-		t = cpu_s();
-		plain_run(&k[j], &w1, &r);
-		t = cpu_s() - t;
-		if (t < best) {
-			best = t;
-			*p = k[j];
+			k[j].dot = plain_dot();
+			k[j].bin = h ? huge : w->img->bin;
+			t = cpu_s();
+			plain_run(&k[j], &w1, &r);
+			t = cpu_s() - t;
+			if (t < best) {
+				best = t;
+				*p = k[j];
+			}
 		}
 	}
 	free(top);
@@ -592,6 +624,7 @@ struct opts {
 	uint64_t big;
 	uint32_t big_nq, nq, rounds;
 	const char *faiss;
+	const char *only;	/* --profile: one emulator method, nothing else */
 };
 
 static struct result res_new(uint32_t nq)
@@ -606,6 +639,31 @@ static struct result res_new(uint32_t nq)
 	return r;
 }
 
+/*
+ * --profile: only the emulator method @o->only ("bf", "bf1": one query per
+ * command, "ivf") for the rounds, so perf sees nothing else.
+ */
+static void profile_run(struct reis_dev *dev, const struct work *bf, const struct work *ivf,
+			const struct opts *o)
+{
+	const struct work *w = !strcmp(o->only, "ivf") ? ivf : bf;
+	struct result r;
+	uint64_t codes;
+	uint32_t rd;
+	double t;
+
+	if (!w)
+		return;
+	r = res_new(w->nq);
+	t = cpu_s();
+	for (rd = 0; rd < o->rounds; rd++)
+		if (emu_run(dev, w, strcmp(o->only, "bf1") ? BATCH : 1, &r, &codes))
+			exit(1);
+	printf("  %s, %s: %.1f CPU us/query over %u rounds\n", w->name, o->only,
+	       (cpu_s() - t) * 1e6 / ((double)w->nq * o->rounds), o->rounds);
+	free(r.top);
+}
+
 /* @bf and, when not NULL, @ivf on one deployed database, interleaved. */
 static void bench(struct reis_dev *dev, const struct work *bf, const struct work *ivf,
 		  const struct opts *o)
@@ -614,8 +672,15 @@ static void bench(struct reis_dev *dev, const struct work *bf, const struct work
 	const struct work *ws[2] = { bf, ivf };
 	struct plain pl;
 	uint32_t rd, i;
+	size_t hlen = 0;
+	uint8_t *huge;
 
-	plain_pick(&pl, bf);
+	if (o->only) {
+		profile_run(dev, bf, ivf, o);
+		return;
+	}
+	huge = codes_huge(bf->img->bin, bf->img->n * (bf->img->dim / 8), &hlen);
+	plain_pick(&pl, bf, huge);
 	pb = res_new(bf->nq);
 	pb.ok = 1;
 	e1 = res_new(bf->nq);
@@ -706,8 +771,11 @@ static void bench(struct reis_dev *dev, const struct work *bf, const struct work
 	}
 	free(pb.top);
 	free(e1.top);
-	printf("  (plain kernel: %s, the fastest here; codes/s: codes compared per CPU second; same top: "
-	       "share of the emulator's top-10 entries)\n", pl.name);
+	printf("  (plain kernel: %s on %s, the fastest here; codes/s: codes compared per CPU "
+	       "second; same top: share of the emulator's top-10 entries)\n", pl.name,
+	       pl.bin == huge ? "huge pages" : "4 KiB pages");
+	if (huge)
+		munmap(huge, hlen);
 }
 
 /* A drive holding @img, and the brute-force workload @name over it. */
@@ -862,7 +930,7 @@ static void big_bench(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 1000000, 20, 2000, 5, NULL };
+	struct opts o = { 1000000, 20, 2000, 5, NULL, NULL };
 	const char *dir = NULL;
 	struct stat st;
 	int i;
@@ -878,16 +946,20 @@ int main(int argc, char **argv)
 			o.rounds = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--faiss") && i + 1 < argc)
 			o.faiss = argv[++i];
+		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
+			o.only = argv[++i];
 		else if (argv[i][0] != '-')
 			dir = argv[i];
 		else {
 			fprintf(stderr, "usage: bench_search [--big N] [--big-nq Q] [--nq Q] "
-				"[--rounds R] [--faiss SCRIPT|none] [CORPUS_DIR]\n");
+				"[--rounds R] [--faiss SCRIPT|none] [--profile bf|bf1|ivf] "
+				"[CORPUS_DIR]\n");
 			return 2;
 		}
 	}
 	if (!o.rounds || !o.nq || !o.big_nq || o.big > (1ull << 31) ||
-	    (o.big && o.big < 1000)) {
+	    (o.big && o.big < 1000) ||
+	    (o.only && strcmp(o.only, "bf") && strcmp(o.only, "bf1") && strcmp(o.only, "ivf"))) {
 		fprintf(stderr, "bench_search: rounds, nq >= 1; --big 0 or 1000..2^31\n");
 		return 2;
 	}

@@ -105,9 +105,11 @@ int fs_read(struct fs *fs, uint64_t ppa, uint32_t off, void *buf, uint32_t len);
  * fs_page_map() - bytes [@off, @off + @len) of a page's slot (as fs_read())
  * in place, for the model's own reads: a pointer into the in-memory page,
  * into the backing file's read-only mapping, or to an all-0xFF slot for an
- * erased page. Only a caller's I/O object without a descriptor copies, into
- * @buf (fs_slot_bytes() bytes); with @buf NULL that case fails -EAGAIN
- * instead (for a caller that only wants a pointer, e.g. to prefetch).
+ * erased page. A caller's I/O object without a descriptor copies, into
+ * @buf (fs_slot_bytes() bytes), and so does a range across the data and
+ * the OOB of an in-memory page stored OOB first (fs_page_map_parts());
+ * with @buf NULL those cases fail -EAGAIN instead (for a caller that only
+ * wants a pointer, e.g. to prefetch).
  * On success the store's read lock is held until fs_page_unmap(): *@p stays
  * valid and the page unchanged, and the calling thread must not program,
  * erase or change regions meanwhile. *@p points at byte @off.
@@ -115,6 +117,18 @@ int fs_read(struct fs *fs, uint64_t ppa, uint32_t off, void *buf, uint32_t len);
  */
 int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *buf,
 		const uint8_t **p);
+
+/**
+ * fs_page_map_parts() - a page's data (page_bytes) and OOB (oob_bytes) in
+ * place, as fs_page_map() maps them, under one read guard: the in-memory
+ * store keeps an odd page's OOB before its data so that consecutive pages'
+ * data run on without a gap every page (a scan's one stream), hence two
+ * pointers. Only a caller's I/O object without a descriptor copies the
+ * slot into @buf (fs_slot_bytes() bytes; NULL: -EAGAIN).
+ * Return: as fs_page_map(); fs_page_unmap() ends the access.
+ */
+int fs_page_map_parts(struct fs *fs, uint64_t ppa, void *buf, const uint8_t **data,
+		      const uint8_t **oob);
 
 /** fs_page_unmap() - end the access fs_page_map() began. */
 void fs_page_unmap(struct fs *fs);

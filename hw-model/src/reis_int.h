@@ -190,6 +190,8 @@ void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
 /* Sort @v[0..n) ascending. */
 void re_sort_u64(uint64_t *v, uint64_t n);
+/* Stable radix sort through @tmp (@n entries); @n below 2^32. */
+void re_sort_u64_radix(uint64_t *v, uint64_t *tmp, uint64_t n);
 
 static inline void re_topc_add(struct re_topc *t, uint64_t key, uint32_t radr,
 			       uint32_t dadr)
@@ -333,7 +335,7 @@ struct re_run {
 	struct re_topc *tops;
 	uint32_t *bpass;	/* qblock x bpages */
 	uint32_t *bplane, *bncmp;
-	uint64_t *bord;
+	uint64_t *bord;		/* bpages, then as many for the sort */
 	const struct re_db *bord_db;	/* whose pages bord orders */
 	struct re_visits vs;
 	uint32_t *probe;
@@ -358,10 +360,10 @@ struct re_variant {
 int re_variant_pick(const struct re_variant *v, unsigned n, const char *name,
 		    const char **chosen);
 
-/* reis_scan.c: sense a page (codes + OOB) in place into *@pg, @buf if it
- * must be copied; fs_page_unmap() after. */
+/* reis_scan.c: sense a page in place, its codes into *@pg and its OOB
+ * into *@oob, @buf if it must be copied; fs_page_unmap() after. */
 int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
-		const uint8_t **pg, uint64_t *ppa);
+		const uint8_t **pg, const uint8_t **oob, uint64_t *ppa);
 int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
 	    uint32_t thr, uint64_t *tend);
 /* Brute force: the host's scan of queries r->qws[0..nq) over @db's binary

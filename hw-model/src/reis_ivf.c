@@ -152,7 +152,7 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 	const struct re_layout *L = &db->L;
 	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n, thr;
 	uint64_t pg, ppa, cum = 0, sent = 0, tot;
-	const uint8_t *p;
+	const uint8_t *p, *oob;
 	/* DF compares each centroid in-die and sends the nprobe kept (A26). */
 	int df = re_filter_threshold(r, db, &thr);
 
@@ -164,12 +164,12 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 
 		if (isp_ctx_cancelled(r->ctx))
 			return -ECANCELED;	/* isp_dev_exec_cancel() */
-		if (re_map_page(e, &db->slc, L->c_first + pg, r->page, &p, &ppa))
+		if (re_map_page(e, &db->slc, L->c_first + pg, r->page, &p, &oob, &ppa))
 			return -EIO;
 		e->ham(r->qw, p, L->cb, words, cnt, r->dist);
 		for (j = 0; j < cnt; j++)	/* TTL-C: DIST, EMB, EADR, TAG */
 			re_topc_add(&r->ctop, re_key(r->dist[j], pg * L->cpb + j),
-				    p[e->p->page_bytes + j], 0);
+				    oob[j], 0);
 		fs_page_unmap(e->fs);
 		cum += cnt;
 		tot = df ? re_cost_coarse_passed(cum, np, db->c.nlist) : cum;

@@ -213,7 +213,7 @@ static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
 		r->bpass = malloc((size_t)r->qblock * bp * sizeof(*r->bpass));
 		r->bplane = malloc(bp * sizeof(*r->bplane));
 		r->bncmp = malloc(bp * sizeof(*r->bncmp));
-		r->bord = malloc(bp * sizeof(*r->bord));
+		r->bord = malloc(2 * bp * sizeof(*r->bord));	/* + the sort's */
 		if (!r->bpass || !r->bplane || !r->bncmp || !r->bord)
 			return -ENOMEM;
 	}
@@ -468,7 +468,7 @@ static uint64_t re_search_budget_bytes(const struct re_run *r, const struct isp_
 	       RE_TOPC_SLACK * (qb * cand + np) * sizeof(struct re_cand) +
 	       qb * sizeof(struct re_topc) +
 	       (r->ivf ? 0 : bp * (qb * sizeof(*r->bpass) + sizeof(*r->bplane) +
-				  sizeof(*r->bncmp) + sizeof(*r->bord))) +
+				  sizeof(*r->bncmp) + 2 * sizeof(*r->bord))) +
 	       ((uint64_t)s->nq + ndbs) * s->k * sizeof(struct re_hitx);
 }
 

@@ -21,9 +21,16 @@
 #include <immintrin.h>
 #endif
 
-/* Bytes the scan prefetches ahead of the codes it reads (measured best
- * of 2, 4 and 8 KiB with bench_search at 1 M entries). */
+/* Bytes of a page's head the scans load before they jump to it (another
+ * block's page, IVF's next visit): 4 KiB, as measured with the kernel's
+ * distance below. */
 #define RE_PF_AHEAD 4096u
+
+/* The kernel's prefetch distance: 6 KiB ran 2-12 % faster than 4 at one
+ * query per command over the paired page layout (flash_pages.c), as fast
+ * with 64 queries (bench_search --profile, 4 to 8 KiB, alternated in one
+ * process; docs/benchmarks.md). */
+#define RE_PF_KERNEL 6144u
 
 /* IVF prefetches the next visit's page only when the codes exceed this:
  * the 1.3 MB corpus stays in the host's caches and ran 6 % slower with it
@@ -152,7 +159,7 @@ static void re_ham_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stri
 		__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
 
 		for (c = 0; c < 4 * s1; c += 64)
-			_mm_prefetch((const char *)x + RE_PF_AHEAD + c, _MM_HINT_T0);
+			_mm_prefetch((const char *)x + RE_PF_KERNEL + c, _MM_HINT_T0);
 		for (w = 0; w + 8 <= words; w += 8)
 			RE_STEP4(0xff);
 		if (tail)
@@ -230,23 +237,23 @@ int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
 
 /*
  * Sense a page (REIS §4.3.2 steps 2-3): the page buffer is the store's page
- * itself, in place (@buf only when the store must copy); *@pg holds codes
- * then OOB until fs_page_unmap().
+ * itself, in place (@buf only when the store must copy); *@pg holds the
+ * codes, *@oob the OOB, until fs_page_unmap().
  */
 int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
-		const uint8_t **pg, uint64_t *ppa)
+		const uint8_t **pg, const uint8_t **oob, uint64_t *ppa)
 {
 	if (fs_region_ppa(e->fs, reg, lpage, ppa) ||
-	    fs_page_map(e->fs, *ppa, 0, fs_slot_bytes(e->fs), buf, pg))
+	    fs_page_map_parts(e->fs, *ppa, buf, pg, oob))
 		return -EIO;
 	return 0;
 }
 
 /*
  * Start loading the first RE_PF_AHEAD bytes of the page the scan reads
- * next: the kernel prefetches that far ahead within a page, and pages
- * of one database lie in many blocks (one stream per plane), more
- * streams than the hardware prefetcher follows.
+ * next: the kernel prefetches only ahead within a page, and pages of one
+ * database lie in many blocks (one stream per plane), more streams than
+ * the hardware prefetcher follows.
  */
 static void re_prefetch_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage,
 			     uint32_t off, uint32_t len)
@@ -274,14 +281,14 @@ static int re_fine_scan(struct re_run *r, struct re_db *db, uint64_t pg,
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
 	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi;
-	const uint8_t *p;
+	const uint8_t *p, *oob;
 	uint64_t ppa;
 
-	if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
+	if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &oob, &ppa))
 		return -EIO;
 	e->ham(r->qw, p + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
 	v->ncmp = 0;
-	v->npass = re_filter_page(r, L, pg, p + e->p->page_bytes, segs, nseg, df, thr, &v->ncmp);
+	v->npass = re_filter_page(r, L, pg, oob, segs, nseg, df, thr, &v->ncmp);
 	fs_page_unmap(e->fs);
 	v->plane = fg_ppa_plane(e->g, ppa);
 	return 0;
@@ -358,7 +365,7 @@ static int re_bf_order(struct re_run *r, struct re_db *db)
 	}
 	/* Page indices that do not fit the key keep the drive's order. */
 	if (fg_page_slots(r->e->g) <= UINT32_MAX)
-		re_sort_u64(r->bord, L->bpages);
+		re_sort_u64_radix(r->bord, r->bord + L->bpages, L->bpages);
 	else
 		for (pg = 0; pg < L->bpages; pg++)
 			r->bord[pg] = pg;
@@ -372,7 +379,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
 	uint32_t j, words = L->cb / 8;
-	const uint8_t *p;
+	const uint8_t *p, *oob;
 	uint64_t i, ppa;
 	int ret;
 
@@ -394,7 +401,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 		if (i + 1 < L->bpages && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
 			re_prefetch_page(e, &db->slc, L->b_first + (r->bord[i + 1] & 0xffffffffu), 0,
 					 RE_PF_AHEAD);
-		if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &ppa))
+		if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &oob, &ppa))
 			return -EIO;
 		r->bplane[pg] = fg_ppa_plane(e->g, ppa);
 		r->bncmp[pg] = whole.hi;
@@ -404,7 +411,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 			r->top = &r->tops[j];
 			e->ham(r->qws + (size_t)j * RE_QWORDS, p, L->cb, words, whole.hi, r->dist);
 			r->bpass[(size_t)j * L->bpages + pg] =
-				re_filter_page(r, L, pg, p + e->p->page_bytes, &whole, 1, df, thr,
+				re_filter_page(r, L, pg, oob, &whole, 1, df, thr,
 					       &ncmp);
 		}
 		fs_page_unmap(e->fs);

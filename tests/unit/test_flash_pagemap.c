@@ -6,7 +6,10 @@
  * where it would copy); an erased page reads 0xFF; after an erase
  * and a new program the same address shows the new bytes; bad arguments
  * fail without holding the lock; a writer waits for the reader's unmap; the
- * store's memory per programmed page does not grow.
+ * store's memory per programmed page does not grow. fs_page_map_parts()
+ * gives each page's data and OOB as fs_read() reads them, in memory with
+ * the data of an odd page and of the next one back to back (one stream),
+ * and reads and maps across the data/OOB boundary of such a page agree.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -122,6 +125,65 @@ static void same_as_read(struct fs *fs, int copies)
 	free(buf);
 }
 
+/* Data and OOB of pages 0..3 and of an erased page, each way of reading. */
+static void parts(struct fs *fs, int copies, int in_memory)
+{
+	const struct fg_geom *g = fs_geom(fs);
+	uint32_t slot = fs_slot_bytes(fs), pb = g->page_bytes, i;
+	uint8_t *d = malloc(4 * (size_t)slot), *rd = malloc(slot), *buf = malloc(slot);
+	const uint8_t *dp[4], *op, *p;
+	uint64_t ppa;
+
+	REQUIRE(d && rd && buf);
+	fill(d, 4 * (size_t)slot, 5);
+	for (i = 0; i < 4; i++)
+		REQUIRE(fs_program(fs, ppa_at(g, g->slc_blocks + 3, i), d + (size_t)i * slot,
+				   d + (size_t)i * slot + pb) == 0);
+	for (i = 0; i < 4; i++) {
+		const uint8_t *want = d + (size_t)i * slot;
+
+		ppa = ppa_at(g, g->slc_blocks + 3, i);
+		REQUIRE(fs_page_map_parts(fs, ppa, buf, &dp[i], &op) == 0);
+		CHECK(memcmp(dp[i], want, pb) == 0 && memcmp(op, want + pb, slot - pb) == 0);
+		fs_page_unmap(fs);
+		if (copies) {
+			CHECK(fs_page_map_parts(fs, ppa, NULL, &dp[i], &op) == -EAGAIN);
+		} else {
+			CHECK(fs_page_map_parts(fs, ppa, NULL, &dp[i], &op) == 0);
+			fs_page_unmap(fs);
+			/* Ranges inside the data or the OOB are pointers in place. */
+			CHECK(fs_page_map(fs, ppa, 8, 64, NULL, &p) == 0 && p == dp[i] + 8);
+			fs_page_unmap(fs);
+			CHECK(fs_page_map(fs, ppa, pb + 3, 9, NULL, &p) == 0 && p == op + 3);
+			fs_page_unmap(fs);
+		}
+		/* Across the boundary: read and map agree with the slot. */
+		CHECK(fs_read(fs, ppa, pb - 10, rd, 30) == 0 && memcmp(rd, want + pb - 10, 30) == 0);
+		CHECK(fs_read(fs, ppa, 0, rd, slot) == 0 && memcmp(rd, want, slot) == 0);
+		REQUIRE(fs_page_map(fs, ppa, pb - 10, 30, buf, &p) == 0);
+		CHECK(memcmp(p, want + pb - 10, 30) == 0);
+		fs_page_unmap(fs);
+		if (in_memory && (i & 1))	/* OOB first in place: only a copy spans both */
+			CHECK(fs_page_map(fs, ppa, pb - 10, 30, NULL, &p) == -EAGAIN);
+	}
+	if (in_memory) {
+		CHECK(dp[1] + pb == dp[2]);	/* one stream over pages 1 and 2 */
+		CHECK((uintptr_t)dp[1] % 64 == 0 && (uintptr_t)dp[2] % 64 == 0);
+	}
+	/* Erased: 0xFF both; bad arguments fail without the lock. */
+	REQUIRE(fs_page_map_parts(fs, ppa_at(g, g->slc_blocks + 3, 5), buf, &dp[0], &op) == 0);
+	memset(rd, 0xff, slot);
+	CHECK(memcmp(dp[0], rd, pb) == 0 && memcmp(op, rd, slot - pb) == 0);
+	fs_page_unmap(fs);
+	CHECK(fs_page_map_parts(fs, UINT64_MAX, buf, &dp[0], &op) == -EINVAL);
+	CHECK(fs_page_map_parts(fs, ppa, buf, NULL, &op) == -EINVAL);
+	CHECK(fs_page_map_parts(NULL, ppa, buf, &dp[0], &op) == -EINVAL);
+	REQUIRE(fs_erase(fs, ppa) == 0);	/* would wait forever on a held lock */
+	free(d);
+	free(rd);
+	free(buf);
+}
+
 /* Resident bytes of this process (Linux), or 0 when unknown. */
 static uint64_t rss_bytes(void)
 {
@@ -201,6 +263,7 @@ int main(void)
 	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
 	same_as_read(fs, 0);
 	memory(fs, 1);
+	parts(fs, 0, 1);
 	fs_close(fs);
 
 	snprintf(path, sizeof(path), "%s/test_flash_pagemap.%d.img", t && *t ? t : "/tmp",
@@ -210,6 +273,7 @@ int main(void)
 	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
 	same_as_read(fs, 0);
 	memory(fs, 0);
+	parts(fs, 0, 0);
 	fs_close(fs);
 	/* Reopened: the mapping shows what the file holds. */
 	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
@@ -235,6 +299,7 @@ int main(void)
 	cfg.io = io;
 	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
 	same_as_read(fs, 1);
+	parts(fs, 1, 0);
 	fs_close(fs);
 	fio_close(io);
 	return t_result();

@@ -9,7 +9,8 @@
  * narrow range and wider than the cut counts,
  * at keeps around the insertion cutoff; re_pcount_sort orders page counts
  * with duplicate keys and on the shapes that send a quicksort to its depth
- * limit, and re_pcount_merge sums the duplicates.
+ * limit, and re_pcount_merge sums the duplicates; re_sort_u64_radix sorts
+ * every shape as qsort does, full 64-bit keys included.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,6 +110,32 @@ static void pcount_case(int sh, uint32_t n, uint32_t seed)
 	free(ref);
 }
 
+/* The radix sort against qsort; SH_WIDE keys spread over all 64 bits. */
+static void radix_case(int sh, uint32_t n, uint32_t seed)
+{
+	uint64_t *v = malloc(((size_t)n + 1) * sizeof(*v)), *tmp = malloc(((size_t)n + 1) * 8);
+	uint64_t *ref = malloc(((size_t)n + 1) * sizeof(*ref));
+	uint32_t s = seed, i, ok = 1;
+
+	REQUIRE(v && tmp && ref);
+	for (i = 0; i < n; i++) {
+		ref[i] = key_of(sh, i, n, &s);
+		if (sh == SH_WIDE)
+			ref[i] = ref[i] * 0x9e3779b97f4a7c15ull ^ (uint64_t)rnd(&s) << 40;
+		v[i] = ref[i];
+	}
+	re_sort_u64_radix(v, tmp, n);
+	qsort(ref, n, sizeof(*ref), u64_cmp);
+	for (i = 0; i < n; i++)
+		ok &= v[i] == ref[i];
+	if (!ok)
+		fprintf(stderr, "  radix shape %d n %u differs\n", sh, n);
+	CHECK(ok);
+	free(v);
+	free(tmp);
+	free(ref);
+}
+
 int main(void)
 {
 	static const uint32_t keeps[] = { 1, 2, 15, 16, 17, 33, 100, 257 };
@@ -120,9 +147,12 @@ int main(void)
 		for (a = 0; a < sizeof(keeps) / sizeof(keeps[0]); a++)
 			for (b = 1; b < sizeof(ns) / sizeof(ns[0]); b++)
 				topc_case(sh, ns[b], keeps[a], 7 + a + 13 * b);
-		for (b = 0; b < sizeof(ns) / sizeof(ns[0]); b++)
+		for (b = 0; b < sizeof(ns) / sizeof(ns[0]); b++) {
 			pcount_case(sh, ns[b], 3 + b);
+			radix_case(sh, ns[b], 5 + b);
+		}
 	}
+	radix_case(SH_RANDOM, 100000, 6);
 	topc_case(SH_RANDOM, 200000, 1000, 99);
 	topc_case(SH_NEAR, 200000, 1000, 98);
 	pcount_case(SH_RANDOM, 100000, 5);
