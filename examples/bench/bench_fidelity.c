@@ -375,7 +375,7 @@ static void reis_rows(int verbose)
 	row("REIS Fig. 7", "SSD2 over SSD1, average (x)", 2.6, r21_sum / n, set);
 	row("REIS Fig. 7", "SSD2 over SSD1, max (x)", 3.2, r21_max, set);
 	snprintf(set, sizeof(set), "both SSDs, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256; "
-		 "CPU-Real: Table 3 host model (C1-C6), one query at a time on one core, "
+		 "CPU-Real: Table 3 host model (C1-C8), one query at a time on one core, "
 		 "index and documents loaded once per query set at the drive's rate");
 	row("REIS Fig. 7", "REIS over CPU-Real, average (x)", 13, cpu_sum / (2 * n), set);
 	row("REIS Fig. 7", "REIS over CPU-Real, max (x)", 112, cpu_max, set);

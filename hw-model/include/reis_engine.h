@@ -255,7 +255,7 @@ struct re_cpu_query {
 	uint32_t dim;		/* their dimensions */
 };
 
-/** re_cpu_real() - REIS Table 3's CPU-Real host, AMD EPYC 9554 (C1-C6). */
+/** re_cpu_real() - REIS Table 3's CPU-Real host, AMD EPYC 9554 (C1-C8). */
 void re_cpu_real(struct re_cpu *c);
 
 /**
