@@ -167,7 +167,7 @@ cat <<'EOF'
 - **REIS Fig. 7, CPU-Real and No-I/O.** The host model (timing-model.md
   C1-C8) runs FAISS's one-query path: a query on one core at cycles
   measured here with the real kernels (22.9 per 128-byte code, 20.3 per
-  centroid, 1.58 per INT8 dimension; \`bench_host_cpu\`) at the EPYC 9554's
+  centroid, 1.58 per INT8 dimension; `bench_host_cpu`) at the EPYC 9554's
   3.1 GHz, so No-I/O costs 145-1314 us per query on NQ and HotpotQA and
   459-4950 us on wiki_full (nprobe 16-256). CPU-Real adds its query set's
   index and documents read at the drive's 6.9 GB/s over the set's queries:
@@ -197,11 +197,12 @@ cat <<'EOF'
   2.3 GHz core at C3, 52 ms / 413 ms against the paper's 69 ms / 1.23 s
   (10 ns per code here; the paper's take 13 ns on HotpotQA and 30 ns on
   wiki_en, so its wiki_en search holds more than the scan, which Table 4
-  does not break down). Both gains are within 25 % (1.28x, 3.18x). The rate comes from
-  both columns, so the two rows check one rate's consistency across the
-  datasets, not an independent prediction. A host that loaded at the
-  PM9A3's 6.9 GB/s (2.1 s / 0.26 s) would be the stronger baseline: REIS
-  would gain only 1.13x / 1.02x (\`bench_fidelity -v\`).
+  does not break down). Both gains are within 25 % (1.28x on HotpotQA,
+  3.18x on wiki_en). The rate comes from both columns, so the two rows
+  check one rate's consistency across the datasets, not an independent
+  prediction. A host that loaded at the PM9A3's 6.9 GB/s (0.26 s / 2.1 s)
+  would be the stronger baseline: REIS would gain only 1.02x / 1.13x
+  (`bench_fidelity -v`).
 - **RecFlash Fig. 10 at K = 2.** At K = 0 the TLC cuts are within 25 %
   (RMC1 a little high, RMC2 and RMC3 a little low). RMC1 falls with K as
   the paper's does (13 points against 14) and ends 27 % high at K = 2
