@@ -18,8 +18,8 @@
  *  4. the INT8 rerank: 100 candidates of 1024 dimensions at random rows of
  *     a DRAM-sized array (a cache miss per row), then sorting the 100.
  * Each rate is the minimum over rounds, in ns and in cycles of step 1's
- * clock; the model's constants (fixed numbers) are these cycles at the
- * EPYC 9554's 3.1 GHz.
+ * clock, beside the fixed constant re_cpu_real() uses for it (these
+ * cycles, measured 2026-12-01, taken at the EPYC 9554's 3.1 GHz).
  *
  * Usage: bench_host_cpu [-r ROUNDS]   (about 10 s; needs 600 MiB)
  */
@@ -142,14 +142,16 @@ static double min_d(double a, double b)
 	return a < b ? a : b;
 }
 
-static void line(const char *what, double ns, double ghz)
+/* @model_ccyc: the fixed constant of re_cpu_real() for the same work. */
+static void line(const char *what, double ns, double ghz, double model_ccyc)
 {
-	printf("%-44s %9.3f ns  %8.1f cycles  -> %9.3f ns at 3.1 GHz\n", what, ns, ns * ghz,
-	       ns * ghz / 3.1);
+	printf("%-44s %9.3f ns  %8.1f cycles  -> %9.3f ns at 3.1 GHz  (model %.1f cycles)\n",
+	       what, ns, ns * ghz, ns * ghz / 3.1, model_ccyc / 100);
 }
 
 int main(int argc, char **argv)
 {
+	struct re_cpu m;
 	re_hamming_fn popcnt, avx512 = NULL;
 	re_int8_fn dot;
 	const char *dot_name;
@@ -218,14 +220,15 @@ int main(int argc, char **argv)
 			sink += keys[0];
 		}
 	}
+	re_cpu_real(&m);
 	printf("core clock (dependent adds)                  %9.3f GHz\n", ghz);
-	line("code scan, DRAM-streamed (popcnt), per code", big, ghz);
-	line("code scan, L2-resident (popcnt), per code", l2, ghz);
+	line("code scan, DRAM-streamed (popcnt), per code", big, ghz, m.ccyc_code);
+	line("code scan, L2-resident (popcnt), per code", l2, ghz, m.ccyc_code);
 	if (avx512)
-		line("code scan, DRAM (AVX-512 VPOPCNTQ), per code", big512, ghz);
-	line("coarse scan, 16384 centroids, per centroid", cent, ghz);
-	line("INT8 rerank (avx2), per candidate of 1024", rr, ghz);
-	line("sort of 100 candidates, per query", srt, ghz);
+		line("code scan, DRAM (AVX-512 VPOPCNTQ), per code", big512, ghz, m.ccyc_code);
+	line("coarse scan, 16384 centroids, per centroid", cent, ghz, m.ccyc_centroid);
+	line("INT8 rerank (avx2), per candidate of 1024", rr, ghz, (double)m.ccyc_dim * DIM);
+	line("sort of 100 candidates, per query", srt, ghz, (double)m.ccyc_sort * CAND);
 	printf("DRAM-streamed code rate: %.1f GB/s on one core (sink %llu)\n", CODE / big,
 	       (unsigned long long)(sink & 1));
 	free(codes);
