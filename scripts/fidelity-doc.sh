@@ -168,8 +168,8 @@ cat <<'EOF'
   C1-C8) runs FAISS's one-query path: a query on one core at cycles
   measured here with the real kernels (22.9 per 128-byte code, 20.3 per
   centroid, 1.58 per INT8 dimension; `bench_host_cpu`) at the EPYC 9554's
-  3.1 GHz, so No-I/O costs 145-1314 us per query on NQ and HotpotQA and
-  459-4950 us on wiki_full (nprobe 16-256). CPU-Real adds its query set's
+  3.1 GHz, so No-I/O costs 151-1320 us per query on NQ and HotpotQA and
+  465-4956 us on wiki_full (nprobe 16-256). CPU-Real adds its query set's
   index and documents read at the drive's 6.9 GB/s over the set's queries:
   0.14-0.15 ms per query on NQ and HotpotQA, 8.2 ms on wiki_full (57 GB over
   1000 queries). The CPU pays most on wiki_full at low nprobe, where its
@@ -177,7 +177,7 @@ cat <<'EOF'
   against 112x) sits, because REIS's low-nprobe queries are held near
   190-200 us by stage B (above) where the paper's 112x implies about
   78 us; the wiki_full query count (1000) is also an assumption the
-  paper does not state. REIS over No-I/O is 3.2x on average, 10.4x at
+  paper does not state. REIS over No-I/O is 3.2x on average, 10.5x at
   most (wiki_full, nprobe 256, SSD2), against 1.8x / 5.3x: one core per
   query is the slowest host FAISS's serving path allows. With every core
   on a query of its own the host is DRAM-bound and the ratios fall to

@@ -578,7 +578,7 @@ static void re_cpu_rates(struct re_cpu *c)
 	c->ccyc_code = 2290;	/* C3: 22.9 cycles per code from DRAM */
 	c->ccyc_centroid = 2030;	/* C3: 20.3 cycles per cached centroid */
 	c->ccyc_dim = 158;	/* C4: 1617 cycles per 1024-dim INT8 row */
-	c->ccyc_sort = 195;	/* C5: 19.5 k cycles to sort 100 candidates */
+	c->ccyc_sort = 19500;	/* C5: 19.5 k cycles to sort 100 candidates */
 }
 
 /*
