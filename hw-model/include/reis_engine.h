@@ -265,31 +265,68 @@ uint64_t re_asic_stream_ns(const struct fp_params *p, uint64_t pages, uint64_t r
 			   uint32_t bytes);
 
 /*
- * struct re_cpu - the host baseline (REIS Table 3, CPU-Real): @cores at
- * @mhz, @mem_mbps DRAM bandwidth, the dataset read from an SSD at
- * @ssd_mbps, @cyc_entry cycles per 1024-bit code compared (XOR + POPCNT +
- * heap) and @cyc_rerank per INT8 dimension reranked.
+ * struct re_cpu - a host baseline of the REIS evaluation (docs/timing-model.md
+ * "CPU-Real / No-I/O"): FAISS IndexBinaryIVF serving one query at a time,
+ * each on one core (FAISS runs a single query on one thread), at @mhz.
+ * @cores, @mem_mbps: the socket pair's cores and DRAM bandwidth, the
+ *   ceiling when @streams queries run at once;
+ * @streams: queries in flight (1: a RAG pipeline's query after query);
+ * @ssd_mbps: the drive's sequential read;
+ * @load_mbps: the rate the index and documents load at (FAISS
+ *   deserialisation and the document store; the drive bounds it too);
+ * @ccyc_code, @ccyc_centroid: centi-cycles per 128-byte binary code
+ *   compared (XOR + POPCNT + top-k heap), in an IVF list streamed from DRAM
+ *   and in the cache-resident centroid table;
+ * @ccyc_dim: centi-cycles per INT8 dimension reranked (row fetch included);
+ * @ccyc_sort: centi-cycles per candidate of the final sort.
  */
 struct re_cpu {
 	uint32_t cores;
 	uint32_t mhz;
 	uint32_t mem_mbps;
+	uint32_t streams;
 	uint32_t ssd_mbps;
-	uint32_t cyc_entry;
-	uint32_t cyc_rerank;
+	uint32_t load_mbps;
+	uint32_t ccyc_code;
+	uint32_t ccyc_centroid;
+	uint32_t ccyc_dim;
+	uint32_t ccyc_sort;
 };
 
-/** re_cpu_real() - REIS Table 3's CPU-Real host (assumptions C1-C4). */
+/* struct re_cpu_query - one query's work on the host, by counts. */
+struct re_cpu_query {
+	uint64_t centroids;	/* coarse entries compared */
+	uint64_t codes;		/* list entries compared */
+	uint32_t code_bytes;	/* bytes of one binary code (dim / 8) */
+	uint32_t rerank;	/* INT8 candidates */
+	uint32_t dim;		/* their dimensions */
+};
+
+/** re_cpu_real() - REIS Table 3's CPU-Real host, AMD EPYC 9554 (C1-C8). */
 void re_cpu_real(struct re_cpu *c);
 
 /**
- * re_cpu_ns() - modeled time of @nq queries on the host: loading
- * @load_bytes from the SSD (0: No-I/O), then per query the larger of the
- * memory time of @scan_bytes and the compute time of @entries codes on all
- * cores, plus @rerank candidates of @dim INT8 dimensions on one core.
- * Return: ns, or 0 for a malformed @c.
+ * re_cpu_fig3() - the CPU system of REIS Fig. 3 that Table 4 compares
+ * against: 2 x Intel Xeon Gold 5118, its dataset load rate derived from
+ * Table 4 (C7).
+ */
+void re_cpu_fig3(struct re_cpu *c);
+
+/**
+ * re_cpu_query_ns() - one query @q on one core of @c: the coarse scan, the
+ * list scan (cycles scaled by @q->code_bytes / 128), the rerank and sort.
+ * Return: ns, or 0 for a malformed @c or @q.
+ */
+uint64_t re_cpu_query_ns(const struct re_cpu *c, const struct re_cpu_query *q);
+
+/**
+ * re_cpu_ns() - modeled time of @nq queries @q on the host: loading
+ * @load_bytes at the lower of @c->load_mbps and @c->ssd_mbps (0: No-I/O),
+ * then per query the larger of re_cpu_query_ns() / @c->streams and the
+ * DRAM time of its scanned codes with @c->streams queries at once.
+ * Return: ns, or 0 for a malformed @c or @q.
  */
 uint64_t re_cpu_ns(const struct re_cpu *c, uint64_t load_bytes, uint32_t nq,
-		   uint64_t entries, uint64_t scan_bytes, uint64_t rerank, uint32_t dim);
+		   const struct re_cpu_query *q);
 
 #endif /* REIS_ENGINE_H */

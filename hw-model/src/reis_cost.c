@@ -652,20 +652,56 @@ uint64_t re_asic_stream_ns(const struct fp_params *p, uint64_t pages, uint64_t r
 }
 
 /*
+ * The per-core rates of a FAISS-style scan (docs/timing-model.md C3-C5):
+ * cycles of a scalar POPCNT loop over 64-bit words into a top-k heap (the
+ * shape of FAISS's HammingComputerM8 for 128-byte codes), measured with
+ * bench_host_cpu on a Zen 5 core and taken as cycles at the host's clock:
+ * the loop is bound by its add chains and loads, not by the clock of the
+ * memory behind it (its L2-resident rate is within 12 % of the streamed).
+ */
+static void re_cpu_rates(struct re_cpu *c)
+{
+	c->streams = 1;		/* C6: one RAG query at a time, one core */
+	c->ccyc_code = 2290;	/* C3: 22.9 cycles per code from DRAM */
+	c->ccyc_centroid = 2030;	/* C3: 20.3 cycles per cached centroid */
+	c->ccyc_dim = 158;	/* C4: 1617 cycles per 1024-dim INT8 row */
+	c->ccyc_sort = 19500;	/* C5: 19.5 k cycles to sort 100 candidates */
+}
+
+/*
  * REIS Table 3's CPU-Real: 2 sockets x 64 cores at 3.1 GHz (AMD EPYC 9554),
- * DDR4, a PM9A3 SSD. C1-C4 of docs/timing-model.md give the rest.
+ * DDR4, a PM9A3 SSD. C1-C8 of docs/timing-model.md give the rest.
  */
 void re_cpu_real(struct re_cpu *c)
 {
 	if (!c)
 		return;
+	re_cpu_rates(c);
 	c->cores = 128;		/* Table 3: 2 sockets, 128 cores */
 	c->mhz = 3100;		/* Table 3: 3.1 GHz */
 	c->mem_mbps = 409600;	/* C1: 2 x 8 channels DDR4-3200 */
 	c->ssd_mbps = 6900;	/* C2: PM9A3 sequential read */
-	c->cyc_entry = 4;	/* C3: AVX-512 XOR + VPOPCNTQ + heap per 128 B */
-	c->cyc_rerank = 1;	/* C4: one INT8 MAC per dimension and cycle */
+	c->load_mbps = 6900;	/* C2: the index loads at the drive's rate */
 }
+
+/*
+ * REIS Fig. 3's system, Table 4's CPU+BQ: 2 x Xeon Gold 5118 (12 cores,
+ * 2.3 GHz, 6 channels of DDR4-2400 each), a PM9A3; its dataset loading
+ * is Table 4's measured one (C7).
+ */
+void re_cpu_fig3(struct re_cpu *c)
+{
+	if (!c)
+		return;
+	re_cpu_rates(c);
+	c->cores = 24;
+	c->mhz = 2300;
+	c->mem_mbps = 230400;
+	c->ssd_mbps = 6900;	/* C2 */
+	c->load_mbps = 348;	/* C7: 16.1 GB in 46.3 s over Table 4's columns */
+}
+
+#define RE_CPU_MAX_N (1ull << 36)	/* entries a modeled query may compare */
 
 /* ceil(@bytes / (@mbps MB/s)) in ns. */
 static uint64_t re_cpu_xfer_ns(uint64_t bytes, uint32_t mbps)
@@ -673,18 +709,41 @@ static uint64_t re_cpu_xfer_ns(uint64_t bytes, uint32_t mbps)
 	return (bytes * 1000u + mbps - 1) / mbps;
 }
 
-uint64_t re_cpu_ns(const struct re_cpu *c, uint64_t load_bytes, uint32_t nq,
-		   uint64_t entries, uint64_t scan_bytes, uint64_t rerank, uint32_t dim)
+static int re_cpu_bad(const struct re_cpu *c, const struct re_cpu_query *q)
 {
-	uint64_t mem, comp, rr;
+	/* bounds keep every product below 2^64 */
+	return !c || !q || q->centroids > RE_CPU_MAX_N || q->codes > RE_CPU_MAX_N ||
+	       q->code_bytes > 65536 || q->dim > 65536 || !c->cores || !c->mhz || !c->mem_mbps || !c->ssd_mbps ||
+	       !c->load_mbps || !c->streams || c->streams > c->cores;
+}
 
-	if (!c || !c->cores || !c->mhz || !c->mem_mbps || !c->ssd_mbps)
+uint64_t re_cpu_query_ns(const struct re_cpu *c, const struct re_cpu_query *q)
+{
+	uint64_t ccyc;
+
+	if (re_cpu_bad(c, q))
 		return 0;
-	mem = re_cpu_xfer_ns(scan_bytes, c->mem_mbps);
-	/* cycles / (cores x MHz) us = cycles x 1000 / (cores x MHz) ns */
-	comp = (entries * c->cyc_entry * 1000u + (uint64_t)c->cores * c->mhz - 1) /
-	       ((uint64_t)c->cores * c->mhz);
-	rr = (rerank * dim * c->cyc_rerank * 1000u + c->mhz - 1) / c->mhz;
-	return (load_bytes ? re_cpu_xfer_ns(load_bytes, c->ssd_mbps) : 0) +
-	       (uint64_t)nq * ((mem > comp ? mem : comp) + rr);
+	/* Codes of other widths cost in proportion to their words (C3). */
+	ccyc = q->centroids * c->ccyc_centroid * q->code_bytes / 128 +
+	       q->codes * c->ccyc_code * q->code_bytes / 128 +
+	       (uint64_t)q->rerank * q->dim * c->ccyc_dim +
+	       (uint64_t)q->rerank * c->ccyc_sort;
+	/* centi-cycles / (MHz x 100) us = centi-cycles x 10 / MHz ns */
+	return (ccyc * 10u + c->mhz - 1) / c->mhz;
+}
+
+uint64_t re_cpu_ns(const struct re_cpu *c, uint64_t load_bytes, uint32_t nq,
+		   const struct re_cpu_query *q)
+{
+	uint64_t comp, mem;
+	uint32_t rate;
+
+	if (re_cpu_bad(c, q))
+		return 0;
+	comp = (re_cpu_query_ns(c, q) + c->streams - 1) / c->streams;
+	/* @streams queries share the DRAM: each takes its own bytes' time */
+	mem = re_cpu_xfer_ns((q->centroids + q->codes) * q->code_bytes, c->mem_mbps);
+	rate = c->load_mbps < c->ssd_mbps ? c->load_mbps : c->ssd_mbps;
+	return (load_bytes ? re_cpu_xfer_ns(load_bytes, rate) : 0) +
+	       (uint64_t)nq * (mem > comp ? mem : comp);
 }

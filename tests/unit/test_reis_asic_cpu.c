@@ -7,11 +7,16 @@
  *     sense and the 1 us command path (channel-bound), 100 INT8 rerank
  *     reads add a 60 us TLC round and 13 x 873 ns per channel; with a 100 GB/s
  *     channel the 4 sensing rounds bound it instead; 0 pages cost 0;
- *   - CPU-Real (REIS Table 3): loading 6.9 GB at 6.9 GB/s is 1 s; per
- *     query 128 MB at 409.6 GB/s = 312.5 us beats 1 M codes x 4 cycles on
- *     128 x 3.1 GHz (10.081 us) and 100 x 1024 INT8 rerank cycles add
- *     33.033 us on one core; a 100x dearer compare becomes compute-bound;
- *     No-I/O drops the load; a malformed host gives 0.
+ *   - CPU-Real (REIS Table 3, C1-C6): one query of 1000 centroids x 20.3
+ *     cycles, 10,000 codes x 22.9, 100 x 1024 INT8 dimensions x 1.58 and
+ *     100 x 195 sort cycles is 43,059,200 centi-cycles, 138.901 us at
+ *     3.1 GHz on one core; 64-byte codes halve the scan's share; loading
+ *     6.9 GB at 6.9 GB/s is 1 s; with 128 queries at once the query's
+ *     1.408 MB at 409.6 GB/s (3.438 us) binds instead; No-I/O drops the
+ *     load; a load rate above the drive's is capped by the drive;
+ *   - Fig. 3's system (C7): the same query at 2.3 GHz is 187.214 us, and
+ *     3.48 GB load at 0.348 GB/s in 10 s;
+ *   - a malformed host or query gives 0.
  */
 #include <string.h>
 
@@ -22,7 +27,9 @@
 int main(void)
 {
 	struct fp_params p;
-	struct re_cpu c;
+	struct re_cpu c, f;
+	struct re_cpu_query q = { .centroids = 1000, .codes = 10000, .code_bytes = 128,
+				  .rerank = 100, .dim = 1024 };
 
 	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
 	/* 1 us + 22.5 us + 125 x 15,493,334 ps */
@@ -39,13 +46,39 @@ int main(void)
 	re_cpu_real(&c);
 	CHECK_EQ_U64(c.cores, 128);
 	CHECK_EQ_U64(c.mhz, 3100);
-	CHECK_EQ_U64(re_cpu_ns(&c, 6900000000ull, 10, 1000000, 128000000, 100, 1024),
-		     1000000000ull + 10 * (312500 + 33033));
-	CHECK_EQ_U64(re_cpu_ns(&c, 0, 10, 1000000, 128000000, 100, 1024),
-		     10 * (312500 + 33033));
-	c.cyc_entry = 400;	/* 4e8 cycles / 396,800 per us = 1008.0645 us */
-	CHECK_EQ_U64(re_cpu_ns(&c, 0, 1, 1000000, 128000000, 0, 1024), 1008065);
+	CHECK_EQ_U64(c.streams, 1);
+	/* 2,030,000 + 22,900,000 + 16,179,200 + 1,950,000 centi-cycles */
+	CHECK_EQ_U64(re_cpu_query_ns(&c, &q), 138901);
+	CHECK_EQ_U64(re_cpu_ns(&c, 0, 1, &q), 138901);
+	CHECK_EQ_U64(re_cpu_ns(&c, 6900000000ull, 10, &q), 1000000000ull + 10 * 138901ull);
+	q.code_bytes = 64;	/* 1,015,000 + 11,450,000 + 16,179,200 + 1,950,000 */
+	CHECK_EQ_U64(re_cpu_query_ns(&c, &q), 98691);
+	q.code_bytes = 128;
+	c.streams = 128;	/* ceil(138,901 / 128) = 1086 < 1,408,000 B / 409.6 GB/s */
+	CHECK_EQ_U64(re_cpu_ns(&c, 0, 1, &q), 3438);
+	c.streams = 1;
+	c.load_mbps = 10000;	/* the drive's 6.9 GB/s still bounds the load */
+	CHECK_EQ_U64(re_cpu_ns(&c, 6900000000ull, 0, &q), 1000000000ull);
+	re_cpu_fig3(&f);
+	CHECK_EQ_U64(f.cores, 24);
+	CHECK_EQ_U64(f.load_mbps, 348);
+	CHECK_EQ_U64(re_cpu_query_ns(&f, &q), 187214);
+	CHECK_EQ_U64(re_cpu_ns(&f, 3480000000ull, 0, &q), 10000000000ull);
+	/* malformed hosts and queries */
+	CHECK_EQ_U64(re_cpu_ns(&c, 0, 1, NULL), 0);
+	CHECK_EQ_U64(re_cpu_query_ns(NULL, &q), 0);
+	c.streams = 0;
+	CHECK_EQ_U64(re_cpu_ns(&c, 0, 1, &q), 0);
+	c.streams = 129;
+	CHECK_EQ_U64(re_cpu_query_ns(&c, &q), 0);
+	c.streams = 1;
+	q.codes = 1ull << 37;
+	CHECK_EQ_U64(re_cpu_query_ns(&c, &q), 0);
+	q.codes = 10000;
+	q.dim = 1u << 20;
+	CHECK_EQ_U64(re_cpu_ns(&c, 0, 1, &q), 0);
 	c.cores = 0;
-	CHECK_EQ_U64(re_cpu_ns(&c, 0, 1, 1, 1, 0, 1), 0);
+	q.dim = 1024;
+	CHECK_EQ_U64(re_cpu_ns(&c, 0, 1, &q), 0);
 	return t_result();
 }
