@@ -200,16 +200,18 @@ cat <<'EOF'
   465-4956 us on wiki_full (nprobe 16-256). CPU-Real adds its query set's
   index and documents read at the drive's 6.9 GB/s over the set's queries:
   0.14-0.15 ms per query on NQ and HotpotQA, 8.2 ms on wiki_full (57 GB over
-  1000 queries). The CPU pays most on wiki_full at low nprobe, where its
-  load dominates and REIS is fastest: there the model's maximum (46x
-  against 112x) sits, because REIS's low-nprobe queries are held near
-  190-200 us by stage B (above) where the paper's 112x implies about
-  78 us; the wiki_full query count (1000) is also an assumption the
-  paper does not state. REIS over No-I/O is 3.2x on average, 10.5x at
-  most (wiki_full, nprobe 256, SSD2), against 1.8x / 5.3x: one core per
-  query is the slowest host FAISS's serving path allows. With every core
-  on a query of its own the host is DRAM-bound and the ratios fall to
-  0.13x / 0.44x; the paper's sit between, and REIS's sensing ceiling
+  1000 queries). REIS over CPU-Real is 17.2x on average (against 13x,
+  just outside 25 %) and 78x at most (against 112x). The maximum is
+  wiki_full at nprobe 16 on SSD2, where the CPU's load dominates and
+  REIS's query is its 111 us search latency (stage A's dependent read
+  rounds, above) where the paper's 112x implies about 78 us. The wiki_full
+  query count (1000) is an assumption the paper does not state, and the
+  load per query, so both rows, scale with it. REIS over No-I/O is 3.8x on
+  average, 10.5x at most (wiki_full, nprobe 256, SSD2), against 1.8x /
+  5.3x: one core per query is the slowest host FAISS's serving path
+  allows. With every core on a query of its own the host is DRAM-bound
+  and the ratios fall to
+  0.15x / 0.44x; the paper's sit between, and REIS's sensing ceiling
   (186 / 373 GB/s) rules the DRAM-bound host out (timing-model.md C6).
   The paper states neither FAISS's threads nor its batch, so the model
   keeps FAISS's one-query path rather than a concurrency fitted to the
