@@ -107,7 +107,7 @@ int fs_read(struct fs *fs, uint64_t ppa, uint32_t off, void *buf, uint32_t len);
  * into the backing file's read-only mapping, or to an all-0xFF slot for an
  * erased page. A caller's I/O object without a descriptor copies, into
  * @buf (fs_slot_bytes() bytes), and so does a range across the data and
- * the OOB of an in-memory page stored OOB first (fs_page_map_parts());
+ * the OOB of an in-memory page, stored apart (fs_page_map_parts());
  * with @buf NULL those cases fail -EAGAIN instead (for a caller that only
  * wants a pointer, e.g. to prefetch).
  * On success the store's read lock is held until fs_page_unmap(): *@p stays
@@ -121,8 +121,8 @@ int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *b
 /**
  * fs_page_map_parts() - a page's data (page_bytes) and OOB (oob_bytes) in
  * place, as fs_page_map() maps them, under one read guard: the in-memory
- * store keeps an odd page's OOB before its data so that consecutive pages'
- * data run on without a gap every page (a scan's one stream), hence two
+ * store keeps a block's pages' data back to back and their OOB in an array
+ * after it, so a scan of consecutive pages reads one stream, hence two
  * pointers. Only a caller's I/O object without a descriptor copies the
  * slot into @buf (fs_slot_bytes() bytes; NULL: -EAGAIN).
  * Return: as fs_page_map(); fs_page_unmap() ends the access.

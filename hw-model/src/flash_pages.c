@@ -226,11 +226,16 @@ static size_t fs_blk_bytes(const struct fs *fs)
 }
 
 /*
- * In memory, a block's page slots lie back to back in one anonymous
- * mapping made at its first program: a scan walks them like one array
- * (page-table walks and prefetch as for a flat buffer), and the kernel
- * backs only the pages written, so host RAM still follows the pages
- * programmed, not the block size.
+ * In memory a block is one anonymous mapping made at its first program:
+ * the data of its pages first, back to back (page i at i * page_bytes),
+ * then the OOB of its pages as one array (page i's at pages_per_block *
+ * page_bytes + i * oob_bytes). A scan of a block's consecutive pages then
+ * walks one flat array, the stream the hardware prefetcher follows across
+ * pages (an OOB gap every page or two broke it: docs/benchmarks.md,
+ * bench-search follow-up), and the filter's OOB reads stay in their own
+ * small array. The kernel backs only the host pages written, so host RAM
+ * still follows the pages programmed, not the block size. The backing
+ * file keeps its slots (data, then OOB, per page).
  */
 uint8_t *fs_blk_mem(struct fs *fs, struct fs_blk *b)
 {
@@ -244,6 +249,28 @@ uint8_t *fs_blk_mem(struct fs *fs, struct fs_blk *b)
 		return NULL;
 	b->mem = m;
 	return b->mem;
+}
+
+/* Offset of page @page's data, and of its OOB, in a block's mapping. */
+static size_t fs_mem_data_off(const struct fs *fs, uint32_t page)
+{
+	return (size_t)page * fs->g.page_bytes;
+}
+
+static size_t fs_mem_oob_off(const struct fs *fs, uint32_t page)
+{
+	return (size_t)fs->g.pages_per_block * fs->g.page_bytes +
+	       (size_t)page * fs->g.oob_bytes;
+}
+
+uint8_t *fs_mem_data(struct fs *fs, struct fs_blk *b, uint32_t page)
+{
+	return b->mem + fs_mem_data_off(fs, page);
+}
+
+uint8_t *fs_mem_oob(struct fs *fs, struct fs_blk *b, uint32_t page)
+{
+	return b->mem + fs_mem_oob_off(fs, page);
 }
 
 /* Erase in memory: the slots' RAM goes back to the kernel, the range stays. */
@@ -263,39 +290,95 @@ static int fs_page_live(const struct fs *fs, const struct fs_blk *b, uint32_t pa
 	return fs_bit(b, page) && !((b->bits[fs->bm_bytes + page / 8] >> (page % 8)) & 1);
 }
 
-/* Whether a slot overlapping block bytes [@lo, @hi) is live. */
-static int fs_range_live(const struct fs *fs, const struct fs_blk *b, uint64_t lo, uint64_t hi)
+/* Pages [@p0, @p1) of @b (clipped to the block): whether any is live. */
+static int fs_pages_live(const struct fs *fs, const struct fs_blk *b, uint64_t p0, uint64_t p1)
 {
 	uint64_t p;
 
-	for (p = lo / fs->slot; p < fs->g.pages_per_block && p * fs->slot < hi; p++)
+	for (p = p0; p < p1 && p < fs->g.pages_per_block; p++)
 		if (fs_page_live(fs, b, (uint32_t)p))
 			return 1;
 	return 0;
 }
 
 /*
+ * Whether a live page owns any of the block's bytes [@lo, @hi): in the
+ * backing file a page owns its slot; in memory its data (in the data
+ * array) and its OOB (in the OOB array after it), fs_blk_mem().
+ */
+static int fs_range_live(const struct fs *fs, const struct fs_blk *b, uint64_t lo, uint64_t hi)
+{
+	uint64_t pb = fs->g.page_bytes, ob = fs->g.oob_bytes, D, a, z;
+
+	if (hi <= lo)
+		return 0;
+	if (fs->io)
+		return fs_pages_live(fs, b, lo / fs->slot, (hi + fs->slot - 1) / fs->slot);
+	D = (uint64_t)fs->g.pages_per_block * pb;
+	if (lo < D && fs_pages_live(fs, b, lo / pb, ((hi < D ? hi : D) + pb - 1) / pb))
+		return 1;
+	if (hi <= D || !ob)
+		return 0;
+	a = (lo > D ? lo : D) - D;
+	z = hi - D;
+	return fs_pages_live(fs, b, a / ob, (z + ob - 1) / ob);
+}
+
+/*
+ * Give back the host pages of block bytes [@lo, @hi) (@base: their first
+ * byte's offset in host pages' terms; @end: where the block's bytes end),
+ * widened to the host page holding either edge when no live page owns the
+ * rest of that host page. In memory only whole host pages go (madvise); in
+ * a backing file the range becomes a hole, never beyond the block's own
+ * bytes.
+ */
+static void fs_drop_range(struct fs *fs, struct fs_blk *b, uint64_t base, uint64_t end,
+			  uint64_t lo, uint64_t hi)
+{
+	uint64_t hp = (uint64_t)sysconf(_SC_PAGESIZE), elo, ehi;
+
+	elo = (base + lo) / hp * hp;
+	if (elo >= base && !fs_range_live(fs, b, elo - base, lo))
+		lo = elo - base;
+	ehi = (base + hi + hp - 1) / hp * hp;
+	if (ehi - base <= end && !fs_range_live(fs, b, hi, ehi - base))
+		hi = ehi - base;
+	if (fs->io) {
+		/* The state bits stay set; best effort, as a failed punch
+		 * leaves only dead data behind. */
+		(void)fio_punch(fs->io, base + lo, hi - lo);
+		return;
+	}
+	lo = (lo + hp - 1) / hp * hp;
+	hi = hi / hp * hp;
+	if (hi > lo)
+		madvise(b->mem + lo, (size_t)(hi - lo), MADV_DONTNEED);
+}
+
+/*
  * Pages @first..@first + @n - 1 of block @b are dead rows (a packed
  * region's delete is committed, docs/reis-engine.md §7.1): nothing reads
- * them again before the block's erase, so their slots' host memory goes
- * back now instead of at the erase, which waits for every tenant of the
- * stripe. The pages stay programmed (NAND: only an erase makes a page
- * programmable again); they are marked dead, so a later drop of a
- * neighbouring row can also give back the host page the two share. A slot
- * (16 KiB + 2208 B on reis-ssd1) is not a multiple of the host page, so the
- * first and last host page of a run hold a neighbour's bytes; such an edge
- * page goes too when no live page overlaps it (dead, or not programmed: a
- * program writes its whole slot, and reads of an erased page never reach
- * it). Without that each drop kept two host pages per plane resident (in
+ * them again before the block's erase, so their host memory goes back now
+ * instead of at the erase, which waits for every tenant of the stripe. The
+ * pages stay programmed (NAND: only an erase makes a page programmable
+ * again); they are marked dead, so a later drop of a neighbouring row can
+ * also give back the host page the two share. In memory a run of pages is
+ * two ranges, its data and its OOB (fs_blk_mem()); in a backing file one
+ * run of slots (16 KiB + 2208 B on reis-ssd1). Neither the OOB array nor a
+ * slot is a multiple of the host page, so the first and last host page of
+ * a range hold a neighbour's bytes; such an edge page goes too when no
+ * live page owns any of its bytes (dead, or not programmed: a program
+ * writes all of its page's bytes, and reads of an erased page never reach
+ * them). Without that each drop kept host pages per plane resident (in
  * memory, or mapped from the backing file) until the erase: +10 KiB a
  * deploy/delete cycle of the mixed-load test (§7.1, "Host memory"). In
- * memory the range's RAM goes (madvise); in a backing file it becomes a
+ * memory the ranges' RAM goes (madvise); in a backing file it becomes a
  * hole (its page cache and mapped pages go too), never beyond the block's
  * own bytes. Caller holds the write lock; a row dies once per erase.
  */
 void fs_blk_drop_pages(struct fs *fs, uint64_t bi, struct fs_blk *b, uint32_t first, uint32_t n)
 {
-	uint64_t hp = (uint64_t)sysconf(_SC_PAGESIZE), bb = fs_blk_bytes(fs), base, lo, hi, elo, ehi;
+	uint64_t hp = (uint64_t)sysconf(_SC_PAGESIZE), bb = fs_blk_bytes(fs);
 	uint32_t p;
 
 	if (first >= fs->g.pages_per_block || !n)
@@ -313,29 +396,17 @@ void fs_blk_drop_pages(struct fs *fs, uint64_t bi, struct fs_blk *b, uint32_t fi
 			b->ndrop++;
 		}
 	}
-	/* Block bytes [lo, hi); base: the block's offset in host pages'
-	 * terms (the file offset, or 0 for the page-aligned mapping). */
-	base = fs->io ? fs->data_off + bi * bb : 0;
-	lo = (uint64_t)first * fs->slot;
-	hi = lo + (uint64_t)n * fs->slot;
-	elo = (base + lo) / hp * hp;
-	if (elo >= base && !fs_range_live(fs, b, elo - base, lo))
-		lo = elo - base;
-	ehi = (base + hi + hp - 1) / hp * hp;
-	if (ehi - base <= (fs->io ? bb : (bb + hp - 1) / hp * hp) &&
-	    !fs_range_live(fs, b, hi, ehi - base))
-		hi = ehi - base;
 	if (fs->io) {
-		/* The state bits stay set; best effort, as a failed punch
-		 * leaves only dead data behind. */
-		(void)fio_punch(fs->io, base + lo, hi - lo);
+		fs_drop_range(fs, b, fs->data_off + bi * bb, bb, (uint64_t)first * fs->slot,
+			      (uint64_t)(first + n) * fs->slot);
 		return;
 	}
-	/* In memory only whole host pages can go. */
-	lo = (lo + hp - 1) / hp * hp;
-	hi = hi / hp * hp;
-	if (hi > lo)
-		madvise(b->mem + lo, (size_t)(hi - lo), MADV_DONTNEED);
+	/* In memory the run is two ranges: its pages' data and their OOB;
+	 * the mapping is page-aligned, so its last host page is its own. */
+	fs_drop_range(fs, b, 0, (bb + hp - 1) / hp * hp, fs_mem_data_off(fs, first),
+		      fs_mem_data_off(fs, first + n));
+	fs_drop_range(fs, b, 0, (bb + hp - 1) / hp * hp, fs_mem_oob_off(fs, first),
+		      fs_mem_oob_off(fs, first + n));
 }
 
 void fs_blk_unmap(struct fs *fs, struct fs_blk *b)
@@ -349,20 +420,6 @@ void fs_blk_unmap(struct fs *fs, struct fs_blk *b)
 int fs_bit(const struct fs_blk *b, uint32_t page)
 {
 	return (b->bits[page / 8] >> (page % 8)) & 1;
-}
-
-/*
- * In memory an odd page keeps its OOB first and its data after it, in its
- * own slot: the data of pages 2i+1 and 2i+2 of a block then lie back to
- * back and 64-byte aligned, so a scan of a block's consecutive pages
- * meets one OOB gap every two pages. Each gap costs the host's prefetchers
- * a new stream: a 1 M x 1024 scan in one stream per block ran at 0.62x a
- * flat array's speed with a gap every page (docs/benchmarks.md). Slots
- * keep their place, so a slot-sized range still holds exactly its page.
- */
-static int fs_mem_swapped(const struct fs *fs, uint64_t ppa)
-{
-	return !fs->io && (FG_FIELD(ppa, PAGE) & 1);
 }
 
 /*
@@ -383,12 +440,9 @@ static int fs_slot_parts(const struct fs *fs, uint64_t ppa, const uint8_t **data
 			return -EAGAIN;
 		s = fs->map + fs_slot_off(fs, ppa);
 	} else {
-		s = b->mem + (size_t)FG_FIELD(ppa, PAGE) * fs->slot;
-		if (fs_mem_swapped(fs, ppa)) {
-			*oob = s;
-			*data = s + fs->g.oob_bytes;
-			return 0;
-		}
+		*data = b->mem + fs_mem_data_off(fs, FG_FIELD(ppa, PAGE));
+		*oob = b->mem + fs_mem_oob_off(fs, FG_FIELD(ppa, PAGE));
+		return 0;
 	}
 	*data = s;
 	*oob = s + fs->g.page_bytes;
@@ -448,7 +502,7 @@ int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *b
 			*p = d + off;
 		else if (off >= pb)
 			*p = o + (off - pb);
-		else if (!buf)	/* data and OOB of a swapped slot */
+		else if (!buf)	/* data and OOB apart, in memory */
 			ret = -EAGAIN;
 		else {
 			fs_parts_copy(fs, d, o, off, len, buf);
@@ -581,7 +635,7 @@ int fs_mem_charge(struct fs *fs, uint64_t bytes)
 	return 0;
 }
 
-/* In memory: the page's slot in its block's mapping. */
+/* In memory: the page's data and OOB in its block's mapping (fs_blk_mem()). */
 static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const void *data,
 			  const void *oob)
 {
@@ -591,12 +645,8 @@ static int fs_program_mem(struct fs *fs, struct fs_blk *b, uint32_t page, const 
 		return -ENOMEM;
 	if (fs_mem_charge(fs, fs->slot))
 		return -ENOMEM;
-	s += (size_t)page * fs->slot;
-	o = s + fs->g.page_bytes;
-	if (page & 1) {	/* fs_mem_swapped() */
-		o = s;
-		s += fs->g.oob_bytes;
-	}
+	o = s + fs_mem_oob_off(fs, page);
+	s += fs_mem_data_off(fs, page);
 	if (data)
 		memcpy(s, data, fs->g.page_bytes);
 	else

@@ -626,8 +626,10 @@ static int fs_copy_block(struct fs *fs, uint64_t src, uint64_t dst, uint64_t *co
 			ret = fs_mem_charge(fs, fs->slot);	/* host-memory cap */
 			if (ret)
 				break;
-			memcpy(db->mem + (size_t)pg * fs->slot, sb->mem + (size_t)pg * fs->slot,
-			       fs->slot);
+			memcpy(fs_mem_data(fs, db, pg), fs_mem_data(fs, (struct fs_blk *)sb, pg),
+			       fs->g.page_bytes);
+			memcpy(fs_mem_oob(fs, db, pg), fs_mem_oob(fs, (struct fs_blk *)sb, pg),
+			       fs->g.oob_bytes);
 		}
 		if (ret)
 			break;

@@ -56,7 +56,7 @@ struct fs_blk {
 	uint32_t nprog;
 	uint32_t erase_count;
 	uint32_t ndrop;		/* programmed pages whose RAM went back (dead rows) */
-	uint8_t *mem;		/* in-memory mode: the block's slots, contiguous */
+	uint8_t *mem;		/* in memory: the block's pages' data, then OOB */
 	/* bm_bytes of programmed-page bitmap, then bm_bytes of dead-page
 	 * bitmap (pages of dropped rows, fs_blk_drop_pages(): host state only,
 	 * not in the backing file's record, so lost at a reopen; cleared by
@@ -137,6 +137,9 @@ void fs_blk_drop_pages(struct fs *fs, uint64_t bi, struct fs_blk *b, uint32_t fi
 		       uint32_t n);
 void fs_rows_drop(struct fs *fs, const struct fs_pending *pd);
 uint8_t *fs_blk_mem(struct fs *fs, struct fs_blk *b);
+/* In memory: page @page's data and OOB in @b's mapping (fs_blk_mem()). */
+uint8_t *fs_mem_data(struct fs *fs, struct fs_blk *b, uint32_t page);
+uint8_t *fs_mem_oob(struct fs *fs, struct fs_blk *b, uint32_t page);
 void fs_blk_unmap(struct fs *fs, struct fs_blk *b);
 int fs_bit(const struct fs_blk *b, uint32_t page);
 int fs_write_rec(struct fs *fs, uint64_t bi, const struct fs_blk *b);

@@ -27,9 +27,11 @@
 #define RE_PF_AHEAD 4096u
 
 /* The kernel's prefetch distance: 6 KiB ran 2-12 % faster than 4 at one
- * query per command over the paired page layout (flash_pages.c), as fast
- * with 64 queries (bench_search --profile, 4 to 8 KiB, alternated in one
- * process; docs/benchmarks.md). */
+ * query per command over an earlier page layout, as fast with 64 queries;
+ * over a block's data in one array (flash_pages.c) 4, 6 and 8 KiB were
+ * within the host's noise (bench_search --profile bf1, alternated;
+ * docs/benchmarks.md). It runs past a page's end into the block's next
+ * page's data, the page a brute-force scan reads next. */
 #define RE_PF_KERNEL 6144u
 
 /* IVF prefetches the next visit's page only when the codes exceed this:
@@ -397,7 +399,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 		if (isp_ctx_cancelled(r->ctx))
 			return -ECANCELED;	/* isp_dev_exec_cancel() */
 		/* The next block's first page: the hardware prefetcher follows
-		 * a block's slots but not the jump to another block. */
+		 * a block's pages but not the jump to another block. */
 		if (i + 1 < L->bpages && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
 			re_prefetch_page(e, &db->slc, L->b_first + (r->bord[i + 1] & 0xffffffffu), 0,
 					 RE_PF_AHEAD);

@@ -8,7 +8,9 @@
  * are committed; whole-stripe regions keep to free stripes; the table
  * survives a reopen; a crash at every byte of a commit that adds a tenant to
  * a shared stripe and drops another leaves the old or the new state, the
- * survivors' data intact and the dead rows never reused in place.
+ * survivors' data intact and the dead rows never reused in place. Dead
+ * rows give back their host memory, but no byte of a live neighbour's data
+ * or OOB.
  * Compaction: the last free stripe is kept; five stripes pinned by one
  * tenant each under dead rows come free by moves (fs_compact_victim(),
  * fs_region_relocate()); a move's commit cut at every byte leaves the
@@ -171,6 +173,26 @@ static void packed_basics(void)
 
 /* 6 SLC stripes of 128 rows, one kept for compaction: 640 one-row
  * tenants, then full; freed and committed, all of it comes back. */
+/* A new store on reis-ssd1 of GEOM, in memory (@path NULL) or on @path. */
+static struct fs *open_fresh(const char *path)
+{
+	struct fp_params p;
+	struct fs_config cfg = { 0 };
+	struct fs *fs;
+	char err[256];
+
+	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
+	REQUIRE(fp_apply(&p, GEOM, err, sizeof(err)) == 0);
+	cfg.params = &p;
+	cfg.meta_max = 1 << 20;
+	cfg.path = path;
+	cfg.flags = FS_NOSYNC;
+	if (path)
+		unlink(path);
+	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
+	return fs;
+}
+
 /*
  * Dead rows give their RAM back at the commit of their free, not at the
  * stripe's erase: a deploy/delete loop beside a live tenant keeps the
@@ -186,26 +208,15 @@ static void packed_basics(void)
 static void packed_dead_ram(const char *path)
 {
 	struct stat sb0, sb;
-	struct fp_params p;
-	struct fs_config cfg = { 0 };
 	struct fs_region keep, x;
 	struct fs_stats st0, st;
 	struct fs *fs;
-	char err[256];
 	uint64_t ppa = 0, rss0 = 0, rss;
 	unsigned c;
 	struct fm_iov v = { "x", 1 };
 	static const uint8_t page[16384];
 
-	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
-	REQUIRE(fp_apply(&p, GEOM, err, sizeof(err)) == 0);
-	cfg.params = &p;
-	cfg.meta_max = 1 << 20;
-	cfg.path = path;
-	cfg.flags = FS_NOSYNC;
-	if (path)
-		unlink(path);
-	REQUIRE(fs_open(&cfg, &fs, err, sizeof(err)) == 0);
+	fs = open_fresh(path);
 	REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, 1, 1, &keep, NULL) == 0);
 	fill(fs, &keep, 0x5a);
 	REQUIRE(fs_region_seal(fs, keep.id) == 0);
@@ -247,6 +258,83 @@ static void packed_dead_ram(const char *path)
 	CHECK(holds(fs, &keep, 0x5a));
 	/* the first cycle's first page: dead, RAM released, still programmed */
 	CHECK(fs_program(fs, ppa, page, NULL) == -EEXIST);
+	fs_close(fs);
+	if (path)
+		unlink(path);
+}
+
+/* Program every page of @r: data and OOB of pattern fill_pat(@v, byte). */
+static uint8_t fill_pat(uint8_t v, uint32_t i)
+{
+	return (uint8_t)(v * 37u + i * 7u + (i >> 8));
+}
+
+static void fill_oob(struct fs *fs, const struct fs_region *r, uint8_t v)
+{
+	uint32_t slot = fs_slot_bytes(fs), pb = fs_geom(fs)->page_bytes, i;
+	uint8_t *s = malloc(slot);
+	uint64_t k, ppa;
+
+	REQUIRE(s);
+	for (i = 0; i < slot; i++)
+		s[i] = fill_pat(v, i);
+	for (k = 0; k < fs_region_pages(fs, r); k++) {
+		REQUIRE(fs_region_ppa(fs, r, k, &ppa) == 0);
+		REQUIRE(fs_program(fs, ppa, s, s + pb) == 0);
+	}
+	free(s);
+}
+
+/* Every page of @r reads back its whole slot (data and OOB) as fill_oob(). */
+static int holds_oob(struct fs *fs, const struct fs_region *r, uint8_t v)
+{
+	uint32_t slot = fs_slot_bytes(fs), i;
+	uint8_t *s = malloc(slot);
+	uint64_t k, ppa;
+	int ok = s != NULL;
+
+	for (k = 0; ok && k < fs_region_pages(fs, r); k++) {
+		ok = !fs_region_ppa(fs, r, k, &ppa) && !fs_read(fs, ppa, 0, s, slot);
+		for (i = 0; ok && i < slot; i++)
+			ok = s[i] == fill_pat(v, i);
+	}
+	free(s);
+	return ok;
+}
+
+/*
+ * A dead row's host pages go, but never one a live neighbour owns a byte
+ * of: rows a, b, c, d of one stripe (one page a plane each), b then a
+ * dropped; the OOB of neighbouring rows shares host pages (in memory the
+ * OOB array, 2208 B a page; in a file the slots), so c and d must read
+ * every byte of their data and OOB as written, and a dead page stays
+ * programmed (NAND: only the erase).
+ */
+static void packed_dead_edges(const char *path)
+{
+	struct fs_region r[4];
+	struct fs *fs;
+	struct fm_iov v = { "x", 1 };
+	uint64_t ppa;
+	unsigned i;
+
+	fs = open_fresh(path);
+	for (i = 0; i < 4; i++) {
+		REQUIRE(fs_region_alloc_packed(fs, FG_PART_SLC, fs_geom(fs)->planes, 20 + i,
+						&r[i], NULL) == 0);
+		CHECK(r[i].first_block == r[0].first_block && r[i].row == r[0].row + i);
+		fill_oob(fs, &r[i], (uint8_t)(i + 1));
+		REQUIRE(fs_region_seal(fs, r[i].id) == 0);
+	}
+	REQUIRE(fs_commitv(fs, &v, 1) == 0);
+	REQUIRE(fs_region_free(fs, r[1].id) == 0);
+	REQUIRE(fs_commitv(fs, &v, 1) == 0);
+	CHECK(holds_oob(fs, &r[0], 1) && holds_oob(fs, &r[2], 3) && holds_oob(fs, &r[3], 4));
+	REQUIRE(fs_region_free(fs, r[0].id) == 0);
+	REQUIRE(fs_commitv(fs, &v, 1) == 0);
+	CHECK(holds_oob(fs, &r[2], 3) && holds_oob(fs, &r[3], 4));
+	REQUIRE(fs_region_ppa(fs, &r[1], 0, &ppa) == 0);
+	CHECK(fs_page_state(fs, ppa) == FS_PROGRAMMED);
 	fs_close(fs);
 	if (path)
 		unlink(path);
@@ -541,6 +629,8 @@ int main(void)
 	packed_basics();
 	packed_dead_ram(NULL);
 	packed_dead_ram("/tmp/test_flash_region_packed.img");
+	packed_dead_edges(NULL);
+	packed_dead_edges("/tmp/test_flash_region_packed_edges.img");
 	packed_many();
 	packed_compact();
 	packed_crash();
