@@ -343,7 +343,6 @@ struct re_run {
 	struct re_pcount *pc;
 	struct re_rk *rk;
 	uint64_t reranked;
-	uint64_t fine_cmp, fine_pass;
 	uint32_t nprobe_used;
 	uint64_t budget;	/* bytes held of the command buffer budget */
 };

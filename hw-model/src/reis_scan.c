@@ -296,14 +296,6 @@ static int re_fine_scan(struct re_run *r, struct re_db *db, uint64_t pg,
 	return 0;
 }
 
-/* The page's cost (REIS §4.3.2), in the drive's page order. */
-static void re_fine_cost(struct re_run *r, uint32_t plane, uint32_t ncmp, uint32_t npass)
-{
-	re_cost_page(&r->c, plane, ncmp, npass);
-	r->fine_cmp += ncmp;
-	r->fine_pass += npass;
-}
-
 /* The next page of the scan, prefetched. */
 static void re_fine_next(struct re_run *r, struct re_db *db, const struct re_visit *nx)
 {
@@ -341,7 +333,7 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
 			return ret;
 	}
 	for (i = 0; i < r->vs.nv; i++)
-		re_fine_cost(r, r->vs.v[i].plane, r->vs.v[i].ncmp, r->vs.v[i].npass);
+		re_cost_page(&r->c, r->vs.v[i].plane, r->vs.v[i].ncmp, r->vs.v[i].npass);
 	*tend = re_cost_phase_end(&r->c);
 	return 0;
 }
@@ -430,6 +422,6 @@ void re_fine_charge(struct re_run *r, struct re_db *db, uint32_t j, uint64_t t,
 
 	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
 	for (pg = 0; pg < L->bpages; pg++)
-		re_fine_cost(r, r->bplane[pg], r->bncmp[pg], pass[pg]);
+		re_cost_page(&r->c, r->bplane[pg], r->bncmp[pg], pass[pg]);
 	*tend = re_cost_phase_end(&r->c);
 }
