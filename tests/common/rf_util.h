@@ -119,16 +119,9 @@ static inline int rf_have_engine(const char *preset)
 static inline int rf_tbl_deploy(struct reis_dev *dev, const struct rf_tbl *t,
 				const uint32_t *profile)
 {
-	struct reis_rf_table d;
+	struct reis_rf_table d = rf_as_table(t);
 	int ret;
 
-	memset(&d, 0, sizeof(d));
-	d.tid = t->tid;
-	d.rows = t->rows;
-	d.dim = t->dim;
-	d.dtype = t->dtype;
-	d.mode = t->mode;
-	d.data = t->wire;
 	d.profile = profile;
 	d.name = "test";
 	ret = reis_rf_deploy(dev, &d, NULL);
