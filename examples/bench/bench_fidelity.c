@@ -38,10 +38,11 @@
 #define NDATA 3
 /*
  * Fig. 7 and 9 measure QPS of a query stream; a query's time is
- * query_ns(), the stream rule over NQ queries. -v prints for each
- * configuration its time, its stage A and its busiest class's share
- * (A/occ, the class that binds the occupancy), and the 16-query command's
- * latency / 16; Table 4 (one RAG query) uses a one-query command's latency.
+ * query_ns(), the stream rule over NQ queries (an NQ-query command's
+ * latency / NQ). -v prints for each configuration that time, a one-query
+ * command's latency (1q) and the busiest class's share per query (the
+ * floor under any schedule, and its class); Table 4 (one RAG query) uses a
+ * one-query command's latency.
  */
 #define NQ 16
 
@@ -138,10 +139,9 @@ static const uint32_t conf_flags[NCONF] = {
 
 struct point {
 	uint64_t ns[NCONF];	/* per query in a stream (query_ns()) */
-	uint64_t search_ns[NCONF];	/* its stage A */
+	uint64_t one_ns[NCONF];	/* a one-query command's latency */
 	uint64_t occ_ns[NCONF];	/* busiest resource of 16 queries / 16 */
 	uint32_t bind[NCONF];	/* and its class */
-	uint64_t lat_ns[NCONF];	/* per query, the 16-query command's latency */
 	uint64_t chan_ns, dram_ns, core_ns;	/* busy, full configuration */
 	uint64_t pages;		/* of the full configuration */
 	uint64_t asic_ns, cpu_ns, noio_ns;	/* per query */
@@ -151,10 +151,9 @@ struct point {
 
 /*
  * A query's time in a stream (REIS 4.3.4): re_estimate_stream()'s rule
- * (docs/timing-model.md §6.2), the larger of its in-die search latency
- * (stage A: queries' in-die searches do not overlap) and its share of the
- * busiest resource over NQ queries (the rerank's fetches, MACs and sort run
- * under the next queries' searches). @flags: the configuration.
+ * (docs/timing-model.md §6.2), an NQ-query command's latency / NQ on the
+ * calendars that overlap what the paper lets overlap. @flags: the
+ * configuration.
  */
 static int query_ns(const struct fp_params *p, struct re_est *e, uint32_t flags,
 		    struct re_stream_out *so, struct re_est_out *o)
@@ -193,14 +192,21 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 		if (query_ns(&p, &e, conf_flags[i], &so, &o))
 			die("re_estimate_stream");
 		pt->ns[i] = so.ns;
-		pt->search_ns[i] = so.search_ns;
+		pt->one_ns[i] = so.one_ns;
 		pt->occ_ns[i] = so.occ_ns;
 		pt->bind[i] = so.bind;
-		/* The ASIC reads the same pages and INT8 entries (6.3.1), its
-		 * pages streamed whole to the controller; its queries hold no
-		 * latch, so they overlap (re_asic_stream_ns()). */
-		pt->asic_ns = re_asic_stream_ns(&p, so.pages_read, so.reranked, e.dim);
-		pt->lat_ns[i] = o.model_ns / NQ;
+	}
+	/* REIS-ASIC (6.3.1) under the same stream rule: the same pages and
+	 * INT8 entries, every page whole to the controller's ECC, no latch,
+	 * free compute (re_estimate()'s @asic). */
+	{
+		struct re_stream_out so;
+
+		e.asic = 1;
+		if (query_ns(&p, &e, conf_flags[ALL], &so, NULL))
+			die("re_estimate_stream (ASIC)");
+		e.asic = 0;
+		pt->asic_ns = so.ns;
 	}
 	pt->pages = o.pages_read;
 	pt->chan_ns = o.busy_ns[ISP_RES_CHANNEL] / p.channels;
@@ -245,12 +251,12 @@ static void verbose_point(const char *ssd, const struct ds *d, uint32_t nprobe,
 
 	fprintf(stderr, "%s %-9s nprobe %3u:", ssd, d->name, nprobe);
 	for (i = 0; i < NCONF; i++)
-		fprintf(stderr, " %s %.1f (A %.1f, %s %.1f)", conf[i], q->ns[i] / 1e3,
-			q->search_ns[i] / 1e3, res_name[q->bind[i]], q->occ_ns[i] / 1e3);
-	fprintf(stderr, " us; 16-query latency / 16 %.1f; 16 queries: pages %" PRIu64
+		fprintf(stderr, " %s %.1f (1q %.1f, %s %.1f)", conf[i], q->ns[i] / 1e3,
+			q->one_ns[i] / 1e3, res_name[q->bind[i]], q->occ_ns[i] / 1e3);
+	fprintf(stderr, " us; 16 queries: pages %" PRIu64
 		", busy per channel %.1f, DRAM %.1f, core %.1f us; per query ASIC %.1f, "
 		"CPU-Real %.1f (at Table 4's load rate %.1f), No-I/O %.1f us\n",
-		q->lat_ns[ALL] / 1e3, q->pages, q->chan_ns / 1e3, q->dram_ns / 1e3,
+		q->pages, q->chan_ns / 1e3, q->dram_ns / 1e3,
 		q->core_ns / 1e3, q->asic_ns / 1e3, q->cpu_ns / 1e3, q->cpu_slow_ns / 1e3,
 		q->noio_ns / 1e3);
 }

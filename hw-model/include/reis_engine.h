@@ -170,6 +170,7 @@ struct re_est {
 	const uint32_t *probe;
 	double pass;
 	double tag_pass;
+	int asic;		/* REIS-ASIC (6.3.1): see re_estimate() */
 };
 
 struct re_est_out {
@@ -192,7 +193,13 @@ struct re_est_out {
  * overhead, query DMA, per query IBC, coarse and fine page rounds with
  * their TTL writes and quickselects, rerank reads, sort, id reads, result
  * write - the calls a real search makes, with the same counts, the page
- * rounds through ft_batch_read(). Host cost O(pages read).
+ * rounds through ft_batch_read(). Host cost O(pages read). Each query's
+ * finish (rerank reads and kernels, sort, id reads) is issued after the
+ * next query's search, as the engine issues it (docs/timing-model.md
+ * §6.2). With @e->asic, REIS-ASIC (REIS 6.3.1) on the same calendars: no
+ * IBC, every page read plainly and sent whole (data + spare) over its
+ * channel to the controller's ECC, selection and rerank kernels free (an
+ * ideal ASIC); the TTL writes and the INT8 reads stay as REIS's.
  * Return: 0; -EINVAL for a malformed @e (as the commands would refuse it);
  * -ENOMEM.
  */
@@ -202,21 +209,18 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
 /**
  * struct re_stream_out - one query of a stream of searches like @e
  * (REIS 4.3.4; docs/timing-model.md §6.2 "Stream rule").
- * @ns: the query's time in the stream, max(@search_ns, @occ_ns).
- * @search_ns: stage A, its in-die search latency (IBC, coarse and fine
- *	rounds with their quickselects, no rerank): queries' in-die searches
- *	do not overlap (a cache latch holds one query's copies).
+ * @ns: the query's time in the stream: the latency of a @depth-query
+ *	command over @depth (rounded up).
+ * @one_ns: a one-query command's latency (the query alone).
  * @occ_ns: the busiest resource class's occupancy per query over @depth
  *	queries, averaged over the class's resources (planes, dies, channels,
- *	REIS cores, DRAM, link): the rerank's fetches, MACs and sort run
- *	under the next queries' searches and cost the stream only what they
- *	hold.
+ *	REIS cores, DRAM, link): a floor under any schedule, for comparison.
  * @bind: ISP_RES_* class of @occ_ns.
  * @pages_read, @reranked: per query (of the @depth-query command).
  */
 struct re_stream_out {
 	uint64_t ns;
-	uint64_t search_ns;
+	uint64_t one_ns;
 	uint64_t occ_ns;
 	uint32_t bind;
 	uint64_t pages_read;
@@ -225,9 +229,9 @@ struct re_stream_out {
 
 /**
  * re_estimate_stream() - per-query time of a stream of searches like @e
- * (@e->nq is ignored): stage A from a one-query estimate without rerank,
- * the occupancy from a @depth-query estimate (@e->probe, if given, holds
- * @depth queries' lists). @o, if not NULL, gets the @depth-query estimate.
+ * (@e->nq is ignored; @e->asic times REIS-ASIC alike): a @depth-query
+ * estimate and a one-query one (@e->probe, if given, holds @depth
+ * queries' lists). @o, if not NULL, gets the @depth-query estimate.
  * Return: 0; -EINVAL for a malformed @e or @depth 0 or past
  * ISP_REIS_MAX_NQ; -ENOMEM.
  */
@@ -251,18 +255,6 @@ int re_estimate_stream(const struct fp_params *p, const struct re_est *e, uint32
  */
 uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
 		    uint32_t bytes);
-
-/**
- * re_asic_stream_ns() - REIS-ASIC's per-query time in a stream: with no
- * query in the latches its queries overlap, so a query costs what it holds
- * of the busiest resource class: per channel ceil(pages / channels) x
- * xfer(page + spare) + ceil(reads / channels) x (tRR + xfer(bytes)), per
- * plane pages / planes x tR_SLC + reads / planes x tR_native (averaged
- * over the class, as re_estimate_stream()).
- * Return: modeled ns (0 for no pages).
- */
-uint64_t re_asic_stream_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
-			   uint32_t bytes);
 
 /*
  * struct re_cpu - a host baseline of the REIS evaluation (docs/timing-model.md

@@ -735,42 +735,60 @@ uint64_t ft_block_erase(struct ft *ft, struct ft_cmd *cmd, uint32_t plane, uint6
 /*
  * IBC (REIS Table 2 "send a copy of the query to each page buffer", 4.3.2):
  * the channel carries one copy of @copy bytes per plane (with MPIBC one
- * per die, latched by all its planes, 4.3.4); the die then writes the
- * other copies into the cache latch until it holds @fill bytes, at its
- * I/O byte rate, off the channel (A24). Without MPIBC the die I/O serves
- * its planes in turn.
+ * per broadcast, latched by every plane it selects, 4.3.4); the die then
+ * writes the other copies into the cache latch until it holds @fill bytes,
+ * at its I/O byte rate, off the channel (A24). The die I/O serves one
+ * transfer at a time. A plane takes the query once its part of the
+ * previous one is done (its latch is free): without MPIBC each plane in
+ * turn; with MPIBC each broadcast selects every plane free by its start
+ * (4.3.4: the die periphery's multiplexer raises the planes' select
+ * signals), so planes freed together share one transfer, as the paper's
+ * one-query case, and a plane still busy with the previous query gets a
+ * later broadcast instead of holding its freed siblings back.
  */
 static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t die,
 			      uint32_t copy, uint32_t fill, int mpibc, uint64_t ready)
 {
 	const struct fp_params *p = &ft->p;
-	uint32_t ch = die / ft->D, first = die * ft->P, i, n = mpibc ? 1 : ft->P;
+	uint32_t ch = die / ft->D, first = die * ft->P, i, j, k, nb = 0;
 	uint64_t xfer = ft->t_ca + ft_t_xfer(copy, p->channel_mbps);
 	uint64_t dup = fill > copy ? ft_t_xfer(fill - copy, p->channel_mbps) : 0;
-	uint64_t a, s, end = ready, die_free = ready;
+	uint64_t idle[16], a, s, end = ready, die_free = ready;	/* P <= 16 (fp_validate) */
+	uint32_t ord[16];
 
-	for (i = 0; i < n; i++) {
-		uint32_t j, lo = first + i, hi = mpibc ? first + ft->P : lo + 1;
-
-		a = die_free;
-		for (j = lo; j < hi; j++)
-			a = ft_max(a, ft_plane_idle(&ft->plane[j]));
+	/* Planes by the time they free (stable: ties keep plane order). */
+	for (i = 0; i < ft->P; i++) {
+		idle[i] = ft_plane_idle(&ft->plane[first + i]);
+		for (j = i; j > 0 && idle[ord[j - 1]] > idle[i]; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = i;
+	}
+	for (i = 0; i < ft->P; i = k) {
+		a = mpibc ? ft_max(die_free, idle[ord[i]]) : ft_max(die_free, idle[i]);
 		s = ft_cal_take(ft, &ft->chan[ch], a, xfer);
+		/* With MPIBC the transfer selects every plane free by @s. */
+		for (k = i + 1; mpibc && k < ft->P && idle[ord[k]] <= s; k++)
+			;
+		if (!mpibc)
+			k = i + 1;
 		die_free = s + xfer + dup;
-		for (j = lo; j < hi; j++) {
-			ft_plane_hold(&ft->plane[j], die_free);
-			ft_ev(cmd, ISP_RES_PLANE, j, "IBC", s, xfer + dup);
+		for (j = i; j < k; j++) {
+			uint32_t pl = first + (mpibc ? ord[j] : j);
+
+			ft_plane_hold(&ft->plane[pl], die_free);
+			ft_ev(cmd, ISP_RES_PLANE, pl, "IBC", s, xfer + dup);
 		}
 		ft_ev(cmd, ISP_RES_CHANNEL, ch, "IBC", s, xfer);
 		ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, xfer + dup);
 		end = ft_max(end, die_free);
+		nb++;
 	}
 	ft_busy(ft, cmd, ISP_RES_PLANE, (xfer + dup) * ft->P);
-	ft_busy(ft, cmd, ISP_RES_CHANNEL, xfer * n);
-	ft_busy(ft, cmd, ISP_RES_DIE, (xfer + dup) * n);
-	ft_energy(ft, cmd, ft_sat_mul((uint64_t)copy * n, p->e_channel_byte));
-	cmd->channel_bytes += (uint64_t)copy * n;
-	ft->st.channel_bytes += (uint64_t)copy * n;
+	ft_busy(ft, cmd, ISP_RES_CHANNEL, xfer * nb);
+	ft_busy(ft, cmd, ISP_RES_DIE, (xfer + dup) * nb);
+	ft_energy(ft, cmd, ft_sat_mul((uint64_t)copy * nb, p->e_channel_byte));
+	cmd->channel_bytes += (uint64_t)copy * nb;
+	ft->st.channel_bytes += (uint64_t)copy * nb;
 	ft_done(cmd, end);
 	return end;
 }

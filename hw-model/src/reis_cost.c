@@ -43,8 +43,9 @@ void re_cost_phase(struct re_cost *c, uint64_t ready, uint64_t cand,
 	memset(&c->op, 0, sizeof(c->op));
 	c->op.mode = ISP_CELL_SLC;
 	/* IBC loaded the query into the cache latch; each page is XORed
-	 * against it (REIS 4.3.2); PL reads in cache-read sequential mode. */
-	c->op.flags = FT_OP_XOR | (c->pl ? FT_OP_CACHE : 0);
+	 * against it (REIS 4.3.2); PL reads in cache-read sequential mode.
+	 * REIS-ASIC reads plainly (6.3.1: no ESP, so no in-die XOR). */
+	c->op.flags = (c->asic ? 0 : FT_OP_XOR) | (c->pl ? FT_OP_CACHE : 0);
 }
 
 /* A round's pages are all issued: select on the ISP core (REIS 4.3.1). */
@@ -54,7 +55,7 @@ static void re_cost_round(struct re_cost *c)
 
 	if (!c->in_round)
 		return;
-	if (c->round_pass) {
+	if (c->round_pass && !c->asic) {	/* the ASIC's selection is free */
 		t = ft_core(c->ft, c->cmd, FT_CORE_ISP,
 			    ft_cycles_select(c->p, c->kept + c->round_pass),
 			    "quickselect", t);
@@ -75,6 +76,11 @@ static struct ft_page_op re_cost_op(const struct re_cost *c, uint32_t n_fbc,
 {
 	struct ft_page_op op = c->op;
 
+	if (c->asic) {	/* 6.3.1: the page and its spare go whole to the ECC */
+		op.n_dout = 1;
+		op.dout_bytes = c->p->page_bytes + c->p->oob_bytes;
+		return op;
+	}
 	op.n_fbc = n_fbc;
 	op.n_cmp = n_fbc * c->cmp_per_entry;
 	op.n_dout = n_pass;	/* one RD_TTL burst per passing entry (Table 2) */
@@ -135,8 +141,8 @@ uint64_t re_cost_phase_end(struct re_cost *c)
 	return c->last;
 }
 
-uint64_t re_cost_entry_reads(struct re_cost *c, const struct re_pcount *pc, size_t n,
-			     uint32_t mode, uint32_t bytes, uint64_t ready)
+static uint64_t re_cost_reads_now(struct re_cost *c, const struct re_pcount *pc, size_t n,
+				  uint32_t mode, uint32_t bytes, uint64_t ready)
 {
 	uint64_t end = ready, t;
 	size_t i;
@@ -153,6 +159,188 @@ uint64_t re_cost_entry_reads(struct re_cost *c, const struct re_pcount *pc, size
 		end = re_max(end, t);
 	}
 	return end;
+}
+
+/* Room in @l for one more op and @npc more page counts. */
+static int re_fin_room(struct re_fin_list *l, size_t npc)
+{
+	if (l->n == l->cap) {
+		uint32_t n = l->cap ? l->cap * 2 : 8;
+		struct re_fin_op *o = realloc(l->op, n * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		l->op = o;
+		l->cap = n;
+	}
+	if (l->npc + npc > l->cappc) {
+		size_t n = l->cappc ? l->cappc : 256;
+		struct re_pcount *v;
+
+		while (n < l->npc + npc)
+			n *= 2;
+		v = realloc(l->pc, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->pc = v;
+		l->cappc = n;
+	}
+	return 0;
+}
+
+/* Append @o (with @o->npc page counts from @pc) to @l; -ENOMEM. */
+static int re_fin_add(struct re_fin_list *l, const struct re_fin_op *o,
+		      const struct re_pcount *pc)
+{
+	if (re_fin_room(l, o->npc))
+		return -ENOMEM;
+	l->op[l->n] = *o;
+	l->op[l->n].pc0 = l->npc;
+	if (o->npc)
+		memcpy(l->pc + l->npc, pc, o->npc * sizeof(*pc));
+	l->npc += o->npc;
+	l->n++;
+	return 0;
+}
+
+static void re_fin_record(struct re_cost *c, const struct re_fin_op *o,
+			  const struct re_pcount *pc)
+{
+	if (!c->err && re_fin_add(&c->cur, o, pc))
+		c->err = -ENOMEM;
+}
+
+uint64_t re_cost_entry_reads(struct re_cost *c, const struct re_pcount *pc, size_t n,
+			     uint32_t mode, uint32_t bytes, uint64_t ready)
+{
+	struct re_fin_op o;
+
+	if (!c->fin_open)
+		return re_cost_reads_now(c, pc, n, mode, bytes, ready);
+	memset(&o, 0, sizeof(o));
+	o.npc = n;
+	o.mode = mode;
+	o.bytes = bytes;
+	re_fin_record(c, &o, pc);
+	return ready;
+}
+
+static uint64_t re_cost_core_now(struct re_cost *c, uint64_t cycles, const char *label,
+				 uint64_t ready)
+{
+	if (c->asic)	/* 6.3.1: an ideal ASIC computes for free */
+		return ready;
+	return ft_core(c->ft, c->cmd, FT_CORE_ISP, cycles, label, ready);
+}
+
+uint64_t re_cost_core(struct re_cost *c, uint64_t cycles, const char *label, uint64_t ready)
+{
+	struct re_fin_op o;
+
+	if (!c->fin_open)
+		return re_cost_core_now(c, cycles, label, ready);
+	memset(&o, 0, sizeof(o));
+	o.label = label ? label : "work";
+	o.cycles = cycles;
+	re_fin_record(c, &o, NULL);
+	return ready;
+}
+
+/* The page counts of op @i of @l (NULL for none: the list may have none). */
+static const struct re_pcount *re_fin_pc(const struct re_fin_list *l, uint32_t i)
+{
+	return l->op[i].npc ? l->pc + l->op[i].pc0 : NULL;
+}
+
+static uint64_t re_fin_run(struct re_cost *c, const struct re_fin_list *l, uint32_t i,
+			   uint64_t t)
+{
+	const struct re_fin_op *o = &l->op[i];
+
+	if (o->label)
+		return re_cost_core_now(c, o->cycles, o->label, t);
+	return re_cost_reads_now(c, re_fin_pc(l, i), o->npc, o->mode, o->bytes, t);
+}
+
+/*
+ * Issue the recorded chain's leading reads; its rest, from the first
+ * kernel on, moves to the late list, ready when the reads are done. A
+ * search's quickselects then never queue behind an earlier query's rerank
+ * kernel on the REIS core (REIS 4.3.4: the kernels run "without stalling
+ * the pipeline").
+ */
+static void re_fin_issue(struct re_cost *c)
+{
+	uint64_t t = c->fin_ready;
+	uint32_t i;
+
+	if (!c->fin_have)
+		return;
+	c->fin_have = 0;
+	for (i = 0; i < c->cur.n && !c->cur.op[i].label; i++)
+		t = re_fin_run(c, &c->cur, i, t);
+	if (i < c->cur.n) {
+		struct re_fin_op s;
+
+		memset(&s, 0, sizeof(s));
+		s.start = 1;
+		s.ready = t;
+		if (re_fin_add(&c->late, &s, NULL))
+			c->err = -ENOMEM;
+		for (; i < c->cur.n && !c->err; i++)
+			if (re_fin_add(&c->late, &c->cur.op[i], re_fin_pc(&c->cur, i)))
+				c->err = -ENOMEM;
+	}
+	c->fin_end = re_max(c->fin_end, t);
+	c->cur.n = 0;
+	c->cur.npc = 0;
+}
+
+uint64_t re_cost_flush(struct re_cost *c)
+{
+	uint64_t t = 0;
+	uint32_t i;
+
+	re_fin_issue(c);
+	for (i = 0; i < c->late.n; i++) {
+		if (c->late.op[i].start) {
+			c->fin_end = re_max(c->fin_end, t);
+			t = c->late.op[i].ready;
+		} else {
+			t = re_fin_run(c, &c->late, i, t);
+		}
+	}
+	c->fin_end = re_max(c->fin_end, t);
+	c->late.n = 0;
+	c->late.npc = 0;
+	return c->fin_end;
+}
+
+void re_cost_fin_begin(struct re_cost *c, uint64_t ready)
+{
+	re_fin_issue(c);
+	c->fin_open = 1;
+	c->fin_have = 1;
+	c->fin_ready = ready;
+}
+
+int re_cost_fin_end(struct re_cost *c)
+{
+	c->fin_open = 0;
+	return c->err;
+}
+
+static void re_fin_list_free(struct re_fin_list *l)
+{
+	free(l->op);
+	free(l->pc);
+	memset(l, 0, sizeof(*l));
+}
+
+void re_cost_free(struct re_cost *c)
+{
+	re_fin_list_free(&c->cur);
+	re_fin_list_free(&c->late);
 }
 
 size_t re_pcount_merge(struct re_pcount *pc, size_t n)
@@ -309,7 +497,8 @@ static int re_est_setup(const struct fp_params *p, const struct re_est *e,
 	if (!e->nq || e->nq > ISP_REIS_MAX_NQ || !e->k || e->k > ISP_REIS_MAX_K ||
 	    e->k > e->n || e->factor > ISP_REIS_MAX_RERANK || (e->flags & ~ISP_REIS_SF_ALL) ||
 	    (r->ivf && !e->nprobe) || (r->rerank && !(e->db_flags & ISP_REIS_DBF_INT8)) ||
-	    e->pass < 0 || e->pass > 1 || e->tag_pass < 0 || e->tag_pass > 1)
+	    e->pass < 0 || e->pass > 1 || e->tag_pass < 0 || e->tag_pass > 1 ||
+	    e->asic < 0 || e->asic > 1)
 		return -EINVAL;
 	r->df = p->reis_df && !(e->flags & ISP_REIS_SF_NO_DF) && e->df_threshold;
 	r->tag = (e->flags & ISP_REIS_SF_TAG) != 0;
@@ -430,23 +619,28 @@ static int re_est_query(struct re_est_run *r, const struct fp_params *p,
 	uint64_t m, nh;
 	int ret;
 
-	*t = ft_ibc_all(ft, cmd, L->cb, L->ibc_bytes, r->mpibc, tq);
+	/* A die's pages wait for its own IBC (the plane holds), not for every
+	 * die's (timing-model.md §6.2); the ASIC has no latch to fill. */
+	if (!r->c.asic)
+		ft_ibc_all(ft, cmd, L->cb, L->ibc_bytes, r->mpibc, tq);
+	*t = tq;
 	if (r->ivf) {
 		ret = re_est_coarse(r, e, q, t);
 		if (ret)
 			return ret;
 	}
 	m = re_est_fine(r, e, t);
+	re_cost_fin_begin(&r->c, *t);
 	if (r->rerank) {
-		*t = re_est_tlc(r, g, L->i_first, L->ipages, m, e->dim, &r->seed, *t);
-		*t = ft_core(ft, cmd, FT_CORE_ISP, ft_cycles_rerank(p, m, e->dim), "rerank", *t);
+		re_est_tlc(r, g, L->i_first, L->ipages, m, e->dim, &r->seed, *t);
+		re_cost_core(&r->c, ft_cycles_rerank(p, m, e->dim), "rerank", *t);
 		out->reranked += m;
 	}
-	*t = ft_core(ft, cmd, FT_CORE_ISP, ft_cycles_sort(p, m), "sort", *t);
+	re_cost_core(&r->c, ft_cycles_sort(p, m), "sort", *t);
 	nh = m < e->k ? m : e->k;
 	if (e->db_flags & ISP_REIS_DBF_IDS)
-		*t = re_est_tlc(r, g, L->id_first, L->idpages, nh, RE_ID_BYTES, &r->seed, *t);
-	return 0;
+		re_est_tlc(r, g, L->id_first, L->idpages, nh, RE_ID_BYTES, &r->seed, *t);
+	return re_cost_fin_end(&r->c);
 }
 
 static void re_est_report(const struct re_est_run *r, struct ft_cmd *cmd,
@@ -500,6 +694,7 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
 	r.L = &L;
 	ft_cmd_begin(ft, &cmd, 0, NULL);
 	re_cost_init(&r.c, ft, &cmd, p->reis_pl && !(e->flags & ISP_REIS_SF_NO_PL));
+	r.c.asic = e->asic;
 
 	/* What the device does before the handler, then the command's data. */
 	t = ft_ctrl(ft, &cmd, 0);
@@ -515,6 +710,10 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
 		if (t > end)
 			end = t;
 	}
+	end = re_max(end, re_cost_flush(&r.c));
+	ret = r.c.err;
+	if (ret)
+		goto out_cmd;
 	ft_dram(ft, &cmd, sizeof(struct isp_wire_reis_result) +
 		(uint64_t)e->nq * e->k * sizeof(struct isp_wire_reis_hit), end);
 	ret = 0;
@@ -532,18 +731,14 @@ out:
 	free(r.probe);
 	free(r.seen);
 	re_visits_free(&r.vs);
+	re_cost_free(&r.c);
 	return ret;
 }
 
 /*
- * The stream rule (docs/timing-model.md §6.2): REIS 4.3.4 overlaps the dies'
- * search with the core's kernels ("a single core can efficiently run
- * Quicksort and reranking without stalling the pipeline") and names no
- * overlap between two queries' in-die search, whose query sits in the
- * cache latches. So a stream's query costs the larger of its search
- * latency (stage A) and what it occupies of the busiest resource class;
- * the rerank's INT8 fetches go to other planes than the next query's pages
- * and cost the stream their plane and channel time, not their latency.
+ * The busiest resource class's time per query over a @depth-query command,
+ * averaged over its resources: a floor under any schedule of the stream,
+ * reported beside the stream time (docs/timing-model.md §6.2).
  */
 static uint64_t re_stream_occ(const struct fp_params *p, const struct re_est_out *o,
 			      uint32_t depth, uint32_t *bind)
@@ -584,7 +779,6 @@ int re_estimate_stream(const struct fp_params *p, const struct re_est *e, uint32
 	memset(out, 0, sizeof(*out));
 	one = *e;
 	one.nq = 1;
-	one.flags |= ISP_REIS_SF_NO_RERANK;
 	ret = re_estimate(p, &one, &a);
 	if (ret)
 		return ret;
@@ -593,9 +787,16 @@ int re_estimate_stream(const struct fp_params *p, const struct re_est *e, uint32
 	ret = re_estimate(p, &one, &b);
 	if (ret)
 		return ret;
-	out->search_ns = a.model_ns;
+	/*
+	 * The stream rule (docs/timing-model.md §6.2): a query of a stream
+	 * costs what it costs in a @depth-query command, whose calendars let
+	 * different queries work on different planes, a plane take the next
+	 * query's IBC once its part of this one is done, and the core's
+	 * kernels run under the next query's search (REIS 4.3.4).
+	 */
+	out->ns = (b.model_ns + depth - 1) / depth;
+	out->one_ns = a.model_ns;
 	out->occ_ns = re_stream_occ(p, &b, depth, &out->bind);
-	out->ns = out->search_ns > out->occ_ns ? out->search_ns : out->occ_ns;
 	out->pages_read = b.pages_read / depth;
 	out->reranked = b.reranked / depth;
 	if (o)
@@ -630,26 +831,6 @@ uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
 	return (p->ctrl_cmd + tr + (chan > sense ? chan : sense) + rr) / FT_PS_PER_NS;
 }
 
-/*
- * The ASIC's queries hold no latch, so they overlap in a stream: a query
- * costs its share of the busiest class, channels (whole pages, then the
- * INT8 entries) or planes (SLC sensing, then the native-mode reads).
- */
-uint64_t re_asic_stream_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
-			   uint32_t bytes)
-{
-	uint64_t planes, chan, plane;
-
-	if (!p || !pages || !p->channels || !p->dies_per_channel || !p->planes_per_die)
-		return 0;
-	planes = (uint64_t)p->channels * p->dies_per_channel * p->planes_per_die;
-	chan = (pages + p->channels - 1) / p->channels *
-	       ft_t_xfer((uint64_t)p->page_bytes + p->oob_bytes, p->channel_mbps) +
-	       (reads + p->channels - 1) / p->channels *
-	       (p->t_rr + ft_t_xfer(bytes, p->channel_mbps));
-	plane = (pages * p->t_read[ISP_CELL_SLC] + reads * p->t_read[p->native_mode]) / planes;
-	return (chan > plane ? chan : plane) / FT_PS_PER_NS;
-}
 
 /*
  * The per-core rates of a FAISS-style scan (docs/timing-model.md C3-C5):

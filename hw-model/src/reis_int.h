@@ -207,6 +207,23 @@ static inline uint64_t re_key(uint32_t dist, uint64_t idx)
 
 /* ---- reis_cost.c: the cost path (docs/reis-engine.md "Timing") ---- */
 
+struct re_fin_op {
+	const char *label;	/* NULL: entry reads fpc[pc0, pc0 + npc) */
+	uint64_t cycles;	/* core kernel */
+	uint64_t ready;		/* with @start: the chain's rest is ready */
+	size_t pc0, npc;
+	uint32_t mode, bytes;
+	int start;		/* a chain's rest begins here (late list) */
+};
+
+/* A list of recorded ops and the page counts of their reads. */
+struct re_fin_list {
+	struct re_fin_op *op;
+	uint32_t n, cap;
+	struct re_pcount *pc;
+	size_t npc, cappc;
+};
+
 /*
  * One phase (coarse or fine) of one query: rounds of `planes` page reads
  * with their TTL writes to DRAM, each round followed by a quickselect on
@@ -233,6 +250,15 @@ struct re_cost {
 	uint64_t kept;		/* candidates held in the TTL */
 	uint64_t cand;		/* candidates to keep */
 	uint64_t pages, compared, passed;	/* counters over all phases */
+	int asic;		/* REIS-ASIC (6.3.1): whole pages out, no IBC/ESP/compute */
+	/* The finish chains (docs/timing-model.md §6.2): a query's rerank
+	 * reads, kernels and id reads, recorded while fin_open; its leading
+	 * reads are issued after the next query's search, the rest (from its
+	 * first kernel on) after the command's last search. */
+	int fin_open, fin_have, err;
+	uint64_t fin_ready, fin_end;
+	struct re_fin_list cur;	/* the chain recorded last */
+	struct re_fin_list late;	/* rests of chains whose reads are issued */
 };
 
 void re_cost_init(struct re_cost *c, struct ft *ft, struct ft_cmd *cmd, int pl);
@@ -242,6 +268,21 @@ void re_cost_page(struct re_cost *c, uint32_t plane, uint32_t n_fbc, uint32_t n_
 void re_cost_batch(struct re_cost *c, uint64_t first, uint64_t count, uint32_t n_fbc,
 		   uint32_t n_pass);
 uint64_t re_cost_phase_end(struct re_cost *c);
+/*
+ * A query's finish (rerank reads and kernels, sort, id reads) is a chain
+ * from its search's end: between re_cost_fin_begin() and re_cost_fin_end()
+ * re_cost_entry_reads() and re_cost_core() record it and return @ready
+ * unchanged; re_cost_fin_begin() of the next query, or re_cost_flush(),
+ * issues it. So the next query's IBC and pages are booked before this
+ * query's finish and are not queued behind it on a plane (§6.2).
+ * re_cost_fin_end() returns -ENOMEM if the chain could not be recorded;
+ * re_cost_flush() returns the latest end of every chain issued so far.
+ */
+void re_cost_fin_begin(struct re_cost *c, uint64_t ready);
+int re_cost_fin_end(struct re_cost *c);
+uint64_t re_cost_flush(struct re_cost *c);
+uint64_t re_cost_core(struct re_cost *c, uint64_t cycles, const char *label, uint64_t ready);
+void re_cost_free(struct re_cost *c);
 /* With DF, TTL-C entries the coarse phase has sent after comparing its
  * first @cum of @nlist centroids: the @np it keeps, spread evenly (A26). */
 static inline uint64_t re_cost_coarse_passed(uint64_t cum, uint32_t np, uint32_t nlist)

@@ -77,7 +77,9 @@ static int re_query_db(struct re_run *r, struct re_db *db, uint32_t j, const int
 
 	r->qw = r->qws + (size_t)j * RE_QWORDS;
 	r->top = &r->tops[j];
-	t = ft_ibc_all(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes, r->mpibc, tq);	/* IBC (§4.3.2) */
+	/* IBC (§4.3.2); each die's pages wait for its own (the plane holds). */
+	ft_ibc_all(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes, r->mpibc, tq);
+	t = tq;
 	if (r->ivf) {
 		uint32_t np;
 
@@ -94,15 +96,16 @@ static int re_query_db(struct re_run *r, struct re_db *db, uint32_t j, const int
 	}
 	/* The rerank orders its own best k; without it TTL-E's order is the answer's. */
 	m = re_topc_finish(r->top, r->rerank ? 0 : r->k);
+	/* The finish is issued after the next query's search (re_cost_flush()). */
+	re_cost_fin_begin(&r->c, t);
 	ret = re_rank(r, db, q8, m, &t);
+	nh = ret ? 0 : re_hits_take(r, db, m, out);
+	if (!ret && (db->c.flags & ISP_REIS_DBF_IDS))
+		ret = re_ids_read(r, db, out, nh, &t);
+	if (re_cost_fin_end(&r->c) && !ret)
+		ret = -ENOMEM;
 	if (ret)
 		return ret;
-	nh = re_hits_take(r, db, m, out);
-	if (db->c.flags & ISP_REIS_DBF_IDS) {
-		ret = re_ids_read(r, db, out, nh, &t);
-		if (ret)
-			return ret;
-	}
 	*nout = nh;
 	*tend = t;
 	return 0;
@@ -138,6 +141,7 @@ static void re_run_free(struct re_run *r)
 	free(r->probe);
 	free(r->cdist);
 	free(r->pc);
+	re_cost_free(&r->c);
 	free(r->rk);
 	for (j = 0; r->tops && j < r->qblock; j++)
 		re_topc_free(&r->tops[j]);
@@ -547,8 +551,8 @@ static int re_run_queries(struct re_run *r, const struct isp_wire_reis_search *s
 		n = s->nq - q0 < r->qblock ? s->nq - q0 : r->qblock;
 		ret = re_block_load(r, s, qb, dbs, ndbs, q0, n);
 		for (q = q0; q < q0 + n && !ret; q++) {
-			uint64_t qend = tq, te;
-			uint32_t nt = 0, nh;
+			uint64_t qend = tq, te = tq;
+			uint32_t nt = 0, nh = 0;
 
 			for (i = 0; i < ndbs && !ret; i++) {
 				if (ndbs > 1)
@@ -557,6 +561,8 @@ static int re_run_queries(struct re_run *r, const struct isp_wire_reis_search *s
 					ret = re_query_db(r, dbs[i], q - q0, q8 + (size_t)q * s->dim,
 							  tq, tmp + nt, &nh, &te);
 				nt += nh;
+				if (ndbs > 1)	/* the merge waits for every finish */
+					te = re_max(te, re_cost_flush(&r->c));
 				qend = re_max(qend, te);
 			}
 			if (ret)
@@ -572,7 +578,8 @@ static int re_run_queries(struct re_run *r, const struct isp_wire_reis_search *s
 			*end = re_max(*end, qend);
 		}
 	}
-	return ret;
+	*end = re_max(*end, re_cost_flush(&r->c));
+	return ret ? ret : r->c.err;
 }
 
 /* The result: header, hits, then the documents (docs/command-set.md

@@ -211,7 +211,6 @@ static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint3
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	struct ft_cmd *cmd = r->c.cmd;
 	struct re_code_loc ring[RE_RK_AHEAD];
 	size_t npc;
 	uint32_t i;
@@ -238,8 +237,8 @@ static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint3
 	}
 	npc = re_pcount_merge(r->pc, m);
 	*t = re_cost_entry_reads(&r->c, r->pc, npc, e->g->native_mode, L->dim, *t);
-	*t = ft_core(e->ft, cmd, FT_CORE_ISP, ft_cycles_rerank(e->p, m, L->dim), "rerank", *t);
-	*t = ft_core(e->ft, cmd, FT_CORE_ISP, ft_cycles_sort(e->p, m), "sort", *t);
+	*t = re_cost_core(&r->c, ft_cycles_rerank(e->p, m, L->dim), "rerank", *t);
+	*t = re_cost_core(&r->c, ft_cycles_sort(e->p, m), "sort", *t);
 	re_rk_top(r->rk, m, r->k);
 	r->reranked += m;
 	return 0;
@@ -251,7 +250,7 @@ int re_rank(struct re_run *r, struct re_db *db, const int8_t *q8, uint32_t m, ui
 
 	if (r->rerank)
 		return re_rerank(r, db, q8, m, t);
-	*t = ft_core(r->e->ft, r->c.cmd, FT_CORE_ISP, ft_cycles_sort(r->e->p, m), "sort", *t);
+	*t = re_cost_core(&r->c, ft_cycles_sort(r->e->p, m), "sort", *t);
 	for (i = 0; i < m; i++) {
 		r->rk[i].score = 0;
 		r->rk[i].key = r->top->v[i].key;

@@ -230,9 +230,11 @@ int main(void)
 		so.flags = 0;
 		so.df_threshold = 0;
 		REQUIRE(reis_search(dev, &so, &q, &r2) == 0);
-		/* Same hits (no filter either way), the No-OPT baseline is slower. */
+		/* Same hits (no filter either way), the No-OPT baseline no faster. */
 		CHECK_EQ_U64(reis_cmp_results("no-opt vs opt", &r1, &r2, 0), 0);
-		CHECK(r1.search_ns > r2.search_ns);
+		/* Without DF every entry crosses the channel: the TTL traffic
+		 * binds, and PL and MPIBC cannot make it slower. */
+		CHECK(r1.search_ns >= r2.search_ns);
 		reis_search_result_free(&r1);
 		reis_search_result_free(&r2);
 	}

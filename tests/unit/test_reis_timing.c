@@ -141,7 +141,10 @@ static void test_sanity(void)
 	CHECK(base.ns < nodf.ns);
 	CHECK(base.pj < nodf.pj);
 	CHECK(base.ns < nopl.ns);
-	CHECK(base.ns < nomp.ns);
+	/* Each plane's pages wait only for its own copy of the query, and the
+	 * first plane of a die gets it first either way: here the IBC hides
+	 * under the pages (test_reis_stream has MPIBC on the critical path). */
+	CHECK(base.ns <= nomp.ns);
 	CHECK(noopt.ns > nodf.ns && noopt.ns > nopl.ns);
 	CHECK_EQ_U64(base.rr.pages_read, 2 * ((40000 + 127) / 128));	/* page-bound */
 
@@ -377,7 +380,7 @@ static void test_paper_scale(void)
 		       (unsigned long long)t[i][2], (unsigned long long)t[i][3],
 		       (unsigned long long)eo.model_ns, (unsigned long long)eo.pages_read, dt);
 		CHECK(dt < 2.0);
-		CHECK(t[i][0] > t[i][1] && t[i][1] > t[i][2] && t[i][2] > t[i][3]);
+		CHECK(t[i][0] > t[i][1] && t[i][1] > t[i][2] && t[i][2] >= t[i][3]);
 	}
 	CHECK(t[1][3] < t[0][3]);
 }
