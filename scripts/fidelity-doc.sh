@@ -51,11 +51,10 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
   (5.23 M, 8192) and wiki_full (41.5 M, 16,384). Fig. 9 is wiki_full;
   averages and maxima are over the sweep (and datasets where the paper
   says "across datasets"). A query's time in a stream is the stream rule
-  of timing-model.md §6.2 (\`re_estimate_stream()\`): the larger of its
-  in-die search latency (IBC, coarse and fine rounds; queries' in-die
-  searches do not overlap) and its share of the busiest resource over 16
-  queries (the rerank's fetches, MACs and sort run under the next query's
-  search).
+  of timing-model.md §6.2 (\`re_estimate_stream()\`): a 16-query
+  command's latency / 16, on calendars where a plane takes the next
+  query once done with this one and the rerank runs under the next
+  queries' searches; REIS-ASIC is timed by the same rule.
   Table 4 is one brute-force query on reis-ssd1 (Fig. 3's flat index) over
   HotpotQA and wiki_en, the dataset behind the table's "NQ" column
   (timing-model.md §6.2).
@@ -122,76 +121,92 @@ cat <<'EOF'
 
 ## Rows outside 25 % and their causes
 
-- **How REIS rows are timed.** Fig. 7 and 9 are QPS of a query stream.
-  REIS 4.3.4 overlaps the dies' search with the core's kernels and names no
-  overlap between two queries' in-die search (a cache latch holds one
-  query), so a query costs max(A, O) (timing-model.md §6.2, the stream
-  rule): A = its IBC, coarse and fine page rounds with their quickselects
-  (a one-query estimate without rerank), O = its share of the busiest
-  resource class over 16 queries. The rerank (100 INT8 fetches, 68 us of
-  MACs, the sort) costs the stream what it holds, not its latency; until
-  2026-12-01 the bench added the rerank's whole latency (2-3 TLC tR), which
-  bound every low-nprobe point. Now A binds every point on both drives: O
-  is the REIS core's 72 us (MACs + sort) or the planes' sensing, at most
-  520 us (SSD1) / 301 us (SSD2) against A's 94-758 / 84-474 us
-  (`bench_fidelity -v` prints A, O and O's class per point). With DF the
-  coarse phase sends only the nprobe centroids it keeps (A26; the
-  per-page engine charges the same since 2026-12-01).
-- **REIS Fig. 7, SSD2 over SSD1** (1.32x / 1.60x against 2.6x / 3.2x).
+- **How REIS rows are timed.** Fig. 7 and 9 are QPS of a query stream:
+  a query costs a 16-query command's latency / 16 (timing-model.md §6.2,
+  the stream rule). In that command a plane takes query q + 1's IBC and
+  pages once it has finished q's, a die's pages wait only for their own
+  IBC, and a query's rerank (100 INT8 reads, 68 us of MACs, the sort) is
+  issued after the next query's search (reads) and the command's last
+  search (kernels), so searches never wait for it. Until 2026-12-01 the
+  rule was max(A, O), A = one query's in-die search latency; the 16-query
+  command it assumed took 2.4x A per query (229 against 94 us at SSD1, NQ,
+  nprobe 16) because every search waited for its IBC on every die and for
+  the previous rerank; now 151 us, one query alone 254 us. The stream is
+  still 2-4x above the busiest class's share (\`bench_fidelity -v\` prints
+  both): q + 1's coarse pages sit on the same 64-128 centroid planes as
+  q's, after q's fine pages and q - 1's INT8 reads there (2-3 TLC tR where
+  reads collide on a plane), each plane's latch holding one query.
+- **REIS Fig. 7, SSD2 over SSD1** (1.43x / 1.62x against 2.6x / 3.2x).
   Table 3's drives differ in channels (8 / 16), dies per channel (16 / 8:
   128 dies on both), planes per die (2 / 4: 256 / 512 planes) and channel
   rate (1.2 / 2.0 GB/s: 9.6 / 32 GB/s aggregate, 3.3x); tR (22.5 us
-  ESP-SLC) and the cores are the same, the DRAM follows the channels (A8).
-  Stage A is a few dependent rounds (IBC, the coarse round, its selection,
-  the fine rounds), each at least one 22.5 us tR on either drive: SSD2
-  gains 1.1-1.4x at low nprobe (IBC's fill 13.7 against 8.2 us, one fine
-  round fewer) and up to 1.6x at wiki_full, nprobe 256 (5443 pages a query:
-  21 rounds of SSD1's planes, 11 of SSD2's). Only channel-bound work could
-  gain 3.3x, and at DF's 1 % pass the channels never bind (SSD1: at most
-  208 us per query against A's 758). The paper's "higher channel counts
-  (2x) and channel bandwidth (1.7x)" implies a stream bound by channel
-  traffic, i.e. far more TTL traffic per query than 1 % of the probed
-  entries (next item).
+  ESP-SLC), the TLC read and the cores are the same, the DRAM follows the
+  channels (A8). The stream is bound by the chain through the centroid
+  planes above (IBC, a coarse page, the fine pages and INT8 reads that
+  share its planes), at least a few tR on either drive, and at low nprobe
+  by the one REIS core (72 us a query of MACs and sort on both drives):
+  SSD2 gains 1.2-1.4x at low nprobe and up to 1.6x at wiki_full, nprobe
+  256 (5443 pages a query: 21 rounds of SSD1's planes, 11 of SSD2's). Only
+  channel-bound work could gain 3.3x, and at DF's 1 % pass the channels
+  never bind (SSD1: at most 211 us per query against a 781 us stream
+  time). The paper's "higher channel counts (2x) and channel bandwidth
+  (1.7x)" implies a stream bound by channel traffic, i.e. far more TTL
+  traffic per query than 1 % of the probed entries (next item).
 - **REIS Fig. 9, DF over No-OPT.** No-OPT sends every probed entry's
   138-byte TTL-E over the channels without pipelining: a round of full
   pages is 32 planes' 17.7 KB per channel on both drives: 471 us at
-  1.2 GB/s (SSD1), 283 us at 2 GB/s (SSD2), so No-OPT is 408-16342 us (SSD1) and 255-8058 us
-  (SSD2) and DF's gain on wiki_full is 7.4-8.0x on SSD1 (average 7.8x
-  against 4.7x, maximum 8.0x against 5.1x) and 5.2-7.6x on SSD2 (6.4x /
-  7.6x, within 25 % of 5.7x / 6.5x). The paper's flat 4.7-5.1x fits a
-  filter that passes more than 1 % inside the probed clusters: the corpus
-  threshold of docs/reis.md §7.1 passes 16 % of a brute-force scan but
-  44 % of the probed entries at nprobe 32 (the probed clusters are the near
-  ones). The paper gives no IVF pass rate, so the rows keep the stated
-  1 % (4.3.3). Sensitivity (`bench_fidelity -f 0.2`, not published):
-  at 20 % DF over No-OPT is 4.3x / 4.5x on SSD1 (within 25 %) but 3.8x /
-  3.9x on SSD2, SSD2 over SSD1 1.6x / 2.6x, REIS-ASIC's SSD1 maximum 4.5x;
-  no single rate brings all of them in.
-- **REIS Fig. 9, MPIBC.** IBC moves one 128-byte query per plane over the
-  channel and the die fills the rest of the latch (A24): 13.7 us per plane
-  on SSD1, 8.2 us on SSD2, in turn across a die's planes unless MPIBC lets
-  them latch together, which saves 13.7 us / 24.6 us of stage A. Stage A
-  binds every point, so SSD1's gain is 5.5 % (within 25 % of 6 %) and
-  SSD2's 13 % against 26 %: the paper's 26 % implies SSD2 DF+PL queries
-  near 95 us at every nprobe, where the model's stage A on wiki_full is
-  111-474 us (its fine rounds, above).
-- **REIS 6.3.1, REIS-ASIC.** The ASIC streams every page read (data +
-  spare, 18,592 B) over the channels, computes for free and reads the
-  rerank's INT8 entries as REIS does; it holds no query in the latches, so
-  its queries overlap and a query costs its share of the busiest class
-  (channels: 1.94 us a page on SSD1, 0.58 us on SSD2). REIS's stage A is a
-  latency of dependent rounds, nearly flat in the page count at low nprobe,
-  so the slowdown grows with the pages: 2.5-14.7x on SSD1 and 0.91-6.7x on
-  SSD2 (SSD2's maximum within 25 % of 6.5x; at NQ, nprobe 16 the ASIC's
-  120 pages stream in 77 us against REIS's 84 us stage A). The paper's flat
-  4.1-5.0x / 3.9-6.5x fits a REIS bound, like the ASIC, by a per-page
-  throughput.
+  1.2 GB/s (SSD1), 283 us at 2 GB/s (SSD2), so No-OPT is 358-16095 us
+  (SSD1) and 236-7949 us (SSD2) per query in the stream, and DF's gain on
+  wiki_full is 4.1-7.5x on SSD1 (average 6.0x against 4.7x, maximum 7.5x
+  against 5.1x) and 3.4-6.3x on SSD2 (4.9x / 6.3x, within 25 % of 5.7x /
+  6.5x). The paper's flat 4.7-5.1x fits a filter that passes more than 1 %
+  inside the probed clusters: the corpus threshold of docs/reis.md §7.1
+  passes 16 % of a brute-force scan but 44 % of the probed entries at
+  nprobe 32 (the probed clusters are the near ones). The paper gives no IVF
+  pass rate (4.3.3's "filter out 99 %" is HotpotQA brute force), so the rows
+  keep the stated 1 %. Sensitivity (\`bench_fidelity -f RATE\`, not
+  published; of the 16 Fig. 7 / Fig. 9 / 6.3.1 rows, within 25 %): 1 % 4
+  (SSD2's DF average and maximum, SSD2's ASIC maximum, CPU-Real average),
+  5 % 5 (+ SSD1's DF average), 10 % 4 (SSD1's DF rows in, SSD2's out),
+  16 % 6 (SSD1's DF rows and ASIC maximum, SSD2 over SSD1 maximum 2.55x,
+  No-I/O average and maximum; SSD2's DF rows, its ASIC maximum and
+  CPU-Real out), 20 % 6 (the same), 44 % 1 (the measured IVF rate: SSD2
+  over SSD1 maximum 2.74x). No single rate brings SSD1's and SSD2's DF
+  rows in together.
+- **REIS Fig. 9, MPIBC** (0 % / -0.2 % against 6 % / 26 %). IBC moves one
+  128-byte query per plane over the channel and the die fills the rest of
+  the latch (A24): 13.7 us per plane on SSD1, 8.2 us on SSD2, in turn
+  across a die's planes unless MPIBC broadcasts to them together. A die's
+  pages wait only for their own plane's copy, and its first plane gets
+  the copy first either way; the centroid pages lie on the dies' first
+  planes and the fine pages come after the coarse phase, by which time
+  every plane's copy is in, so MPIBC saves nothing a query waits for, in
+  the stream or alone (until 2026-12-01 every search waited for its IBC on
+  every die, which gave 5.5 % / 13 %; with one page on each plane it saves
+  3 IBCs on SSD2, \`test_reis_stream\`). The paper's 6 % / 26 % implies IBC
+  on every query's critical path, i.e. a search that starts after the
+  whole broadcast, which its text does not state (4.3.4 says MPIBC
+  "reduces the IBC latency").
+- **REIS 6.3.1, REIS-ASIC** (SSD1 1.9-13.8x, SSD2 1.2-7.0x against
+  4.1-5.0x / 3.9-6.5x). The ASIC is timed on the same calendars and by the
+  same stream rule as REIS: the same pages, each read plainly and sent
+  whole (data + spare, 18,592 B: 1.94 us a page per channel on SSD1, 0.58
+  us on SSD2), no IBC, free compute, REIS's INT8 reads. It holds no query
+  in a latch, so its queries overlap up to the channels, and its time grows
+  with the pages; REIS's stream is bound by its latch chain and core
+  (above), nearly flat in the pages at low nprobe, so the slowdown grows
+  with nprobe: 1.9x (NQ, nprobe 16: 286 against 151 us) to 13.8x
+  (wiki_full, nprobe 256: 10.8 ms against 0.78 ms) on SSD1. SSD2's maximum
+  is within 25 % of 6.5x. The paper's flat 4.1-5.0x / 3.9-6.5x fits a REIS
+  bound, like the ASIC, by a per-page throughput.
 - **REIS TLC read.** REIS gives no TLC (INT8 region) read time: Table 3
   lists only the ESP-SLC tR (22.5 us, from Flash-Cosmos), 4.1.2 says only
   that SLC reads faster than TLC, and the PM9A3 / Micron 9400 briefs give
-  no array timing; the presets keep RecFlash Table III's 60 us. Under the
-  stream rule it enters only the planes' occupancy, and no REIS row moves
-  with it (`bench_fidelity -p t_read_tlc=45us` prints the same rows).
+  no array timing; the presets keep RecFlash Table III's 60 us. The rerank's
+  INT8 reads share planes with the next queries' pages, so the TLC read is
+  on the stream's chain: at 45 us (\`bench_fidelity -p t_read_tlc=45us\`)
+  REIS rows move by up to 13 % (SSD1's ASIC minimum 1.89x to 2.16x, SSD2's
+  DF average 4.94x to 5.26x) and the same REIS rows stay within 25 %.
 - **REIS Fig. 7, CPU-Real and No-I/O.** The host model (timing-model.md
   C1-C8) runs FAISS's one-query path: a query on one core at cycles
   measured here with the real kernels (22.9 per 128-byte code, 20.3 per

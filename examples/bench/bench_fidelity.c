@@ -316,8 +316,8 @@ static void reis_rows(int verbose)
 					hi = a;
 			}
 		snprintf(set, sizeof(set), "%s, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, "
-			 "ASIC streams every page read (data + spare) to the controller, its queries "
-			 "overlapped",
+			 "ASIC: every page read whole (data + spare) to the controller, no IBC, free "
+			 "compute, same calendars and stream rule as REIS",
 			 ssd[s]);
 		snprintf(series, sizeof(series), "REIS-ASIC slowdown, min (x), %s", ssd[s]);
 		row("REIS 6.3.1", series, p_asic_lo[s], lo, set);
