@@ -330,6 +330,19 @@ int re_cost_fin_end(struct re_cost *c)
 	return c->err;
 }
 
+uint64_t re_cost_fin_bytes(uint64_t reads, uint64_t late, uint32_t nq)
+{
+	/* The lists double from 8 ops / 256 counts: at most twice what they
+	 * hold. The current chain: its reads and 4 ops; the late list: per
+	 * query a start, 2 kernels and the id reads. */
+	uint64_t cur = (reads + 256) * sizeof(struct re_pcount) + 8 * sizeof(struct re_fin_op);
+	uint64_t lat = ((uint64_t)nq + 1) * (late * sizeof(struct re_pcount) +
+					     4 * sizeof(struct re_fin_op)) +
+		       256 * sizeof(struct re_pcount) + 8 * sizeof(struct re_fin_op);
+
+	return 2 * (cur + lat);
+}
+
 static void re_fin_list_free(struct re_fin_list *l)
 {
 	free(l->op);

@@ -283,6 +283,10 @@ int re_cost_fin_end(struct re_cost *c);
 uint64_t re_cost_flush(struct re_cost *c);
 uint64_t re_cost_core(struct re_cost *c, uint64_t cycles, const char *label, uint64_t ready);
 void re_cost_free(struct re_cost *c);
+/* Host bytes the finish lists can hold for @nq queries whose finish reads
+ * at most @reads page counts, @late of them after the kernels (the buffer
+ * budget of a search counts them). */
+uint64_t re_cost_fin_bytes(uint64_t reads, uint64_t late, uint32_t nq);
 /* With DF, TTL-C entries the coarse phase has sent after comparing its
  * first @cum of @nlist centroids: the @np it keeps, spread evenly (A26). */
 static inline uint64_t re_cost_coarse_passed(uint64_t cum, uint32_t np, uint32_t nlist)

@@ -462,11 +462,15 @@ static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
 static uint64_t re_search_budget_bytes(const struct re_run *r, const struct isp_wire_reis_search *s,
 				       struct re_db **dbs, uint32_t ndbs)
 {
-	uint64_t cand, per, np, need, bp, qb;
+	uint64_t cand, per, np, need, bp, qb, ids = 0;
+	uint32_t i;
 
 	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
 	qb = r->qblock;
-	return fs_slot_bytes(r->e->fs) + per * sizeof(*r->dist) + qb * (ISP_REIS_MAX_DIM / 8) +
+	for (i = 0; i < ndbs; i++)
+		if (dbs[i]->c.flags & ISP_REIS_DBF_IDS)
+			ids = s->k;
+	return re_cost_fin_bytes(need + ids, ids, s->nq) + fs_slot_bytes(r->e->fs) + per * sizeof(*r->dist) + qb * (ISP_REIS_MAX_DIM / 8) +
 	       ISP_REIS_MAX_DIM + np * (sizeof(*r->probe) + sizeof(*r->cdist)) +
 	       need * (sizeof(*r->pc) + sizeof(*r->rk)) +
 	       RE_TOPC_SLACK * (qb * cand + np) * sizeof(struct re_cand) +
