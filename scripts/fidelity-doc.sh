@@ -132,7 +132,7 @@ cat <<'EOF'
   command it assumed took 2.4x A per query (229 against 94 us at SSD1, NQ,
   nprobe 16) because every search waited for its IBC on every die and for
   the previous rerank; now 151 us, one query alone 254 us. The stream is
-  still 2-4x above the busiest class's share (\`bench_fidelity -v\` prints
+  still 2-4x above the busiest class's share (`bench_fidelity -v` prints
   both): q + 1's coarse pages sit on the same 64-128 centroid planes as
   q's, after q's fine pages and q - 1's INT8 reads there (2-3 TLC tR where
   reads collide on a plane), each plane's latch holding one query.
@@ -164,7 +164,7 @@ cat <<'EOF'
   passes 16 % of a brute-force scan but 44 % of the probed entries at
   nprobe 32 (the probed clusters are the near ones). The paper gives no IVF
   pass rate (4.3.3's "filter out 99 %" is HotpotQA brute force), so the rows
-  keep the stated 1 %. Sensitivity (\`bench_fidelity -f RATE\`, not
+  keep the stated 1 %. Sensitivity (`bench_fidelity -f RATE`, not
   published; of the 16 Fig. 7 / Fig. 9 / 6.3.1 rows, within 25 %): 1 % 4
   (SSD2's DF average and maximum, SSD2's ASIC maximum, CPU-Real average),
   5 % 5 (+ SSD1's DF average), 10 % 4 (SSD1's DF rows in, SSD2's out),
@@ -183,7 +183,7 @@ cat <<'EOF'
   every plane's copy is in, so MPIBC saves nothing a query waits for, in
   the stream or alone (until 2026-12-01 every search waited for its IBC on
   every die, which gave 5.5 % / 13 %; with one page on each plane it saves
-  3 IBCs on SSD2, \`test_reis_stream\`). The paper's 6 % / 26 % implies IBC
+  3 IBCs on SSD2, `test_reis_stream`). The paper's 6 % / 26 % implies IBC
   on every query's critical path, i.e. a search that starts after the
   whole broadcast, which its text does not state (4.3.4 says MPIBC
   "reduces the IBC latency").
@@ -204,7 +204,7 @@ cat <<'EOF'
   that SLC reads faster than TLC, and the PM9A3 / Micron 9400 briefs give
   no array timing; the presets keep RecFlash Table III's 60 us. The rerank's
   INT8 reads share planes with the next queries' pages, so the TLC read is
-  on the stream's chain: at 45 us (\`bench_fidelity -p t_read_tlc=45us\`)
+  on the stream's chain: at 45 us (`bench_fidelity -p t_read_tlc=45us`)
   REIS rows move by up to 13 % (SSD1's ASIC minimum 1.89x to 2.16x, SSD2's
   DF average 4.94x to 5.26x) and the same REIS rows stay within 25 %.
 - **REIS Fig. 7, CPU-Real and No-I/O.** The host model (timing-model.md
