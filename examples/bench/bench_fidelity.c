@@ -51,7 +51,8 @@ static const uint32_t nprobes[NPROBES] = { 16, 32, 64, 128, 256 };
  * The evaluated datasets (REIS 5): BEIR NQ (2.68 M passages) and HotpotQA
  * (5.23 M), wiki_full at the 41.5 M entries docs/reis-engine.md uses for
  * the paper scale; clusters about 4 sqrt(n) rounded to a power of two; the
- * query counts are BEIR's test sets (wiki_full: 1000).
+ * query counts, over which CPU-Real's load spreads, are BEIR's test sets
+ * (BEIR Table 1); wiki_full has no query set, its 1000 is unsourced (C10).
  */
 static const struct ds {
 	const char *name;
@@ -399,7 +400,7 @@ static void reis_rows(int verbose)
 	row("REIS Fig. 7", "SSD2 over SSD1, average (x)", 2.6, r21_sum / n, set);
 	row("REIS Fig. 7", "SSD2 over SSD1, max (x)", 3.2, r21_max, set);
 	snprintf(set, sizeof(set), "both SSDs, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256; "
-		 "CPU-Real: Table 3 host model (C1-C8), one query at a time on one core, "
+		 "CPU-Real: Table 3 host model (C1-C10), one query at a time on one core, "
 		 "index and documents loaded once per query set at the drive's rate");
 	row("REIS Fig. 7", "REIS over CPU-Real, average (x)", 13, cpu_sum / (2 * n), set);
 	row("REIS Fig. 7", "REIS over CPU-Real, max (x)", 112, cpu_max, set);

@@ -305,7 +305,7 @@ struct re_cpu_query {
 	uint32_t dim;		/* their dimensions */
 };
 
-/** re_cpu_real() - REIS Table 3's CPU-Real host, AMD EPYC 9554 (C1-C8). */
+/** re_cpu_real() - REIS Table 3's CPU-Real host, AMD EPYC 9554 (C1-C10). */
 void re_cpu_real(struct re_cpu *c);
 
 /**

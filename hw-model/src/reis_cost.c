@@ -670,7 +670,7 @@ static void re_cpu_rates(struct re_cpu *c)
 
 /*
  * REIS Table 3's CPU-Real: 2 sockets x 64 cores at 3.1 GHz (AMD EPYC 9554),
- * DDR4, a PM9A3 SSD. C1-C8 of docs/timing-model.md give the rest.
+ * DDR4, a PM9A3 SSD. C1-C10 of docs/timing-model.md give the rest.
  */
 void re_cpu_real(struct re_cpu *c)
 {
