@@ -1,11 +1,11 @@
 #!/bin/sh
 # scripts/fidelity-doc.sh - writes docs/fidelity.md (stdout) from the runs of
 # scripts/fidelity.sh: fidelity-doc.sh CSV DRIFT_CSV RF_CSV SECONDS ROWS
-# TABLES MLP_GMACS DAY [RECSSD_CSV RF_BATCHES]. The causes of the rows outside 25 % are kept here, one
+# TABLES MLP_GMACS DAY [RECSSD_CSV RF_BATCHES RF_SEEDS_TABLE]. The causes of the rows outside 25 % are kept here, one
 # per figure group, next to the code that prints them.
 set -eu
 csv=$1 drift=$2 rfcsv=$3 secs=$4 rows=$5 tables=$6 gmacs=$7 day=$8
-recssd=${9:-} batches=${10:-3}
+recssd=${9:-} batches=${10:-3} rfseeds=${11:-}
 
 total=$(awk 'END { print NR - 1 }' "$csv")
 within=$(awk -F'"' 'NR > 1 { split($5, v, ","); if (v[5] == "yes") y++ } END { print y + 0 }' "$csv")
@@ -85,6 +85,25 @@ awk -F'"' 'NR > 1 {
 	split($5, v, ",")
 	printf "| %s | %s | %s | %s | %s | %s | %s |\n", $2, $4, v[2], v[3], v[4], v[5], $6
 }' "$csv"
+
+if [ -n "$rfseeds" ] && [ -s "$rfseeds" ]; then
+	nseeds=$(awk -F'|' 'NR == 1 { print split($5, v, "/") }' "$rfseeds")
+	cat <<EOF
+
+## RecFlash rows over trace seeds
+
+Every RecFlash run above repeats on $nseeds trace seeds (\`bench_rf_embedding
+--seed 0..$((nseeds - 1))\`: every table's locality-K trace, profile prefix and
+measured batches redrawn); a row's model value is the mean over the seeds.
+"spread" is the largest minus the smallest seed's value (percentage
+points), "every seed agrees" whether each seed alone lands on the same
+side of the 25 % line as seed 0.
+
+| figure | series | paper | model per seed | mean | spread | ratio | within 25 % | every seed agrees |
+|---|---|---:|---|---:|---:|---:|:-:|:-:|
+EOF
+	cat "$rfseeds"
+fi
 
 cat <<'EOF'
 
