@@ -6,6 +6,10 @@
 set -eu
 csv=$1 drift=$2 rfcsv=$3 secs=$4 rows=$5 tables=$6 gmacs=$7 day=$8
 recssd=${9:-} batches=${10:-3} rfseeds=${11:-}
+nseeds=1
+if [ -n "$rfseeds" ] && [ -s "$rfseeds" ]; then
+	nseeds=$(awk -F'|' 'NR == 1 { print split($5, v, "/") }' "$rfseeds")
+fi
 
 total=$(awk 'END { print NR - 1 }' "$csv")
 within=$(awk -F'"' 'NR > 1 { split($5, v, ","); if (v[5] == "yes") y++ } END { print y + 0 }' "$csv")
@@ -66,7 +70,8 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
   over tables; all 32 RMC2 tables at 1 M rows need 8 GiB per mode), batches
   of 64 samples (W3), $batches measured batches after one warm-up batch,
   RecFlash placed by the profile of the 400 batches before them (W4, the
-  "sampled training set" of III-A). The baselines read per vector, RecFlash
+  "sampled training set" of III-A), every run on the paper's trace repeated on $nseeds trace
+  seeds and each row the mean over them (the spread is below). The baselines read per vector, RecFlash
   once per page per command (W1, Fig. 4); a stage's latency is its SLS
   commands' whole modeled time, flash and the FTL core's sums (W6). The workload is RecSSD's
   generator over single-row lines (\`REIS_RF_TRACE_RECFLASH\`, W2,
@@ -87,12 +92,11 @@ awk -F'"' 'NR > 1 {
 }' "$csv"
 
 if [ -n "$rfseeds" ] && [ -s "$rfseeds" ]; then
-	nseeds=$(awk -F'|' 'NR == 1 { print split($5, v, "/") }' "$rfseeds")
 	cat <<EOF
 
 ## RecFlash rows over trace seeds
 
-Every RecFlash run above repeats on $nseeds trace seeds (\`bench_rf_embedding
+The RecFlash runs on the paper's trace repeat on $nseeds trace seeds (\`bench_rf_embedding
 --seed 0..$((nseeds - 1))\`: every table's locality-K trace, profile prefix and
 measured batches redrawn); a row's model value is the mean over the seeds.
 "spread" is the largest minus the smallest seed's value (percentage
