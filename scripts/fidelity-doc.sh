@@ -257,9 +257,11 @@ cat <<'EOF'
   would be the stronger baseline: REIS would gain only 1.02x / 1.13x
   (`bench_fidelity -v`).
 - **RecFlash Fig. 10 at K = 2 and the RMC order.** At K = 0 the three TLC
-  cuts are within 25 % (80.8 / 84.8 / 72.2 against 68.4 / 91.4 / 77 %); at
-  K = 2 RMC1 is just inside (67.8 against 54.4 %, ratio 1.247), RMC2 and
-  RMC3 end short (54.4 / 39.0 against 78 / 64.2 %), and the model orders
+  cuts are within 25 % (means over 5 seeds 81.1 / 83.4 / 71.2 against
+  68.4 / 91.4 / 77 %); at K = 2 RMC1 is just inside (67.3 against 54.4 %,
+  ratio 1.238; every seed 66.5-67.8, inside), RMC2 and RMC3 end short
+  (54.3 / 39.2 against 78 / 64.2 %; no seed comes within 12 points of
+  the line), and the model orders
   the RMCs by pooling factor (RMC1 > RMC3 at every K) where the paper has
   RMC2 > RMC3 > RMC1 at both ends. What the workload leaves the placement:
   RecSSD's histogram (gen_dist.py: 50 bins, bin 0 the new reference)
@@ -276,7 +278,14 @@ cat <<'EOF'
   are rows never seen (*seen* 0.7 %); for RMC1 and RMC2 (1.46 M / 2.19 M)
   they are rows the prefix touched once or twice, mostly with one count:
   a tie group of 35 % / 32 % of the rows (*tie*) that the placement keeps in
-  row order. Either way they share a page with another lookup of the
+  row order. Placing that group by first use instead (Algorithm 1 inserts
+  a key before another only on a higher count, so an arrival-order list
+  keeps ties in first-use order; `bench_rf_embedding --ties first`,
+  timing-model.md W4) gives 95.8-96.8 % for RMC1 and RMC2 at K = 0.8-2, flat
+  in K: the generator hands out its recycled rows in the order the prefix
+  last used them, and a first-use placement reads that order back. So
+  these rows rest on an order the paper does not state, and the drive keeps
+  the one uncorrelated with the generator (row order). Either way they share a page with another lookup of the
   command only by chance, over 7813 / 7813 / 15625 pages (RMC3 / RMC1 / RMC2; about
   910 / 3650 / 5480 new references per command), hence the
   pooling-factor order. RMC2's fall from K = 1 (75.8 %) to K = 2 (54.4 %)
@@ -312,7 +321,8 @@ cat <<'EOF'
   cost r (a share of RM-SSD's per-lookup TLC read time) gives r = 9-14 %:
   0.3-0.4 us of controller work per lookup at the model's 2.9 us per
   RM-SSD lookup, which neither paper states and the model does not have,
-  so QLC RMC3 (54.6 % against 75 %) inherits the K = 2 shortfall. SLC's
+  so QLC RMC3 (54.1 % against 75 %, every seed 53.1-54.7) inherits the K
+  = 2 shortfall. SLC's
   4 KB pages hold 32 rows, fewer lookups share one, and its Table I
   channel (2.58 us per 128 B) is a cost both sides pay, so SLC's cuts lie
   below TLC's as the paper's do (all three within 25 %).
@@ -322,7 +332,7 @@ cat <<'EOF'
   page once per command (W1) and from the placement (W4).
 - **RecFlash Fig. 12.** One MLP rate for all models (M1): RMC1's 44 k MACs
   per sample are 0.28 ms per batch against its RM-SSD stage of 118-140 ms
-  (0.2 %), so its end-to-end cut is its stage cut (85.4 % against 50.7 %).
+  (0.2 %), so its end-to-end cut is its stage cut (85.3 % against 50.7 %).
   End to end adds nothing else of that size that the paper states: the
   pooled vectors back to the host are 8 x 32 fp32 per sample, 64 KiB per
   batch, about 9 us at A7's 7 GB/s, and the commands' data in is already
@@ -337,7 +347,12 @@ cat <<'EOF'
   RMC2 78 % but RMC3 20 % against 40.4 %.
   RMC3's MLPs are 31 % of RM-SSD's end-to-end time here (19.6 of 63.7 ms
   per batch), the paper's mechanism for its smaller RMC3 gain, and RMC2
-  and RMC3 are within 25 %.
+  and RMC3 are within 25 %. RMC3's is the one RecFlash row a single seed
+  can put on either side of the line (46.2-51.3 % against 40.4 %, ratios
+  1.14-1.27; the 5-seed mean, 48.5 %, is inside): RMC3 has 1280 lookups
+  per command, the fewest, and the widest spread over seeds (5-6 points at
+  K = 0 and 2); 25 measured batches per seed narrow it to 2 points and
+  move the mean by under 1 point (timing-model.md W4).
 
 ## Commands
 
@@ -347,4 +362,7 @@ cat <<'EOF'
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --trace recssd
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --trace drift
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --batch 16  # W3
+    build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --seed 3     # one of the 5 seeds
+    build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --ties first # W4 what-if
+    FIDELITY_RF_SEEDS=1 make fidelity  # seed 0 alone, about a fifth of the RecFlash time
 EOF

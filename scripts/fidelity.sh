@@ -10,7 +10,7 @@
 #                       commands and the wall time
 #   docs/fidelity-*.svg gnuplot bars, paper beside model
 # A benchmark, not a test: it prints numbers and fails only if a program
-# does. About 8 minutes on 2 shared cores.
+# does. About 11 minutes on 2 shared cores (5 RecFlash seeds of ~100 s each).
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
 # FIDELITY_TABLES (2 tables of each model: reductions are averages over
