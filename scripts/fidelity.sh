@@ -146,6 +146,15 @@ END {
 			mu, hi - lo, r, within(r) ? "yes" : "no", agree ? "yes" : "**no**" > seeds
 	}
 }' "$tmp"/rf-s*.csv > "$tmp/rfrows.csv"
+# The per-K table's seed spread: TLC cut per model and K over the seeds.
+awk -F, 'FNR > 1 && $2 == "tlc" {
+	k = $3 "," $6; v = $13
+	if (!(k in lo) || v < lo[k]) lo[k] = v
+	if (!(k in hi) || v > hi[k]) hi[k] = v
+	s[k] += v; n[k]++
+}
+END { for (k in s) printf "%s,%.4f,%.4f,%.4f\n", k, s[k] / n[k], lo[k], hi[k] }' \
+	"$tmp"/rf-s*.csv > "$tmp/rfk.csv"
 
 {
 	cat "$tmp/reis.csv"
@@ -209,7 +218,7 @@ fi
 
 "$top/scripts/fidelity-doc.sh" "$OUT/fidelity.csv" "$tmp/drift.csv" "$tmp/rf.csv" \
 	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" "$day" "$tmp/recssd.csv" "$RF_BATCHES" \
-	"$tmp/rfseeds.csv" > "$OUT/fidelity.md"
+	"$tmp/rfseeds.csv" "$tmp/rfk.csv" > "$OUT/fidelity.md"
 awk -F'"' -v secs="$secs" -v out="$OUT/fidelity.md" 'NR > 1 { n++; split($5, v, ","); if (v[5] == "yes") y++ }
 	END { printf "fidelity: %d of %d rows within 25 %% (benchmarks %d s); %s\n", y, n, secs, out }' \
 	"$OUT/fidelity.csv"

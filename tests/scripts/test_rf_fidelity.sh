@@ -98,6 +98,9 @@ grep -q '| TLC read energy cut, max over K (%), RMC1 | 69.5 | 50.0 / 50.0 | 50.0
 grep -q '^"RecFlash Fig. 12","TLC end-to-end cut, max over K (%), RMC1",50.7,60,1.1834,yes,' "$csv" ||
 	fail "Fig. 12 row: $(grep 'Fig. 12.*RMC1' "$csv")"
 grep -q 'repeat on 2 trace seeds' "$doc" || fail "the doc does not name 2 seeds"
+# The per-K table: seed 0's cut, then the mean and range over the seeds.
+grep -q '^| recflash | RMC1 | 2.0 | 50.0 | 10.000 | 4.000 | 60.0 | 65.0 (60.0-70.0) |' "$doc" ||
+	fail "per-K line: $(grep '^| recflash | RMC1 | 2.0' "$doc")"
 
 [ "$fails" -eq 0 ] || exit 1
 echo "PASS"
