@@ -296,8 +296,26 @@ cat <<'EOF'
   in K: the generator hands out its recycled rows in the order the prefix
   last used them, and a first-use placement reads that order back. So
   these rows rest on an order the paper does not state, and the drive keeps
-  the one uncorrelated with the generator (row order). Either way they share a page with another lookup of the
-  command only by chance, over 7813 / 7813 / 15625 pages (RMC3 / RMC1 / RMC2; about
+  the one uncorrelated with the generator (row order). What the 400-batch
+  placement adds at all shows against a placement that knows nothing
+  (`bench_rf_embedding --rows 1000000 --tables 2 --batches 5
+  --profile-batches 1`, 2026-12-01, seed 0, TLC: one batch of profile, the
+  rest of the rows in row order): 82.6 / 75.3 / 69.2 / 67.2 / 62.4 %
+  (RMC1), 84.3 / 76.1 / 66.3 / 62.9 / 52.3 % (RMC2), 73.0 / 59.3 / 49.9 /
+  44.8 / 36.8 % (RMC3) at K = 0 / 0.3 / 0.8 / 1 / 2, falling with K as Fig.
+  10 does. That is W1 alone, and it is most of every cut; the profile
+  moves them by -1.8 to +12.9 points, most at RMC1 K = 0.3 (85.6 against
+  75.3 %) and RMC2 K = 1 (75.8 against 62.9 %). At RMC1 K = 0.3 the
+  placement packs the rows the prefix never touched (about 0.3 M, no
+  wrap) into the tail of the table in row order, about 2400 of 7813
+  pages, and the generator's next new references are exactly those rows
+  (it recycles the least recently used line, the untouched first); at
+  RMC2 K = 1 the list has wrapped and the recycled rows are the prefix's
+  count-1 group. So the jumps between neighbouring K are the generator's
+  recycling order meeting the placement, not the frequency ranking
+  III-C1 is about. At K = 2 the new references share a page with another
+  lookup of the command mostly by chance (the profile adds 2.1-5.4 points
+  there), over 7813 / 7813 / 15625 pages (RMC3 / RMC1 / RMC2; about
   910 / 3650 / 5480 new references per command), hence the
   pooling-factor order. RMC2's fall from K = 1 (75.8 %) to K = 2 (54.4 %)
   is that tie group growing from 19 % to 32 % of the rows (the recycled
