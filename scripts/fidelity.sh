@@ -29,6 +29,13 @@ ROWS=${FIDELITY_ROWS:-1000000}
 TABLES=${FIDELITY_TABLES:-2}
 RF_BATCHES=${FIDELITY_RF_BATCHES:-5}
 RF_SEEDS=${FIDELITY_RF_SEEDS:-5}
+case $RF_SEEDS in
+''|*[!0-9]*) echo "fidelity: FIDELITY_RF_SEEDS must be 1..100" >&2; exit 2 ;;
+esac
+if [ "$RF_SEEDS" -lt 1 ] || [ "$RF_SEEDS" -gt 100 ]; then
+	echo "fidelity: FIDELITY_RF_SEEDS must be 1..100" >&2
+	exit 2
+fi
 OUT=${FIDELITY_OUT:-$top/docs}
 # RecFlash Fig. 12's MLPs: M1 of docs/timing-model.md, multiply-accumulates
 # per second of the host that runs them.

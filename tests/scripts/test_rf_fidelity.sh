@@ -102,5 +102,12 @@ grep -q 'repeat on 2 trace seeds' "$doc" || fail "the doc does not name 2 seeds"
 grep -q '^| recflash | RMC1 | 2.0 | 50.0 | 10.000 | 4.000 | 60.0 | 65.0 (60.0-70.0) |' "$doc" ||
 	fail "per-K line: $(grep '^| recflash | RMC1 | 2.0' "$doc")"
 
+# A seed count of 0 or garbage is refused before anything runs.
+for v in 0 x 101; do
+	FIDELITY_RF_SEEDS=$v BUILD=$tmp/build FIDELITY_OUT=$out sh "$TOP/scripts/fidelity.sh" \
+		> /dev/null 2>&1
+	[ $? -eq 2 ] || fail "FIDELITY_RF_SEEDS=$v: want exit 2"
+done
+
 [ "$fails" -eq 0 ] || exit 1
 echo "PASS"
