@@ -13,17 +13,20 @@
  *     so that a brute-force scan passes 1 % of all (calibration query,
  *     passage) comparisons (fractional last step, df_pass.h); check on the
  *     evaluation queries how many of the exact float top-10 it keeps;
- *  2. build IVF at nlist 128 .. 2048 and, on the evaluation queries, for
+ *  2. build IVF at nlist 128 .. 4096 and, on the evaluation queries, for
  *     every nprobe with f = nprobe / nlist a power of two from 2^-11 to 1,
  *     measure p(f) (passing share of the probed entries) and the captured
  *     share (passing entries in the probed clusters / all passing);
  *  3. the same on deterministic strided subsets (5 k, 10 k of the 20 k) at
- *     fixed nlist and at fixed cluster size, for the size dependence;
- *  4. print the table f -> p (mean over the clusterings, min, max) and the
- *     stored table df_pass.h interpolates (dfp_pass_ivf()) beside it.
+ *     fixed nlist and at fixed list size, for the size dependence;
+ *  4. print the table f -> p (mean over the clusterings, min, max), the
+ *     stored table df_pass.h interpolates (dfp_pass_ivf(); the run fails
+ *     when its 2048 / 4096 rows no longer match) and the paper's points
+ *     between dfp_pass_ivf() and dfp_pass_ivf_hi().
  *
- * Usage: bench_reis_dfpass [CORPUS_DIR]   (default the wordnet subset;
- *        prints "skipped" without a corpus)
+ * Usage: bench_reis_dfpass [CORPUS_DIR|-] [NLIST...]   (default the
+ *        wordnet subset, "skipped" without it; NLIST: extra clusterings
+ *        printed after the table, powers of two)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -122,10 +125,10 @@ static void print_row(const char *label, const double *v)
 
 int main(int argc, char **argv)
 {
-	static const uint32_t nlists[] = { 128, 256, 512, 1024, 2048 };
+	static const uint32_t nlists[] = { 128, 256, 512, 1024, 2048, 4096 };
 	enum { NL = sizeof(nlists) / sizeof(nlists[0]) };
 	static const struct { uint32_t stride, nlist; } subs[] = {
-		{ 4, 128 }, { 4, 256 }, { 2, 256 }, { 2, 512 },
+		{ 4, 128 }, { 4, 256 }, { 2, 256 }, { 2, 512 }, { 2, 1024 }, { 2, 2048 },
 	};
 	double p[NL][NF], cap[NL][NF], mean[NF], lo[NF], hi[NF], stored[NF];
 	struct corpus c;
@@ -137,7 +140,7 @@ int main(int argc, char **argv)
 	unsigned l, i;
 	char err[1024], label[64];
 
-	if (corpus_find(&c, argc > 1 ? argv[1] : NULL, "wordnet-subset")) {
+	if (corpus_find(&c, argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL, "wordnet-subset")) {
 		printf("bench_reis_dfpass: skipped: no corpus in %s (scripts/corpus.sh)\n", c.dir);
 		return 0;
 	}
@@ -224,26 +227,25 @@ int main(int argc, char **argv)
 	print_row("p min", lo);
 	print_row("p max", hi);
 	print_row("stored table dfp_pass_ivf()", stored);
-	/* The stored tables are this run's nlist-2048 and 1024 rows; a change
+	/* The stored tables are this run's nlist-2048 and 4096 rows; a change
 	 * to the quantizer, k-means or corpus that moves them fails the
 	 * benchmark. */
 	for (l = 0; l < NL; l++) {
-		/* the 1024 row starts at f = 2^-10, the table's second point */
-		unsigned off = nlists[l] == DFP_TAB_NLIST ? 0 : 1;
 		const double *row = nlists[l] == DFP_TAB_NLIST ? dfp_tab_p :
-				    nlists[l] == DFP_TAB_NLIST / 2 ? dfp_tab_p1024 : NULL;
+				    nlists[l] == DFP_TAB_NLIST * 2 ? dfp_tab_p_fine : NULL;
 
-		for (i = off; row && i < NF; i++) {
-			if (fabs(row[i - off] - p[l][i]) > 0.0005) {
+		for (i = 0; row && i < NF; i++) {
+			if (p[l][i] >= 0 && fabs(row[i] - p[l][i]) > 0.0005) {
 				fprintf(stderr, "bench_reis_dfpass: stored table differs from "
 					"the measured nlist %u row at f = 2^-%u: %.4f vs %.4f\n",
-					nlists[l], NF - 1 - i, row[i - off], p[l][i]);
+					nlists[l], NF - 1 - i, row[i], p[l][i]);
 				return 1;
 			}
 		}
 	}
 	printf("\nthe paper's points (REIS 5-6: nlist 8192 / 16384, nprobe 16-256): p from the "
-	       "stored nlist-2048 row .. linear in log2(nlist) from its last doubling\n");
+	       "stored nlist-2048 row (low end) .. the 4096 row plus its last doubling's "
+	       "gain per doubling (high end)\n");
 	for (l = 0; l < 2; l++) {
 		uint32_t nl = l ? 16384 : 8192, npr;
 
@@ -276,6 +278,31 @@ int main(int argc, char **argv)
 		reis_queries_free(&q);
 		reis_db_image_free(&img);
 		free(s.x);
+	}
+	/* Extra clusterings from the command line (powers of two), outside the
+	 * table: how the gain per doubling of nlist goes on past 4096. */
+	for (i = 2; i < (unsigned)argc; i++) {
+		uint32_t nl = (uint32_t)strtoul(argv[i], NULL, 0);
+		double ps[NF], cs[NF];
+
+		if (!nl || (nl & (nl - 1)) || nl > c.base.n) {
+			fprintf(stderr, "bench_reis_dfpass: nlist %s: a power of two up to n\n",
+				argv[i]);
+			return 1;
+		}
+		if (build(c.base.data, c.base.n, dim, nl, &img) ||
+		    reis_encode_queries(img.quant, c.queries.data, (uint32_t)c.queries.n, &q) ||
+		    curve(&img, &q, &th, ps, cs))
+			return 1;
+		if (i == 2)
+			printf("\nextra clusterings:\n");
+		snprintf(label, sizeof(label), "p    nlist %4u (%3.0f/cluster)", nl,
+			 (double)img.n / nl);
+		print_row(label, ps);
+		snprintf(label, sizeof(label), "capt nlist %4u", nl);
+		print_row(label, cs);
+		reis_queries_free(&q);
+		reis_db_image_free(&img);
 	}
 	printf("\np: passing share of the probed entries (pooled over the evaluation "
 	       "queries); capt: passing entries inside the probed clusters / all passing "

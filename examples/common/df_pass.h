@@ -191,55 +191,55 @@ static inline double dfp_interp(const double *tf, const double *tp, unsigned n, 
 }
 
 /*
- * The measured table (bench_reis_dfpass, 2026-12-01; docs/timing-model.md
- * A27): p(f) at nlist 2048 on the 20 k WordNet passages, the finest
- * clustering measured and the nearest to the paper's 8192 / 16384 lists.
- * At a fixed nlist p did not move with the corpus size (5 k / 10 k / 20 k
- * within 0.7 points), so the row carries to the paper's millions of
- * passages; finer clusterings pass more at the same f (nlist 1024 ->
- * 2048: +0.6 points at f = 3.1 %, +4.6 at 0.1 %), so at the paper's
- * 8192-16384 lists this row is the low end (dfp_pass_ivf_hi()).
- * f = 2^-11 .. 1; f = 1 is the brute-force scan (the threshold's 1 % on
- * the calibration queries, 0.91 % on the held-out evaluation queries).
+ * The measured tables (bench_reis_dfpass, 2026-12-01; docs/timing-model.md
+ * A27): p(f) at nlist 2048 and 4096 on the 20 k WordNet passages (10 and
+ * 5 entries per list), f = 2^-11 .. 1 (f = 1 is the brute-force scan: the
+ * threshold's 1 % on the calibration queries, 0.91 % on the held-out
+ * evaluation queries). p rose with nlist at every f in every measured
+ * doubling (128 .. 4096 lists, +0.4 to +6.3 points); at a fixed nlist it
+ * fell slightly as the lists grew (halving the corpus: +0.1 to +3.4 points
+ * at 5-10 entries per list, under 0.7 at 39-156). Against the paper's
+ * lists (8192 / 16384 of 327-2533 entries) the first effect outweighs
+ * the second at every paper point but the coarsest (A27), so the 2048 row
+ * is the low end (dfp_pass_ivf()) and the 4096 row carried on by its last
+ * doubling's gain, with no list-size correction, the high end
+ * (dfp_pass_ivf_hi()).
  */
 static const double dfp_tab_f[] = {
 	1.0 / 2048, 1.0 / 1024, 1.0 / 512, 1.0 / 256, 1.0 / 128, 1.0 / 64,
 	1.0 / 32, 1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1.0,
 };
-static const double dfp_tab_p[] = {
+static const double dfp_tab_p[] = {	/* nlist 2048 */
 	0.5607, 0.5108, 0.4538, 0.3809, 0.3089, 0.2341,
 	0.1648, 0.1067, 0.0631, 0.0345, 0.0179, 0.0091,
 };
-/* The same run's nlist-1024 row, f = 2^-10 .. 1 (dfp_tab_f[1..]). */
-static const double dfp_tab_p1024[] = {
-	0.4644, 0.4160, 0.3570, 0.2902, 0.2213,
-	0.1588, 0.1042, 0.0627, 0.0347, 0.0180, 0.0091,
+static const double dfp_tab_p_fine[] = {	/* nlist 4096 */
+	0.6318, 0.5740, 0.5026, 0.4206, 0.3361, 0.2504,
+	0.1732, 0.1096, 0.0636, 0.0343, 0.0177, 0.0091,
 };
 #define DFP_TAB_N (sizeof(dfp_tab_f) / sizeof(dfp_tab_f[0]))
-#define DFP_TAB_NLIST 2048
+#define DFP_TAB_NLIST 2048	/* dfp_tab_p's; dfp_tab_p_fine's is twice it */
 
-/* dfp_pass_ivf - DF pass share of the probed entries at probed fraction @f. */
+/* dfp_pass_ivf - DF pass share of the probed entries at probed fraction
+ * @f: the low end for the paper's clusterings (the 2048-list row). */
 static inline double dfp_pass_ivf(double f)
 {
 	return dfp_interp(dfp_tab_f, dfp_tab_p, DFP_TAB_N, f);
 }
 
 /*
- * dfp_pass_ivf_hi - the high end at @nlist >= 2048 lists: the last
- * measured doubling's gain (nlist 1024 -> 2048 at the same f) carried on
- * linearly in log2(nlist), at most 1. The gains shrank from one doubling
- * to the next in the measurement (A27), so a straight line overshoots:
- * the paper-scale pass rate lies between dfp_pass_ivf() and this. Below
- * f = 2^-10 the 1024 row is clamped to its first point.
+ * dfp_pass_ivf_hi - the high end at @nlist lists: linear in log2(nlist)
+ * through the 2048- and 4096-list rows (the last measured doubling's gain
+ * carried on), at most 1; the 2048 row at @nlist <= 2048.
  */
 static inline double dfp_pass_ivf_hi(double f, uint32_t nlist)
 {
-	double lo = dfp_pass_ivf(f), p1024, hi;
+	double lo = dfp_pass_ivf(f), fine, hi;
 
 	if (nlist <= DFP_TAB_NLIST)
 		return lo;
-	p1024 = dfp_interp(dfp_tab_f + 1, dfp_tab_p1024, DFP_TAB_N - 1, f);
-	hi = lo + log2((double)nlist / DFP_TAB_NLIST) * (lo - p1024);
+	fine = dfp_interp(dfp_tab_f, dfp_tab_p_fine, DFP_TAB_N, f);
+	hi = fine + log2((double)nlist / (2.0 * DFP_TAB_NLIST)) * (fine - lo);
 	return hi < 1 ? hi : 1;
 }
 

@@ -90,10 +90,14 @@ static void test_interp(void)
 	CHECK(fabs(dfp_pass_ivf(1.0) - 0.0091) < 1e-12);
 	CHECK(fabs(dfp_pass_ivf(1.0 / 512) - 0.4538) < 1e-12);
 	CHECK(dfp_pass_ivf(0.003) < 0.4538 && dfp_pass_ivf(0.003) > 0.3809);
-	/* The high end: at 2048 lists the measured row; two doublings more
-	 * add twice the 1024 -> 2048 gain (f = 1/512: 0.4538 - 0.4160). */
-	CHECK(dfp_pass_ivf_hi(1.0 / 512, 2048) == dfp_pass_ivf(1.0 / 512));
-	CHECK(fabs(dfp_pass_ivf_hi(1.0 / 512, 8192) - (0.4538 + 2 * (0.4538 - 0.4160))) < 1e-12);
+	/* The high end: the 2048 row up to 2048 lists, the 4096 row at 4096;
+	 * each doubling more adds the 2048 -> 4096 gain (f = 1/512: 0.5026 -
+	 * 0.4538); halfway in log2 between the rows at 2896 lists. */
+	CHECK(dfp_pass_ivf_hi(1.0 / 512, 1024) == dfp_pass_ivf(1.0 / 512));
+	CHECK(fabs(dfp_pass_ivf_hi(1.0 / 512, 4096) - 0.5026) < 1e-12);
+	CHECK(fabs(dfp_pass_ivf_hi(1.0 / 512, 8192) - (0.5026 + (0.5026 - 0.4538))) < 1e-12);
+	CHECK(fabs(dfp_pass_ivf_hi(1.0 / 512, 16384) - (0.5026 + 2 * (0.5026 - 0.4538))) < 1e-12);
+	CHECK(fabs(dfp_pass_ivf_hi(1.0 / 512, 2896) - (0.4538 + 0.5026) / 2) < 1e-4);
 	CHECK(fabs(dfp_pass_ivf_hi(1.0, 16384) - 0.0091) < 1e-12);
 	CHECK(dfp_pass_ivf_hi(1.0 / 2048, 1u << 30) == 1.0);
 }
