@@ -13,7 +13,7 @@
  *     so that a brute-force scan passes 1 % of all (calibration query,
  *     passage) comparisons (fractional last step, df_pass.h); check on the
  *     evaluation queries how many of the exact float top-10 it keeps;
- *  2. build IVF at nlist 128 .. 4096 and, on the evaluation queries, for
+ *  2. build IVF at nlist 64 .. 4096 and, on the evaluation queries, for
  *     every nprobe with f = nprobe / nlist a power of two from 2^-11 to 1,
  *     measure p(f) (passing share of the probed entries) and the captured
  *     share (passing entries in the probed clusters / all passing);
@@ -125,10 +125,11 @@ static void print_row(const char *label, const double *v)
 
 int main(int argc, char **argv)
 {
-	static const uint32_t nlists[] = { 128, 256, 512, 1024, 2048, 4096 };
+	static const uint32_t nlists[] = { 64, 128, 256, 512, 1024, 2048, 4096 };
 	enum { NL = sizeof(nlists) / sizeof(nlists[0]) };
 	static const struct { uint32_t stride, nlist; } subs[] = {
-		{ 4, 128 }, { 4, 256 }, { 2, 256 }, { 2, 512 }, { 2, 1024 }, { 2, 2048 },
+		{ 4, 64 }, { 2, 64 }, { 4, 128 }, { 4, 256 }, { 2, 256 }, { 2, 512 },
+		{ 2, 1024 }, { 2, 2048 },
 	};
 	double p[NL][NF], cap[NL][NF], mean[NF], lo[NF], hi[NF], stored[NF];
 	struct corpus c;

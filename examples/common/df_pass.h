@@ -196,14 +196,15 @@ static inline double dfp_interp(const double *tf, const double *tp, unsigned n, 
  * 5 entries per list), f = 2^-11 .. 1 (f = 1 is the brute-force scan: the
  * threshold's 1 % on the calibration queries, 0.91 % on the held-out
  * evaluation queries). p rose with nlist at every f up to 12.5 % in every
- * measured doubling (128 .. 4096 lists, +0.4 to +6.3 points at the paper's
- * f = 0.1-3.1 %); at a fixed nlist it fell slightly as the lists grew
- * (halving the corpus: up to +3.4 points at 5-10 entries per list, under
- * 0.6 at 39-156). Against the paper's lists (8192 / 16384 of 327-2533
- * entries) the first effect outweighs the second at every paper point but
- * the coarsest (A27), so the 2048 row is the low end (dfp_pass_ivf()) and
- * the 4096 row carried on by its last doubling's gain, with no list-size
- * correction, the high end (dfp_pass_ivf_hi()).
+ * measured doubling (64 .. 4096 lists, +0.4 to +6.3 points at the paper's
+ * f = 0.1-3.1 %); at a fixed nlist the list size moved it little
+ * (halving the corpus: up to +3.4 points at 5-10 entries per list, within
+ * +-1.1 with no steady sign at 39-312). Against the paper's lists (8192 /
+ * 16384 of 327-2533 entries) the first effect outweighs the second at
+ * every paper point, narrowly at the coarsest (A27), so the 2048 row is
+ * the low end (dfp_pass_ivf()) and the 4096 row carried on by its last
+ * doubling's gain, with no list-size correction, the high end
+ * (dfp_pass_ivf_hi()).
  */
 static const double dfp_tab_f[] = {
 	1.0 / 2048, 1.0 / 1024, 1.0 / 512, 1.0 / 256, 1.0 / 128, 1.0 / 64,
