@@ -17,11 +17,13 @@
  *  3. each row: figure, series, paper, model, ratio = model / paper,
  *     within_25pct, settings.
  *
- * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS]   (a few seconds;
+ * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS] [-F]   (a few seconds;
  *        prints CSV with a header; -v adds every estimated point on stderr;
  *        -p overrides preset values on both REIS SSDs and -f the IVF rows'
- *        DF pass rate, for sensitivity checks: the published rows use the
- *        presets as they are and 1 %)
+ *        DF pass rate, -F the pass rate of REIS 4.3.3's 1 % threshold inside
+ *        the probed clusters, p(nprobe / nlist) as measured on the corpus
+ *        (docs/timing-model.md A27), for sensitivity checks: the published
+ *        rows use the presets as they are and 1 %)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -33,6 +35,8 @@
 #include "flash_timing.h"
 #include "isp_wire.h"
 #include "reis_engine.h"
+
+#include "../common/df_pass.h"
 
 #define NPROBES 5
 #define NDATA 3
@@ -66,6 +70,7 @@ static const struct ds {
 
 static const char *overrides;	/* -p: fp_apply() list for both REIS presets */
 static double df_pass = 0.01;	/* -f: DF pass rate of the IVF rows (REIS 4.3.3: ~1 %) */
+static int df_a27;		/* -F: A27's measured p(nprobe / nlist) instead */
 
 /*
  * Document bytes of @n passages at wiki_en's 9 GB for 41.5 M (REIS 3.2),
@@ -187,7 +192,7 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 	e.nq = NQ;
 	e.k = 10;
 	e.df_threshold = 400;
-	e.pass = df_pass;
+	e.pass = df_a27 ? dfp_pass_ivf((double)nprobe / d->nlist) : df_pass;
 	e.nprobe = nprobe;
 	for (i = 0; i < NCONF; i++) {
 		struct re_stream_out so;
@@ -523,13 +528,15 @@ int main(int argc, char **argv)
 			verbose = 1;
 		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
 			overrides = argv[++i];
+		else if (!strcmp(argv[i], "-F"))
+			df_a27 = 1;
 		else if (!strcmp(argv[i], "-f") && i + 1 < argc &&
 			 (df_pass = strtod(argv[++i], NULL)) > 0 && df_pass <= 1)
 			;
 		else {
-			fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS]   (-v: "
+			fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS] [-F]   (-v: "
 				"every point on stderr; -p: override both REIS presets; -f: DF "
-				"pass rate of the IVF rows, default 0.01)\n");
+				"pass rate of the IVF rows, default 0.01; -F: A27's p(nprobe / nlist))\n");
 			return 2;
 		}
 	}
