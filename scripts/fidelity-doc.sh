@@ -208,9 +208,11 @@ cat <<'EOF'
   with 1 %, but others: SSD1's ASIC maximum (5.19x), SSD2 over SSD1's
   maximum (2.65x), REIS over No-I/O's average and maximum (1.84x /
   4.84x) come in; SSD2's DF rows (2.67x / 3.49x), SSD1's MPIBC (1.4 %)
-  and SSD2's ASIC maximum (3.10x) go out. The channels then bind SSD1's
-  stream, which is what the paper's "higher channel counts and channel
-  bandwidth" explanation of SSD2's gain needs, but DF then saves only
+  and SSD2's ASIC maximum (3.10x) go out. The channels then become SSD1's
+  busiest resource at every point past NQ's nprobe 32 and nearly bind its
+  stream at wiki_full nprobe 256 (2718 us a query against 2660 us of
+  channel time), which is what the paper's "higher channel counts and
+  channel bandwidth" explanation of SSD2's gain needs, but DF then saves only
   2.8x / 2.7x on wiki_full: the paper's flat 4.7-6.5x needs near 15-20 %
   at every nprobe, below what the threshold passes in the near clusters
   here.
