@@ -10,12 +10,14 @@
 #                       commands and the wall time
 #   docs/fidelity-*.svg gnuplot bars, paper beside model
 # A benchmark, not a test: it prints numbers and fails only if a program
-# does. About 8 minutes on 2 shared cores.
+# does. About 11 minutes on 2 shared cores (5 RecFlash seeds of ~100 s each).
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
 # FIDELITY_TABLES (2 tables of each model: reductions are averages over
 # tables, and RMC2's 32 x 1 M rows would need 8 GiB per mode),
 # FIDELITY_RF_BATCHES (5 measured batches per K and table),
+# FIDELITY_RF_SEEDS (5: the RecFlash runs repeat on trace seeds 0..N-1; a
+# row's model value is the mean, the doc shows every seed and the range),
 # FIDELITY_OUT (default docs). The raw runs stay in $BUILD/fidelity/;
 # `fidelity.sh --from DIR` re-renders the doc, CSV and plots from a
 # previous run's raw files without running the benchmarks again.
@@ -26,6 +28,14 @@ BUILD=${BUILD:-$top/build}
 ROWS=${FIDELITY_ROWS:-1000000}
 TABLES=${FIDELITY_TABLES:-2}
 RF_BATCHES=${FIDELITY_RF_BATCHES:-5}
+RF_SEEDS=${FIDELITY_RF_SEEDS:-5}
+case $RF_SEEDS in
+''|*[!0-9]*) echo "fidelity: FIDELITY_RF_SEEDS must be 1..100" >&2; exit 2 ;;
+esac
+if [ "$RF_SEEDS" -lt 1 ] || [ "$RF_SEEDS" -gt 100 ]; then
+	echo "fidelity: FIDELITY_RF_SEEDS must be 1..100" >&2
+	exit 2
+fi
 OUT=${FIDELITY_OUT:-$top/docs}
 # RecFlash Fig. 12's MLPs: M1 of docs/timing-model.md, multiply-accumulates
 # per second of the host that runs them.
@@ -41,6 +51,8 @@ if [ "${1:-}" = "--from" ] && [ -n "${2:-}" ]; then
 	done
 	# Runs before the RecFlash trace existed have no recssd.csv.
 	cp "$2/recssd.csv" "$tmp/recssd.csv" 2>/dev/null || : > "$tmp/recssd.csv"
+	# Runs before the seed repeats have rf.csv alone: one seed.
+	cp "$2"/rf-s*.csv "$tmp/" 2>/dev/null || cp "$tmp/rf.csv" "$tmp/rf-s0.csv"
 	secs=$(cat "$tmp/wall.csv")
 	day=$(cat "$2/date.csv" 2>/dev/null || date -u +%Y-%m-%d)
 else
@@ -49,8 +61,15 @@ else
 	rf="$BUILD/examples/bench_rf_embedding --csv --rows $ROWS --tables $TABLES --no-online --batches $RF_BATCHES"
 	echo "fidelity: REIS analytic and Eq. 1-2"
 	"$BUILD/examples/bench_fidelity" > "$tmp/reis.csv"
-	echo "fidelity: RecFlash, the paper's trace, TLC/SLC/QLC ($ROWS rows, $TABLES tables)"
-	$rf --media tlc,slc,qlc > "$tmp/rf.csv"
+	# Seed 0 is rf.csv, the per-K table's run; further seeds redraw every
+	# trace, so the spread of a row over them is its sampling noise.
+	s=0
+	while [ "$s" -lt "$RF_SEEDS" ]; do
+		echo "fidelity: RecFlash, the paper's trace, TLC/SLC/QLC ($ROWS rows, $TABLES tables, seed $s of $RF_SEEDS)"
+		$rf --media tlc,slc,qlc --seed "$s" > "$tmp/rf-s$s.csv"
+		s=$((s + 1))
+	done
+	cp "$tmp/rf-s0.csv" "$tmp/rf.csv"
 	echo "fidelity: RecFlash, RecSSD's 128-row-line trace and the drifting stress trace, TLC"
 	$rf --media tlc --trace recssd > "$tmp/recssd.csv"
 	$rf --media tlc --trace drift > "$tmp/drift.csv"
@@ -59,20 +78,50 @@ else
 	day=$(date -u +%Y-%m-%d)
 	echo "$day" > "$tmp/date.csv"
 	mkdir -p "$raw"
+	rm -f "$raw"/rf-s*.csv
 	cp "$tmp/reis.csv" "$tmp/rf.csv" "$tmp/recssd.csv" "$tmp/drift.csv" "$tmp/wall.csv" \
-		"$tmp/date.csv" "$raw/"
+		"$tmp/date.csv" "$tmp"/rf-s*.csv "$raw/"
 fi
 
-# RecFlash rows. Paper numbers: RecFlash IV-B (Fig. 10: TLC cut vs RM-SSD
-# from K = 0 to K = 2; SLC/QLC averages; Fig. 11 energy "up to"; Fig. 12
-# end-to-end "up to").
-awk -F, -v gmacs="$MLP_GMACS" -v nb="$RF_BATCHES" '
-function row(fig, series, paper, model, set,   r, w) {
-	r = model / paper
-	w = (r >= 0.75 && r <= 1.25) ? "yes" : "no"
-	printf "\"%s\",\"%s\",%.6g,%.6g,%.4f,%s,\"%s\"\n", fig, series, paper, model, r, w, set
+# RecFlash rows, one per number over the seeds' runs (rf-s0.csv ...):
+# the CSV row is the mean, rfseeds.csv has every seed's value for the doc.
+# Paper numbers: RecFlash IV-B (Fig. 10: TLC cut vs RM-SSD from K = 0 to
+# K = 2; SLC/QLC averages; Fig. 11 energy "up to"; Fig. 12 end-to-end "up
+# to").
+awk -F, -v gmacs="$MLP_GMACS" -v nb="$RF_BATCHES" -v seeds="$tmp/rfseeds.csv" '
+function val(fig, series, paper, v, set) {
+	if (!(series in P)) {
+		ord[++no] = series; P[series] = paper; F[series] = fig; S[series] = set
+	}
+	V[series, ns] = v
 }
-NR == 1 { next }
+# One seed run done: its rows.
+function flush(   i, t, s, q, M) {
+	for (i = 1; i <= 3; i++) {
+		t = "tlc" SUBSEP m[i]; s = "slc" SUBSEP m[i]; q = "qlc" SUBSEP m[i]
+		M = toupper(m[i])
+		val("RecFlash Fig. 10", "TLC latency cut vs RM-SSD (%), " M ", K = 0", k0[i], red[t, "0.0"], set[t])
+		val("RecFlash Fig. 10", "TLC latency cut vs RM-SSD (%), " M ", K = 2", k2[i], red[t, "2.0"], set[t])
+		val("RecFlash Fig. 11", "TLC read energy cut, max over K (%), " M, en[i], emax[t], set[t])
+		val("RecFlash IV-B", "SLC latency cut, average over K (%), " M, slc[i], sum[s] / n[s], set[s])
+		val("RecFlash IV-B", "QLC latency cut, average over K (%), " M, qlc[i], sum[q] / n[q], set[q])
+		val("RecFlash Fig. 12", "TLC end-to-end cut, max over K (%), " M, f12[i], e2emax[t], set[t] ", MLPs at " gmacs " GMAC/s (M1)")
+	}
+}
+function within(r) { return r >= 0.75 && r <= 1.25 }
+BEGIN {
+	split("rmc1 rmc2 rmc3", m, " ")
+	split("68.4 91.4 77", k0, " "); split("54.4 78 64.2", k2, " ")
+	split("69.5 91.9 77.7", en, " "); split("54 77 62", slc, " ")
+	split("66 89 75", qlc, " "); split("50.7 81 40.4", f12, " ")
+}
+FNR == 1 {
+	if (ns)
+		flush()
+	ns++
+	split("", red); split("", sum); split("", n); split("", emax); split("", e2emax)
+	next
+}
 {
 	key = $2 SUBSEP $3
 	red[key, $6] = $13
@@ -86,23 +135,33 @@ NR == 1 { next }
 	set[key] = sprintf("recflash-%s, %s, %d of %d tables x %d rows, batch %d, %d profile batches, %d measured, RecFlash trace, RM-SSD per vector", $2, $3, $31, $32, $4, $33, $5, nb)
 }
 END {
-	split("rmc1 rmc2 rmc3", m, " ")
-	split("68.4 91.4 77", k0, " "); split("54.4 78 64.2", k2, " ")
-	split("69.5 91.9 77.7", en, " "); split("54 77 62", slc, " ")
-	split("66 89 75", qlc, " "); split("50.7 81 40.4", f12, " ")
-	for (i = 1; i <= 3; i++) {
-		t = "tlc" SUBSEP m[i]
-		M = toupper(m[i])
-		row("RecFlash Fig. 10", "TLC latency cut vs RM-SSD (%), " M ", K = 0", k0[i], red[t, "0.0"], set[t])
-		row("RecFlash Fig. 10", "TLC latency cut vs RM-SSD (%), " M ", K = 2", k2[i], red[t, "2.0"], set[t])
-		row("RecFlash Fig. 11", "TLC read energy cut, max over K (%), " M, en[i], emax[t], set[t])
-		s = "slc" SUBSEP m[i]
-		row("RecFlash IV-B", "SLC latency cut, average over K (%), " M, slc[i], sum[s] / n[s], set[s])
-		q = "qlc" SUBSEP m[i]
-		row("RecFlash IV-B", "QLC latency cut, average over K (%), " M, qlc[i], sum[q] / n[q], set[q])
-		row("RecFlash Fig. 12", "TLC end-to-end cut, max over K (%), " M, f12[i], e2emax[t], set[t] ", MLPs at " gmacs " GMAC/s (M1)")
+	flush()
+	for (o = 1; o <= no; o++) {
+		sr = ord[o]; mu = 0; lo = hi = V[sr, 1]; agree = 1; vs = ""
+		for (j = 1; j <= ns; j++) {
+			v = V[sr, j]; mu += v / ns
+			if (v < lo) lo = v
+			if (v > hi) hi = v
+			if (within(v / P[sr]) != within(V[sr, 1] / P[sr]))
+				agree = 0
+			vs = vs sprintf("%s%.1f", j > 1 ? " / " : "", v)
+		}
+		r = mu / P[sr]
+		printf "\"%s\",\"%s\",%.6g,%.6g,%.4f,%s,\"%s, mean of %d seeds (%.1f-%.1f)\"\n",
+			F[sr], sr, P[sr], mu, r, within(r) ? "yes" : "no", S[sr], ns, lo, hi
+		printf "| %s | %s | %.6g | %s | %.2f | %.1f | %.4f | %s | %s |\n", F[sr], sr, P[sr], vs,
+			mu, hi - lo, r, within(r) ? "yes" : "no", agree ? "yes" : "**no**" > seeds
 	}
-}' "$tmp/rf.csv" > "$tmp/rfrows.csv"
+}' "$tmp"/rf-s*.csv > "$tmp/rfrows.csv"
+# The per-K table's seed spread: TLC cut per model and K over the seeds.
+awk -F, 'FNR > 1 && $2 == "tlc" {
+	k = $3 "," $6; v = $13
+	if (!(k in lo) || v < lo[k]) lo[k] = v
+	if (!(k in hi) || v > hi[k]) hi[k] = v
+	s[k] += v; n[k]++
+}
+END { for (k in s) printf "%s,%.4f,%.4f,%.4f\n", k, s[k] / n[k], lo[k], hi[k] }' \
+	"$tmp"/rf-s*.csv > "$tmp/rfk.csv"
 
 {
 	cat "$tmp/reis.csv"
@@ -165,7 +224,8 @@ else
 fi
 
 "$top/scripts/fidelity-doc.sh" "$OUT/fidelity.csv" "$tmp/drift.csv" "$tmp/rf.csv" \
-	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" "$day" "$tmp/recssd.csv" "$RF_BATCHES" > "$OUT/fidelity.md"
+	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" "$day" "$tmp/recssd.csv" "$RF_BATCHES" \
+	"$tmp/rfseeds.csv" "$tmp/rfk.csv" > "$OUT/fidelity.md"
 awk -F'"' -v secs="$secs" -v out="$OUT/fidelity.md" 'NR > 1 { n++; split($5, v, ","); if (v[5] == "yes") y++ }
 	END { printf "fidelity: %d of %d rows within 25 %% (benchmarks %d s); %s\n", y, n, secs, out }' \
 	"$OUT/fidelity.csv"

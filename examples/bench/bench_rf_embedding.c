@@ -97,6 +97,9 @@ struct opts {
 	uint32_t sample;	/* RecFl from this % of the measured bags; 0: prefix */
 	uint32_t trace;		/* REIS_RF_TRACE_RECSSD or _DRIFT */
 	uint32_t tables;	/* at most this many of the model's tables; 0: all */
+	uint32_t seed;		/* trace seed base: a re-run with another seed
+				 * shows how much of a cut is sampling noise */
+	int ties_first;		/* what-if: ties placed by first use, not row */
 	int csv, online;
 };
 
@@ -172,13 +175,85 @@ static int run_block(const struct opts *o, struct reis_dev *dev, const struct re
 	return 0;
 }
 
-static int place(struct reis_dev *dev, uint32_t tid, const uint32_t *acc, size_t n,
-		 uint32_t rows, uint32_t *counts)
+/*
+ * The what-if of --ties first (docs/fidelity.md "RecFlash Fig. 10 at K =
+ * 2"): the drive places equal counts by row index; Algorithm 1 (III-C4)
+ * inserts a key before another only on a strictly higher count, so a list
+ * built by inserting the profile's keys in arrival order keeps ties in
+ * first-use order. The profile carries counts only, so the order goes into
+ * them: each count becomes its dense rank among the distinct counts above
+ * 20 bits of first-use order (exact while rows <= 2^20 and there are at
+ * most 4095 distinct counts). -E2BIG past that.
+ */
+static int tie_by_first_use(const uint32_t *acc, size_t n, uint32_t rows, uint32_t *counts)
 {
-	int ret;
+	uint32_t *first = calloc(rows, sizeof(*first)), *vals = NULL, nv = 0, r = 0, k;
+	int ret = -ENOMEM;
+
+	if (rows > (1u << 20)) {
+		ret = -E2BIG;
+		goto out;
+	}
+	vals = malloc(sizeof(*vals) * 4096);
+	if (!first || !vals)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (acc[i] < rows && !first[acc[i]])
+			first[acc[i]] = ++r;
+	/* The distinct counts, ascending (insertion into a short sorted list). */
+	for (k = 0; k < rows; k++) {
+		uint32_t c = counts[k], j;
+
+		if (!c)
+			continue;
+		for (j = 0; j < nv && vals[j] < c; j++)
+			;
+		if (j < nv && vals[j] == c)
+			continue;
+		if (nv == 4095) {
+			ret = -E2BIG;
+			goto out;
+		}
+		memmove(vals + j + 1, vals + j, sizeof(*vals) * (nv - j));
+		vals[j] = c;
+		nv++;
+	}
+	for (k = 0; k < rows; k++) {
+		uint32_t lo = 0, hi = nv;
+
+		if (!counts[k])
+			continue;
+		while (lo < hi) {	/* vals[lo] == counts[k] */
+			uint32_t mid = (lo + hi) / 2;
+
+			if (vals[mid] < counts[k])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* Higher rank first; among ties, earlier first use first. */
+		counts[k] = (lo + 1) << 20 | ((1u << 20) - first[k]);
+	}
+	ret = 0;
+out:
+	free(first);
+	free(vals);
+	return ret;
+}
+
+static int place(const struct opts *o, struct reis_dev *dev, uint32_t tid, const uint32_t *acc,
+		 size_t n, uint32_t rows, uint32_t *counts)
+{
+	int ret = 0;
 
 	memset(counts, 0, sizeof(uint32_t) * (size_t)rows);
 	reis_rf_profile_count(acc, n, rows, counts);
+	if (o->ties_first)
+		ret = tie_by_first_use(acc, n, rows, counts);
+	if (ret) {
+		fprintf(stderr, "bench: --ties first: %s\n", strerror(-ret));
+		return ret;
+	}
 	ret = reis_rf_profile(dev, tid, counts, rows);
 	if (!ret)
 		ret = reis_rf_remap(dev, tid, REIS_RF_REMAP_FULL | REIS_RF_REMAP_SWITCH, NULL);
@@ -232,7 +307,7 @@ static int make_traces(const struct opts *o, const struct reis_dlrm_cfg *c, stru
 			to.rows = c->rows;
 			to.kind = o->trace;
 			to.k = ks[k];
-			to.seed = 1000 * t + k + 1;
+			to.seed = 1000 * t + k + 1 + (uint64_t)o->seed * 1000000u;
 			to.lookups = c->lookups;
 			if (o->trace == REIS_RF_TRACE_DRIFT)
 				to.sd_mean = o->sd_mean;
@@ -323,18 +398,18 @@ static int run_mode(const struct opts *o, struct reis_dev *dev, const struct rei
 				ret = place_sampled(dev, tid, blk, tr->blen, o->sample, c->rows,
 						    counts);
 			else
-				ret = place(dev, tid, pre, tr->plen, c->rows, counts);
+				ret = place(o, dev, tid, pre, tr->plen, c->rows, counts);
 			if (!ret)
 				ret = run_block(o, dev, c, tid, blk, offs, res, 0,
 						&cells[k][C_RECFL]);
 			if (!ret && o->online) {
-				ret = place(dev, tid, pre, tr->plen, c->rows, counts);
+				ret = place(o, dev, tid, pre, tr->plen, c->rows, counts);
 				if (!ret)
 					ret = run_block(o, dev, c, tid, blk, offs, res, 1,
 							&cells[k][C_ONLINE]);
 			}
 			if (!ret)
-				ret = place(dev, tid, blk, tr->blen, c->rows, counts);
+				ret = place(o, dev, tid, blk, tr->blen, c->rows, counts);
 			if (!ret)
 				ret = run_block(o, dev, c, tid, blk, offs, res, 0,
 						&cells[k][C_ORACLE]);
@@ -604,7 +679,8 @@ static void usage(FILE *f)
 		"usage: bench_rf_embedding [--full] [--rows N] [--batch N] [--batches N]\n"
 		"       [--profile-batches N] [--sd-mean N] [--media tlc,slc,qlc]\n"
 		"       [--models rmc1,rmc2,rmc3] [--no-online] [--sample PCT]\n"
-		"       [--params K=V;...] [--trace recflash|recssd|drift] [--tables N] [--csv]\n"
+		"       [--params K=V;...] [--trace recflash|recssd|drift] [--tables N]\n"
+		"       [--seed N] [--ties row|first] [--csv]\n"
 		"  default    recflash-tlc, RMC1-3, K sweep, 131072 rows (about 1-2 min)\n"
 		"  --full     all three presets at 262144 rows (about 10 min)\n"
 		"  --rows 1000000   the paper's table size (RMC2: 8 GiB per mode)\n"
@@ -617,7 +693,12 @@ static void usage(FILE *f)
 		"             references are never-seen rows (a stress workload no\n"
 		"             profile can cover; --sd-mean is its reuse distance)\n"
 		"  --tables   run only the first N tables of each model (default 4;\n"
-		"             reductions are averages over tables; 1024: all of them)\n");
+		"             reductions are averages over tables; 1024: all of them)\n"
+		"  --seed     trace seed base (default 0); seeds 0-4 give the run-to-run\n"
+		"             spread docs/fidelity.md reports\n"
+		"  --ties     what-if: place rows of equal profile count by first use\n"
+		"             (Algorithm 1's insertion order) instead of by row (the\n"
+		"             drive's order)\n");
 }
 
 int main(int argc, char **argv)
@@ -636,6 +717,8 @@ int main(int argc, char **argv)
 		{ "sample", required_argument, NULL, 'S' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "tables", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "ties", required_argument, NULL, 'i' },
 		{ "full", no_argument, NULL, 'f' },
 		{ "no-online", no_argument, NULL, 'o' },
 		{ "csv", no_argument, NULL, 'c' },
@@ -695,6 +778,22 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.tables = (uint32_t)v;
+			break;
+		case 'e':
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || end == optarg || v > 4000) {
+				fprintf(stderr, "bench: --seed must be 0..4000\n");
+				return 2;
+			}
+			o.seed = (uint32_t)v;
+			break;
+		case 'i':
+			if (strcmp(optarg, "row") && strcmp(optarg, "first")) {
+				fprintf(stderr, "bench: --ties is row or first\n");
+				return 2;
+			}
+			o.ties_first = !strcmp(optarg, "first");
 			break;
 		case 'r': case 'b': case 'n': case 'p':
 			errno = 0;

@@ -264,6 +264,8 @@ uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
  *   ceiling when @streams queries run at once;
  * @streams: queries in flight (1: a RAG pipeline's query after query);
  * @ssd_mbps: the drive's sequential read;
+ * @ssd_kiops: its 4 KiB random reads, thousands per second (only the
+ *   on-SSD index of re_cpu_io_ns() reads at random);
  * @load_mbps: the rate the index and documents load at (FAISS
  *   deserialisation and the document store; the drive bounds it too);
  * @ccyc_code, @ccyc_centroid: centi-cycles per 128-byte binary code
@@ -278,6 +280,7 @@ struct re_cpu {
 	uint32_t mem_mbps;
 	uint32_t streams;
 	uint32_t ssd_mbps;
+	uint32_t ssd_kiops;
 	uint32_t load_mbps;
 	uint32_t ccyc_code;
 	uint32_t ccyc_centroid;
@@ -294,7 +297,7 @@ struct re_cpu_query {
 	uint32_t dim;		/* their dimensions */
 };
 
-/** re_cpu_real() - REIS Table 3's CPU-Real host, AMD EPYC 9554 (C1-C8). */
+/** re_cpu_real() - REIS Table 3's CPU-Real host, AMD EPYC 9554 (C1-C10). */
 void re_cpu_real(struct re_cpu *c);
 
 /**
@@ -320,5 +323,18 @@ uint64_t re_cpu_query_ns(const struct re_cpu *c, const struct re_cpu_query *q);
  */
 uint64_t re_cpu_ns(const struct re_cpu *c, uint64_t load_bytes, uint32_t nq,
 		   const struct re_cpu_query *q);
+
+/**
+ * re_cpu_io_ns() - the storage I/O one query @q costs a host whose IVF
+ * index stays on the drive (FAISS OnDiskInvertedLists over a cold page
+ * cache; docs/timing-model.md C9), the alternative to loading it: the
+ * probed lists' codes streamed at @c->ssd_mbps, then the @q->rerank INT8
+ * rows and @docs documents as 4 KiB random reads at @c->ssd_kiops, all in
+ * flight at once (the fastest such host). Add it to re_cpu_ns() with no
+ * load for that host's query time.
+ * Return: ns, or 0 for a malformed @c or @q, no @c->ssd_kiops, or
+ * @docs > 65536.
+ */
+uint64_t re_cpu_io_ns(const struct re_cpu *c, const struct re_cpu_query *q, uint32_t docs);
 
 #endif /* REIS_ENGINE_H */

@@ -864,7 +864,7 @@ static void re_cpu_rates(struct re_cpu *c)
 
 /*
  * REIS Table 3's CPU-Real: 2 sockets x 64 cores at 3.1 GHz (AMD EPYC 9554),
- * DDR4, a PM9A3 SSD. C1-C8 of docs/timing-model.md give the rest.
+ * DDR4, a PM9A3 SSD. C1-C10 of docs/timing-model.md give the rest.
  */
 void re_cpu_real(struct re_cpu *c)
 {
@@ -875,6 +875,7 @@ void re_cpu_real(struct re_cpu *c)
 	c->mhz = 3100;		/* Table 3: 3.1 GHz */
 	c->mem_mbps = 409600;	/* C1: 2 x 8 channels DDR4-3200 */
 	c->ssd_mbps = 6900;	/* C2: PM9A3 sequential read */
+	c->ssd_kiops = 1000;	/* C9: PM9A3 4 KiB random read */
 	c->load_mbps = 6900;	/* C2: the index loads at the drive's rate */
 }
 
@@ -892,6 +893,7 @@ void re_cpu_fig3(struct re_cpu *c)
 	c->mhz = 2300;
 	c->mem_mbps = 230400;
 	c->ssd_mbps = 6900;	/* C2 */
+	c->ssd_kiops = 1000;	/* C9 */
 	c->load_mbps = 348;	/* C7: 16.1 GB in 46.3 s over Table 4's columns */
 }
 
@@ -940,4 +942,21 @@ uint64_t re_cpu_ns(const struct re_cpu *c, uint64_t load_bytes, uint32_t nq,
 	rate = c->load_mbps < c->ssd_mbps ? c->load_mbps : c->ssd_mbps;
 	return (load_bytes ? re_cpu_xfer_ns(load_bytes, rate) : 0) +
 	       (uint64_t)nq * (mem > comp ? mem : comp);
+}
+
+#define RE_CPU_PAGE 4096u	/* the host's read unit (C9) */
+
+uint64_t re_cpu_io_ns(const struct re_cpu *c, const struct re_cpu_query *q, uint32_t docs)
+{
+	uint64_t rows, reads;
+
+	if (re_cpu_bad(c, q) || !c->ssd_kiops || docs > 65536)
+		return 0;
+	/* an INT8 row of @dim bytes spans ceil(dim / 4 KiB) pages; a document
+	 * (217 B at C8) one */
+	rows = (uint64_t)q->rerank * ((q->dim + RE_CPU_PAGE - 1) / RE_CPU_PAGE);
+	reads = rows + docs;
+	/* kIOPS: reads x 10^6 / kiops ns */
+	return re_cpu_xfer_ns(q->codes * q->code_bytes, c->ssd_mbps) +
+	       (reads * 1000000u + c->ssd_kiops - 1) / c->ssd_kiops;
 }

@@ -1,0 +1,113 @@
+#!/bin/sh
+# test_rf_fidelity.sh - the RecFlash seed repeats of `make fidelity`:
+#   1. bench_rf_embedding --seed: no --seed is seed 0, a seed reproduces
+#      its run, another seed redraws the traces; --ties first changes the
+#      RecFlash placement only (the baselines' columns stay); bad values
+#      are refused;
+#   2. scripts/fidelity.sh --from on two hand-written seed runs: each
+#      RecFlash row of fidelity.csv is the mean of the seeds, the doc's
+#      seed table lists every seed, the spread and whether every seed lands
+#      on the same side of the 25 % line (values below computed by hand).
+# Root-free, no VM, a few seconds. Exit 0 pass, 1 fail, 77 skip.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+bench=$BUILD/examples/bench_rf_embedding
+[ -x "$bench" ] || { echo "SKIP: $bench not built (make examples)"; exit 77; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# --- 1. the bench's seed and tie options --------------------------------------
+small="--csv --rows 16384 --tables 1 --batches 1 --profile-batches 8 --models rmc1 --no-online"
+run() {	# run NAME ARGS...: the CSV without the host-CPU column (30)
+	name=$1
+	shift
+	# shellcheck disable=SC2086
+	"$bench" $small "$@" > "$tmp/$name.raw" || { fail "bench $* exited $?"; return; }
+	cut -d, -f1-29,31- "$tmp/$name.raw" > "$tmp/$name.csv"
+}
+run dflt
+run s0 --seed 0
+run s1 --seed 1
+run s1b --seed 1
+run tf --ties first
+[ "$(wc -l < "$tmp/dflt.csv")" -eq 6 ] || fail "want a header and 5 K lines"
+cmp -s "$tmp/dflt.csv" "$tmp/s0.csv" || fail "no --seed differs from --seed 0"
+cmp -s "$tmp/s1.csv" "$tmp/s1b.csv" || fail "--seed 1 does not reproduce"
+cmp -s "$tmp/s0.csv" "$tmp/s1.csv" && fail "--seed 1 gives seed 0's run"
+# The traces are the same, so RecSSD and RM-SSD (columns 8, 9) match.
+cut -d, -f8,9 "$tmp/dflt.csv" > "$tmp/base0"
+cut -d, -f8,9 "$tmp/tf.csv" > "$tmp/base1"
+cmp -s "$tmp/base0" "$tmp/base1" || fail "--ties first changed the baselines"
+cut -d, -f10 "$tmp/dflt.csv" > "$tmp/rf0"
+cut -d, -f10 "$tmp/tf.csv" > "$tmp/rf1"
+cmp -s "$tmp/rf0" "$tmp/rf1" && fail "--ties first left the RecFlash placement as it was"
+for bad in "--seed 4001" "--seed x" "--ties rows"; do
+	# shellcheck disable=SC2086
+	"$bench" $small $bad > /dev/null 2>&1
+	[ $? -eq 2 ] || fail "bench $bad: want exit 2"
+done
+
+# --- 2. fidelity.sh --from on two seeds ---------------------------------------
+from=$tmp/from out=$tmp/out
+mkdir -p "$from" "$out"
+# One REIS row is enough for the CSV and the doc.
+printf 'figure,series,paper,model,ratio,within_25pct,settings\n' > "$from/reis.csv"
+printf '"REIS Fig. 9","x",1,1,1.0000,yes,"s"\n' >> "$from/reis.csv"
+: > "$from/drift.csv"
+echo 1 > "$from/wall.csv"
+echo 2026-12-01 > "$from/date.csv"
+# 37 columns as bench_rf_embedding --csv prints them: $13 the cut, $9 / $10
+# RM-SSD / RecFlash ms, $20 the energy cut, $31-$34 tables, model tables,
+# batch, MLP MACs (0: Fig. 12 = the stage, 1 - 4 / 10 = 60 %).
+seedrun() {	# seedrun FILE CUT
+	head -n 1 "$tmp/dflt.raw" > "$1"
+	for media in tlc slc qlc; do
+		for model in rmc1 rmc2 rmc3; do
+			for k in 0.0 0.3 0.8 1.0 2.0; do
+				printf 'recflash,%s,%s,1000000,400,%s,0.5,10,10,4,0,1,%s,0,0,1,1,0,0,50,0,0,0,0,0,0,0,0,0,0.1,2,8,64,0,0.5,0.3,%s\n' \
+					"$media" "$model" "$k" "$2" "$2"
+			done
+		done
+	done >> "$1"
+}
+seedrun "$from/rf-s0.csv" 60
+seedrun "$from/rf-s1.csv" 70
+cp "$from/rf-s0.csv" "$from/rf.csv"
+BUILD=$tmp/build FIDELITY_OUT=$out sh "$TOP/scripts/fidelity.sh" --from "$from" > "$tmp/fid.log" 2>&1 ||
+	{ fail "fidelity.sh --from exited $?"; cat "$tmp/fid.log"; }
+csv=$out/fidelity.csv doc=$out/fidelity.md
+# RMC1 K = 2: paper 54.4, seeds 60 and 70: mean 65, ratio 65 / 54.4 =
+# 1.1949 (within), 70 / 54.4 = 1.287 alone is not: the seeds disagree.
+grep -q '^"RecFlash Fig. 10","TLC latency cut vs RM-SSD (%), RMC1, K = 2",54.4,65,1.1949,yes,".*mean of 2 seeds (60.0-70.0)"$' "$csv" ||
+	fail "RMC1 K = 2 row: $(grep 'RMC1, K = 2' "$csv")"
+grep -q '| TLC latency cut vs RM-SSD (%), RMC1, K = 2 | 54.4 | 60.0 / 70.0 | 65.00 | 10.0 | 1.1949 | yes | \*\*no\*\* |' "$doc" ||
+	fail "RMC1 K = 2 seed line: $(grep 'RMC1, K = 2 |' "$doc")"
+# RMC2 K = 0: paper 91.4: seed 0 is outside (60 / 91.4 = 0.656), seed 1
+# inside (70 / 91.4 = 0.7659); the mean 65 gives 0.7112, outside.
+grep -q '^"RecFlash Fig. 10","TLC latency cut vs RM-SSD (%), RMC2, K = 0",91.4,65,0.7112,no,' "$csv" ||
+	fail "RMC2 K = 0 row: $(grep 'RMC2, K = 0' "$csv")"
+# Energy: 50 on both seeds against 69.5: 0.7194, no spread, seeds agree.
+grep -q '| TLC read energy cut, max over K (%), RMC1 | 69.5 | 50.0 / 50.0 | 50.00 | 0.0 | 0.7194 | no | yes |' "$doc" ||
+	fail "energy seed line: $(grep 'energy cut, max over K (%), RMC1 |' "$doc")"
+# Fig. 12 with no MLP time is the stage: 1 - 4 / 10 = 60 % on both seeds.
+grep -q '^"RecFlash Fig. 12","TLC end-to-end cut, max over K (%), RMC1",50.7,60,1.1834,yes,' "$csv" ||
+	fail "Fig. 12 row: $(grep 'Fig. 12.*RMC1' "$csv")"
+grep -q 'repeat on 2 trace seeds' "$doc" || fail "the doc does not name 2 seeds"
+# The per-K table: seed 0's cut, then the mean and range over the seeds.
+grep -q '^| recflash | RMC1 | 2.0 | 50.0 | 10.000 | 4.000 | 60.0 | 65.0 (60.0-70.0) |' "$doc" ||
+	fail "per-K line: $(grep '^| recflash | RMC1 | 2.0' "$doc")"
+
+# A seed count of 0 or garbage is refused before anything runs.
+for v in 0 x 101; do
+	FIDELITY_RF_SEEDS=$v BUILD=$tmp/build FIDELITY_OUT=$out sh "$TOP/scripts/fidelity.sh" \
+		> /dev/null 2>&1
+	[ $? -eq 2 ] || fail "FIDELITY_RF_SEEDS=$v: want exit 2"
+done
+
+[ "$fails" -eq 0 ] || exit 1
+echo "PASS"
