@@ -219,7 +219,7 @@ static void ft_cal_add_at(struct ft_cal *c, uint64_t s, uint64_t d, uint64_t flo
 }
 
 /* Reserve @d at the earliest gap >= @t; return the start. One search of
- * the calendar, not two (the IBC of every die of every query takes one). */
+ * the calendar, not two (every page read's data-out takes one). */
 static uint64_t ft_cal_take(struct ft *ft, struct ft_cal *c, uint64_t t, uint64_t d)
 {
 	uint32_t at;
@@ -744,7 +744,9 @@ uint64_t ft_block_erase(struct ft *ft, struct ft_cmd *cmd, uint32_t plane, uint6
  * (4.3.4: the die periphery's multiplexer raises the planes' select
  * signals), so planes freed together share one transfer, as the paper's
  * one-query case, and a plane still busy with the previous query gets a
- * later broadcast instead of holding its freed siblings back.
+ * later broadcast instead of holding its freed siblings back. A copy is
+ * not queued on the channel's calendar (A28): it counts as channel busy
+ * time, bytes and energy, and starts when its die and planes are free.
  */
 static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t die,
 			      uint32_t copy, uint32_t fill, int mpibc, uint64_t ready)
@@ -753,7 +755,7 @@ static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t die,
 	uint32_t ch = die / ft->D, first = die * ft->P, i, j, k, nb = 0;
 	uint64_t xfer = ft->t_ca + ft_t_xfer(copy, p->channel_mbps);
 	uint64_t dup = fill > copy ? ft_t_xfer(fill - copy, p->channel_mbps) : 0;
-	uint64_t idle[16], a, s, end = ready, die_free = ready;	/* P <= 16 (fp_validate) */
+	uint64_t idle[16], s, end = ready, die_free = ready;	/* P <= 16 (fp_validate) */
 	uint32_t ord[16];
 
 	/* Planes by the time they free (stable: ties keep plane order). */
@@ -764,8 +766,7 @@ static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t die,
 		ord[j] = i;
 	}
 	for (i = 0; i < ft->P; i = k) {
-		a = mpibc ? ft_max(die_free, idle[ord[i]]) : ft_max(die_free, idle[i]);
-		s = ft_cal_take(ft, &ft->chan[ch], a, xfer);
+		s = mpibc ? ft_max(die_free, idle[ord[i]]) : ft_max(die_free, idle[i]);
 		/* With MPIBC the transfer selects every plane free by @s. */
 		for (k = i + 1; mpibc && k < ft->P && idle[ord[k]] <= s; k++)
 			;

@@ -155,16 +155,55 @@ static void test_mpibc(void)
 	CHECK(ft_cmd_end(ft, &c, NULL) == 0);
 	CHECK_EQ_U64(c.end - c.start, xfer);
 	/*
-	 * Whole drive: the 8 dies of a channel take their 179 ns transfers one
-	 * after another and fill in parallel, so the last die ends 7 transfers
-	 * later than a die alone.
+	 * Whole drive: a copy is not queued on the channel (A28), so the 8
+	 * dies of a channel take their 179 ns copies and fill in parallel and
+	 * the drive ends with a die alone; the channel still counts 8 copies.
 	 */
 	ft_cmd_begin(ft, &c, 3000000, NULL);
 	ft_ibc_all(ft, &c, 128, p.page_bytes, 1, 0);
 	CHECK(ft_cmd_end(ft, &c, NULL) == 0);
 	all = c.end - c.start;
-	CHECK_EQ_U64(all, (p.dies_per_channel - 1) * xfer + multi);
+	CHECK_EQ_U64(all, multi);
+	CHECK_EQ_U64(c.busy_ps[ISP_RES_CHANNEL], (uint64_t)p.channels * p.dies_per_channel * xfer);
+	CHECK_EQ_U64(c.channel_bytes, (uint64_t)p.channels * p.dies_per_channel * 128);
 	ft_close(ft);
+}
+
+/*
+ * A28: an IBC copy neither waits for a data-out on its channel nor delays
+ * one. Die 2 reads a page alone (r2); then die 1 of the same channel
+ * takes its copy inside that read's data-out window, once before the
+ * read is booked and once after: the read still ends at r2, and the copy
+ * at its own start + transfer + fill.
+ */
+static void test_ibc_channel(void)
+{
+	struct fp_params p;
+	struct ft *ft = open_with("reis-ssd2", NULL, &p);
+	struct ft_page_op op = { .mode = ISP_CELL_SLC, .n_dout = 1, .dout_bytes = 16384 };
+	struct ft_cmd c;
+	uint64_t r2, t, xfer, dup;
+	int order;
+
+	xfer = ft_t_ca(&p) + ft_t_xfer(128, p.channel_mbps);
+	dup = ft_t_xfer(16384 - 128, p.channel_mbps);
+	ft_cmd_begin(ft, &c, 0, NULL);
+	r2 = ft_page_read(ft, &c, 2 * p.planes_per_die, &op, 0);
+	CHECK(ft_cmd_end(ft, &c, NULL) == 0);
+	ft_close(ft);
+	t = r2 - ft_t_xfer(16384, p.channel_mbps) / 2;	/* mid data-out */
+	for (order = 0; order < 2; order++) {
+		ft = open_with("reis-ssd2", NULL, &p);
+		ft_cmd_begin(ft, &c, 0, NULL);
+		if (order)
+			CHECK_EQ_U64(ft_page_read(ft, &c, 2 * p.planes_per_die, &op, 0), r2);
+		CHECK_EQ_U64(ft_ibc(ft, &c, 1, 128, 16384, 1, t), t + xfer + dup);
+		if (!order)
+			CHECK_EQ_U64(ft_page_read(ft, &c, 2 * p.planes_per_die, &op, 0), r2);
+		CHECK(ft_cmd_end(ft, &c, NULL) == 0);
+		CHECK_EQ_U64(c.channel_bytes, 16384 + 128);	/* the copy still counts */
+		ft_close(ft);
+	}
 }
 
 static void test_channel_contention(void)
@@ -489,6 +528,7 @@ int main(void)
 	test_cache_read();
 	test_xor_cache_read();
 	test_mpibc();
+	test_ibc_channel();
 	test_channel_contention();
 	test_queueing();
 	test_cores_link();
