@@ -747,51 +747,57 @@ uint64_t ft_block_erase(struct ft *ft, struct ft_cmd *cmd, uint32_t plane, uint6
  * later broadcast instead of holding its freed siblings back. A copy is
  * not queued on the channel's calendar (A28): it counts as channel busy
  * time, bytes and energy, and starts when its die and planes are free.
+ * Dies @d0 to @d0 + @nd - 1, charged together; returns the last end.
  */
-static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t die,
+static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t d0, uint32_t nd,
 			      uint32_t copy, uint32_t fill, int mpibc, uint64_t ready)
 {
 	const struct fp_params *p = &ft->p;
-	uint32_t ch = die / ft->D, first = die * ft->P, i, j, k, nb = 0;
 	uint64_t xfer = ft->t_ca + ft_t_xfer(copy, p->channel_mbps);
 	uint64_t dup = fill > copy ? ft_t_xfer(fill - copy, p->channel_mbps) : 0;
-	uint64_t idle[16], s, end = ready, die_free = ready;	/* P <= 16 (fp_validate) */
-	uint32_t ord[16];
+	uint64_t idle[16], s, last = ready;	/* P <= 16 (fp_validate) */
+	uint64_t nb = 0;
+	uint32_t ord[16], die, i, j, k;
 
-	/* Planes by the time they free (stable: ties keep plane order). */
-	for (i = 0; i < ft->P; i++) {
-		idle[i] = ft_plane_idle(&ft->plane[first + i]);
-		for (j = i; j > 0 && idle[ord[j - 1]] > idle[i]; j--)
-			ord[j] = ord[j - 1];
-		ord[j] = i;
-	}
-	for (i = 0; i < ft->P; i = k) {
-		s = mpibc ? ft_max(die_free, idle[ord[i]]) : ft_max(die_free, idle[i]);
-		/* With MPIBC the transfer selects every plane free by @s. */
-		for (k = i + 1; mpibc && k < ft->P && idle[ord[k]] <= s; k++)
-			;
-		if (!mpibc)
-			k = i + 1;
-		die_free = s + xfer + dup;
-		for (j = i; j < k; j++) {
-			uint32_t pl = first + (mpibc ? ord[j] : j);
+	for (die = d0; die < d0 + nd; die++) {
+		uint32_t first = die * ft->P;
+		uint64_t die_free = ready;
 
-			ft_plane_hold(&ft->plane[pl], die_free);
-			ft_ev(cmd, ISP_RES_PLANE, pl, "IBC", s, xfer + dup);
+		/* Planes by the time they free (stable: ties keep plane order). */
+		for (i = 0; i < ft->P; i++) {
+			idle[i] = ft_plane_idle(&ft->plane[first + i]);
+			for (j = i; j > 0 && idle[ord[j - 1]] > idle[i]; j--)
+				ord[j] = ord[j - 1];
+			ord[j] = i;
 		}
-		ft_ev(cmd, ISP_RES_CHANNEL, ch, "IBC", s, xfer);
-		ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, xfer + dup);
-		end = ft_max(end, die_free);
-		nb++;
+		for (i = 0; i < ft->P; i = k) {
+			s = ft_max(die_free, idle[mpibc ? ord[i] : i]);
+			/* With MPIBC the transfer selects every plane free by @s. */
+			for (k = i + 1; mpibc && k < ft->P && idle[ord[k]] <= s; k++)
+				;
+			if (!mpibc)
+				k = i + 1;
+			die_free = s + xfer + dup;
+			for (j = i; j < k; j++) {
+				uint32_t pl = first + (mpibc ? ord[j] : j);
+
+				ft_plane_hold(&ft->plane[pl], die_free);
+				ft_ev(cmd, ISP_RES_PLANE, pl, "IBC", s, xfer + dup);
+			}
+			ft_ev(cmd, ISP_RES_CHANNEL, die / ft->D, "IBC", s, xfer);
+			ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, xfer + dup);
+			nb++;
+		}
+		last = ft_max(last, die_free);
 	}
-	ft_busy(ft, cmd, ISP_RES_PLANE, (xfer + dup) * ft->P);
-	ft_busy(ft, cmd, ISP_RES_CHANNEL, xfer * nb);
-	ft_busy(ft, cmd, ISP_RES_DIE, (xfer + dup) * nb);
-	ft_energy(ft, cmd, ft_sat_mul((uint64_t)copy * nb, p->e_channel_byte));
-	cmd->channel_bytes += (uint64_t)copy * nb;
-	ft->st.channel_bytes += (uint64_t)copy * nb;
-	ft_done(cmd, end);
-	return end;
+	ft_busy(ft, cmd, ISP_RES_PLANE, ft_sat_mul(xfer + dup, (uint64_t)ft->P * nd));
+	ft_busy(ft, cmd, ISP_RES_CHANNEL, ft_sat_mul(xfer, nb));
+	ft_busy(ft, cmd, ISP_RES_DIE, ft_sat_mul(xfer + dup, nb));
+	ft_energy(ft, cmd, ft_sat_mul(copy * nb, p->e_channel_byte));
+	cmd->channel_bytes += copy * nb;
+	ft->st.channel_bytes += copy * nb;
+	ft_done(cmd, last);
+	return last;
 }
 
 uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t copy,
@@ -802,7 +808,7 @@ uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t copy,
 	if (die >= ft->ND || copy > (1u << 24) || fill > (1u << 24))
 		return ft_fail(cmd, ready);
 	pthread_mutex_lock(&ft->lock);
-	end = ft_ibc_locked(ft, cmd, die, copy, fill, mpibc, ft_ready(cmd, ready));
+	end = ft_ibc_locked(ft, cmd, die, 1, copy, fill, mpibc, ft_ready(cmd, ready));
 	pthread_mutex_unlock(&ft->lock);
 	return end;
 }
@@ -810,20 +816,14 @@ uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t copy,
 uint64_t ft_ibc_all(struct ft *ft, struct ft_cmd *cmd, uint32_t copy, uint32_t fill,
 		    int mpibc, uint64_t ready)
 {
-	uint64_t end, last;
-	uint32_t d;
+	uint64_t end;
 
 	if (copy > (1u << 24) || fill > (1u << 24))
 		return ft_fail(cmd, ready);
 	pthread_mutex_lock(&ft->lock);
-	ready = ft_ready(cmd, ready);
-	last = ready;
-	for (d = 0; d < ft->ND; d++) {
-		end = ft_ibc_locked(ft, cmd, d, copy, fill, mpibc, ready);
-		last = ft_max(last, end);
-	}
+	end = ft_ibc_locked(ft, cmd, 0, ft->ND, copy, fill, mpibc, ft_ready(cmd, ready));
 	pthread_mutex_unlock(&ft->lock);
-	return last;
+	return end;
 }
 
 static uint64_t ft_core_locked(struct ft *ft, struct ft_cmd *cmd, int core,
