@@ -105,6 +105,24 @@ static struct isp_dev *deployed(const char *preset, const char *params, struct t
 	return dev;
 }
 
+/* The 40 k x 1024-bit brute-force database the timing checks share, on
+ * reis-ssd1 (DF threshold 430), @nq queries of seed @seed, k 10. */
+static struct isp_dev *bf40k(struct t_db *db, struct t_query *q, uint32_t nq, uint32_t seed,
+			     struct t_sopts *o)
+{
+	struct isp_dev *d;
+
+	t_db_make(db, 1, ISP_REIS_BF, 1024, 40000, 0, ISP_REIS_DBF_INT8,
+		  ISP_REIS_DOC_SUBPAGE, 4096, 5);
+	db->c.df_threshold = 430;
+	d = deployed("reis-ssd1", PARAMS, db);
+	t_queries(q, db, nq, seed);
+	memset(o, 0, sizeof(*o));
+	o->did = 1;
+	o->k = 10;
+	return d;
+}
+
 static void test_sanity(void)
 {
 	struct t_db db;
@@ -113,14 +131,7 @@ static void test_sanity(void)
 	struct isp_dev *d1, *d2, *d4;
 	struct meas base, nodf, nopl, nomp, noopt, m2, m4;
 
-	t_db_make(&db, 1, ISP_REIS_BF, 1024, 40000, 0, ISP_REIS_DBF_INT8,
-		  ISP_REIS_DOC_SUBPAGE, 4096, 5);
-	db.c.df_threshold = 430;
-	d1 = deployed("reis-ssd1", PARAMS, &db);
-	t_queries(&q, &db, 2, 3);
-	memset(&o, 0, sizeof(o));
-	o.did = 1;
-	o.k = 10;
+	d1 = bf40k(&db, &q, 2, 3, &o);
 	base = measure(d1, 0, &o, &q);
 	o.flags = ISP_REIS_SF_NO_DF;
 	nodf = measure(d1, 0, &o, &q);
@@ -444,14 +455,7 @@ static void test_engine_stream(void)
 	uint64_t sum = 0, cb = 1024 / 8;
 	uint32_t i;
 
-	t_db_make(&db, 1, ISP_REIS_BF, 1024, 40000, 0, ISP_REIS_DBF_INT8,
-		  ISP_REIS_DOC_SUBPAGE, 4096, 5);
-	db.c.df_threshold = 430;
-	d = deployed("reis-ssd1", PARAMS, &db);
-	t_queries(&q, &db, 8, 11);
-	memset(&o, 0, sizeof(o));
-	o.did = 1;
-	o.k = 10;
+	d = bf40k(&db, &q, 8, 11, &o);
 	CHECK_EQ_U64(t_search(d, 0, &o, &q, &all), 0);
 	for (i = 0; i < q.nq; i++) {
 		one = q;
