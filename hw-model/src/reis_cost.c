@@ -909,8 +909,8 @@ static int re_cpu_bad(const struct re_cpu *c, const struct re_cpu_query *q)
 {
 	/* bounds keep every product below 2^64 */
 	return !c || !q || q->centroids > RE_CPU_MAX_N || q->codes > RE_CPU_MAX_N ||
-	       q->code_bytes > 65536 || q->dim > 65536 || !c->cores || !c->mhz || !c->mem_mbps || !c->ssd_mbps ||
-	       !c->load_mbps || !c->streams || c->streams > c->cores;
+	       q->code_bytes > 65536 || q->dim > 65536 || !c->cores || !c->mhz || !c->mem_mbps ||
+	       !c->ssd_mbps || !c->load_mbps || !c->streams || c->streams > c->cores;
 }
 
 uint64_t re_cpu_query_ns(const struct re_cpu *c, const struct re_cpu_query *q)

@@ -470,7 +470,8 @@ static uint64_t re_search_budget_bytes(const struct re_run *r, const struct isp_
 	for (i = 0; i < ndbs; i++)
 		if (dbs[i]->c.flags & ISP_REIS_DBF_IDS)
 			ids = s->k;
-	return re_cost_fin_bytes(need + ids, ids, s->nq) + fs_slot_bytes(r->e->fs) + per * sizeof(*r->dist) + qb * (ISP_REIS_MAX_DIM / 8) +
+	return re_cost_fin_bytes(need + ids, ids, s->nq) + fs_slot_bytes(r->e->fs) +
+	       per * sizeof(*r->dist) + qb * (ISP_REIS_MAX_DIM / 8) +
 	       ISP_REIS_MAX_DIM + np * (sizeof(*r->probe) + sizeof(*r->cdist)) +
 	       need * (sizeof(*r->pc) + sizeof(*r->rk)) +
 	       RE_TOPC_SLACK * (qb * cand + np) * sizeof(struct re_cand) +
