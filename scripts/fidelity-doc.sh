@@ -240,15 +240,42 @@ cat <<'EOF'
 - **REIS 6.3.1, REIS-ASIC** (SSD1 1.9-13.8x, SSD2 1.2-7.0x against
   4.1-5.0x / 3.9-6.5x). The ASIC is timed on the same calendars and by the
   same stream rule as REIS: the same pages, each read plainly and sent
-  whole (data + spare, 18,592 B: 1.94 us a page per channel on SSD1, 0.58
-  us on SSD2), no IBC, free compute, REIS's INT8 reads. It holds no query
-  in a latch, so its queries overlap up to the channels, and its time grows
-  with the pages; REIS's stream is bound by its latch chain and core
-  (above), nearly flat in the pages at low nprobe, so the slowdown grows
-  with nprobe: 1.9x (NQ, nprobe 16: 286 against 151 us) to 13.8x
-  (wiki_full, nprobe 256: 10.8 ms against 0.78 ms) on SSD1. SSD2's maximum
-  is within 25 % of 6.5x. The paper's flat 4.1-5.0x / 3.9-6.5x fits a REIS
-  bound, like the ASIC, by a per-page throughput.
+  whole (data + spare, 18,592 B: 15.5 us a page on an SSD1 channel, 9.3 us
+  on SSD2's, 1.94 / 0.58 us a page per drive), no IBC, free compute,
+  REIS's INT8 reads. The two ends miss for different reasons (measured
+  2026-12-01 with per-class busy times and per-query chains of 16-query
+  commands):
+  - *Minimum* (NQ, nprobe 16: SSD1 286 against 151 us, SSD2 146 against
+    118 us). A query there moves 121 pages (64 centroid pages, 56 in the
+    probed lists), 2.3 MB, which SSD2's 32 GB/s of channels carry in 73
+    us; the ASIC is 85 % channel-bound on SSD1 and chain-bound at 50 %
+    on SSD2. REIS is bound by neither: on SSD1 its command's resources are at most
+    25 % busy, and its step from one query to the next (142 us on SSD1) is
+    the fine phase plus the next coarse phase waiting behind the previous
+    query's rerank reads on the same planes (52 TLC reads at 60 us, 222 us
+    a query). The paper's 4.1x / 3.9x would need REIS at about 70 / 37 us
+    a query there, i.e. at its core's floor. The assumed TLC read (next
+    item) is about 70 us of REIS's step on SSD1: at tR 22.5 us REIS takes
+    103 us.
+  - *Maximum* (SSD1, wiki_full, nprobe 256: 10.8 ms against 0.78 ms). The
+    ASIC is 99 % channel-bound (5,443 pages a query) and REIS is near its
+    sensing floor (5,443 / 256 planes x 22.5 us = 478 us), so the ratio
+    climbs with the pages towards a page's channel time over its sensing
+    share: (18,592 B / 9.6 GB/s) / (22.5 us / 256) = 22x on SSD1, 13x on
+    SSD2. The paper's flat 4.1-5.0x / 3.9-6.5x needs REIS to cost 0.39-0.47
+    us a page on SSD1 (0.09-0.15 us on SSD2), what a REIS that is
+    channel-bound moving 3.7-4.5 KB per page read would cost: the same
+    direction as Fig. 9's DF gain and Fig. 7's SSD2 over SSD1 (more TTL
+    traffic inside the probed clusters than 1 %, the `-f` / `-F`
+    sensitivity above), not an ECC question.
+  - *ECC.* The paper's ASIC "uses ECC performed by the SSD controller";
+    the model charges it the channel transfer only (no decoder limit).
+    Neither drive's controller has a published LDPC decode throughput (the
+    PM9A3's and Micron 9400's 6.5 / 7.0 GB/s are host reads). A drive-wide
+    decoder cap only slows the ASIC where it moves most: at 7 GB/s SSD1's
+    rows would be 2.5x / 18.8x and SSD2's 3.4x / 31x, at 3.5 GB/s 4.8x /
+    38x and 6.9x / 62x; no value brings both ends in (a what-if on a
+    scratch branch, not in the model).
 - **REIS TLC read.** REIS gives no TLC (INT8 region) read time: Table 3
   lists only the ESP-SLC tR (22.5 us, from Flash-Cosmos), 4.1.2 says only
   that SLC reads faster than TLC, and the PM9A3 / Micron 9400 briefs give
