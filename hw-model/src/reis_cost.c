@@ -844,7 +844,6 @@ uint64_t re_asic_ns(const struct fp_params *p, uint64_t pages, uint64_t reads,
 	return (p->ctrl_cmd + tr + (chan > sense ? chan : sense) + rr) / FT_PS_PER_NS;
 }
 
-
 /*
  * The per-core rates of a FAISS-style scan (docs/timing-model.md C3-C5):
  * cycles of a scalar POPCNT loop over 64-bit words into a top-k heap (the

@@ -208,7 +208,7 @@ static inline uint64_t re_key(uint32_t dist, uint64_t idx)
 /* ---- reis_cost.c: the cost path (docs/reis-engine.md "Timing") ---- */
 
 struct re_fin_op {
-	const char *label;	/* NULL: entry reads fpc[pc0, pc0 + npc) */
+	const char *label;	/* NULL: entry reads pc[pc0, pc0 + npc) */
 	uint64_t cycles;	/* core kernel */
 	uint64_t ready;		/* with @start: the chain's rest is ready */
 	size_t pc0, npc;
