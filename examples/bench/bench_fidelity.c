@@ -17,13 +17,18 @@
  *  3. each row: figure, series, paper, model, ratio = model / paper,
  *     within_25pct, settings.
  *
- * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS] [-F]   (a few seconds;
- *        prints CSV with a header; -v adds every estimated point on stderr;
- *        -p overrides preset values on both REIS SSDs and -f the IVF rows'
- *        DF pass rate, -F the pass rate of REIS 4.3.3's 1 % threshold inside
- *        the probed clusters, p(nprobe / nlist) as measured on the corpus
- *        (docs/timing-model.md A27), for sensitivity checks: the published
- *        rows use the presets as they are and 1 %)
+ * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS] [-F] [-r RULE]
+ *        (a few seconds; prints CSV with a header; -v adds every estimated
+ *        point on stderr; -p overrides preset values on both REIS SSDs and
+ *        -f the IVF rows' DF pass rate, -F the pass rate of REIS 4.3.3's 1 %
+ *        threshold inside the probed clusters, p(nprobe / nlist) as measured
+ *        on the corpus (docs/timing-model.md A27), -r what a query of Fig. 7,
+ *        9 and 6.3.1 costs (stream, one, floor), for sensitivity checks: the
+ *        published rows use the presets as they are, 1 % and the stream)
+ *        bench_fidelity -S | -S1
+ *        (about a minute: the REIS rows over every combination of the
+ *        unsourced REIS assumptions, markdown for docs/fidelity.md; -S1 the
+ *        one-at-a-time part alone, a few seconds)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -74,6 +79,39 @@ static double df_pass = 0.01;	/* -f: DF pass rate of the IVF rows (REIS 4.3.3: ~
 static int df_a27;		/* -F: A27's measured p(nprobe / nlist) instead */
 
 /*
+ * -r: what a query of Fig. 7, 9 and 6.3.1 costs. REIS gives QPS without
+ * saying how a stream is measured; the published rows use the stream rule
+ * (docs/timing-model.md §6.2), -r and -S the other two readings.
+ */
+enum { RULE_STREAM, RULE_ONE, RULE_FLOOR, NRULES };
+static const char *const rule_arg[NRULES] = { "stream", "one", "floor" };
+static const char *const rule_text[NRULES] = {
+	"stream rule over 16 queries", "one query at a time",
+	"busiest resource's share of 16 queries",
+};
+static int rule;
+
+/* The IVF rows' DF pass rate, for the rows' settings. */
+static const char *pass_text(void)
+{
+	static char b[32];
+
+	if (df_a27)
+		return "A27's p(nprobe / nlist)";
+	snprintf(b, sizeof(b), "%g %%", df_pass * 100);
+	return b;
+}
+
+/* -S: the rows are captured instead of printed (sweep()). */
+#define MAXROWS 32
+static struct {
+	int on;
+	unsigned n;
+	char name[MAXROWS][160];
+	double paper[MAXROWS], model[MAXROWS];
+} cap;
+
+/*
  * Document bytes of @n passages at wiki_en's 9 GB for 41.5 M (REIS 3.2),
  * the only corpus whose document size the paper gives.
  */
@@ -82,11 +120,40 @@ static uint64_t docs_bytes(uint64_t n)
 	return (uint64_t)(9e9 * (double)n / 41.5e6);
 }
 
+/* -S's row names: "Fig. 9 DF / No-OPT avg SSD1" for the figure and series. */
+static void shorten(char *b)
+{
+	static const char *const sub[][2] = {
+		{ " over ", " / " }, { "average", "avg" }, { " (x)", "" }, { ",", "" },
+		{ "reis-ssd", "SSD" }, { "REIS-ASIC slowdown", "ASIC" }, { " (%)", " %" },
+		{ " (ms)", " ms" },
+	};
+	char t[160], *p;
+	unsigned i;
+
+	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
+		while ((p = strstr(b, sub[i][0]))) {
+			snprintf(t, sizeof(t), "%s", p + strlen(sub[i][0]));
+			snprintf(p, 160 - (size_t)(p - b), "%s%s", sub[i][1], t);
+		}
+}
+
 static void row(const char *fig, const char *series, double paper, double model,
 		const char *settings)
 {
 	double r = paper != 0 ? model / paper : 0;
 
+	if (cap.on) {
+		if (cap.n < MAXROWS) {
+			snprintf(cap.name[cap.n], sizeof(cap.name[0]), "%s %s",
+				 fig + (strncmp(fig, "REIS ", 5) ? 0 : 5), series);
+			shorten(cap.name[cap.n]);
+			cap.paper[cap.n] = paper;
+			cap.model[cap.n] = model;
+		}
+		cap.n++;
+		return;
+	}
 	printf("\"%s\",\"%s\",%.6g,%.6g,%.4f,%s,\"%s\"\n", fig, series, paper, model, r,
 	       fabs(r - 1) <= 0.25 ? "yes" : "no", settings);
 }
@@ -169,6 +236,12 @@ static int query_ns(const struct fp_params *p, struct re_est *e, uint32_t flags,
 	return re_estimate_stream(p, e, NQ, so, o) ? -1 : 0;
 }
 
+/* A query's time under -r's rule: the stream, the query alone, the floor. */
+static uint64_t rule_ns(const struct re_stream_out *so)
+{
+	return rule == RULE_ONE ? so->one_ns : rule == RULE_FLOOR ? so->occ_ns : so->ns;
+}
+
 static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, struct point *pt)
 {
 	struct fp_params p;
@@ -198,7 +271,7 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 
 		if (query_ns(&p, &e, conf_flags[i], &so, &o))
 			die("re_estimate_stream");
-		pt->ns[i] = so.ns;
+		pt->ns[i] = rule_ns(&so);
 		pt->one_ns[i] = so.one_ns;
 		pt->occ_ns[i] = so.occ_ns;
 		pt->bind[i] = so.bind;
@@ -213,7 +286,7 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 		if (query_ns(&p, &e, conf_flags[ALL], &so, NULL))
 			die("re_estimate_stream (ASIC)");
 		e.asic = 0;
-		pt->asic_ns = so.ns;
+		pt->asic_ns = rule_ns(&so);
 	}
 	pt->pages = o.pages_read;
 	pt->chan_ns = o.busy_ns[ISP_RES_CHANNEL] / p.channels;
@@ -351,7 +424,7 @@ static void reis_rows(int verbose)
 			mp_sum += 100.0 * ((double)q->ns[DFPL] / (double)q->ns[ALL] - 1);
 		}
 		snprintf(set, sizeof(set), "%s, wiki_full 41.5 M x 1024 b, IVF 16384, "
-			 "nprobe 16-256, DF pass 1 %%, stream rule over 16 queries, analytic", ssd[s]);
+			 "nprobe 16-256, DF pass %s, %s, analytic", ssd[s], pass_text(), rule_text[rule]);
 		snprintf(series, sizeof(series), "DF over No-OPT, average (x), %s", ssd[s]);
 		row("REIS Fig. 9", series, p_df_avg[s], df_sum / NPROBES, set);
 		snprintf(series, sizeof(series), "DF over No-OPT, max (x), %s", ssd[s]);
@@ -370,8 +443,7 @@ static void reis_rows(int verbose)
 			}
 		snprintf(set, sizeof(set), "%s, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, "
 			 "ASIC: every page read whole (data + spare) to the controller, no IBC, free "
-			 "compute, same calendars and stream rule as REIS",
-			 ssd[s]);
+			 "compute, same calendars as REIS, %s", ssd[s], rule_text[rule]);
 		snprintf(series, sizeof(series), "REIS-ASIC slowdown, min (x), %s", ssd[s]);
 		row("REIS 6.3.1", series, p_asic_lo[s], lo, set);
 		snprintf(series, sizeof(series), "REIS-ASIC slowdown, max (x), %s", ssd[s]);
@@ -406,8 +478,8 @@ static void reis_rows(int verbose)
 			}
 			n++;
 		}
-	snprintf(set, sizeof(set), "NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, stream rule "
-		 "over 16 queries, DF+PL+MPIBC, analytic");
+	snprintf(set, sizeof(set), "NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, %s, "
+		 "DF+PL+MPIBC, analytic", rule_text[rule]);
 	row("REIS Fig. 7", "SSD2 over SSD1, average (x)", 2.6, r21_sum / n, set);
 	row("REIS Fig. 7", "SSD2 over SSD1, max (x)", 3.2, r21_max, set);
 	snprintf(set, sizeof(set), "both SSDs, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256; "
@@ -525,9 +597,201 @@ static void table4_rows(int verbose)
 	}
 }
 
+/*
+ * -S: the REIS rows over every combination of the REIS assumptions no
+ * paper states (docs/fidelity.md "What the unsourced REIS assumptions
+ * reach"): how many rows one setting can bring within 25 % at once, which
+ * rows none can, and which pairs never come in together. Each value's
+ * source and range is in docs/timing-model.md (A6, A13, A27, §6.2, the
+ * TLC read of docs/fidelity.md's causes). @full 0: the one-at-a-time part
+ * only (the tests' quick run).
+ */
+static const struct sw_pass {
+	const char *label;
+	double pass;
+	int a27;
+} sw_pass[] = {
+	{ "1 %", 0.01, 0 }, { "5 %", 0.05, 0 }, { "10 %", 0.10, 0 }, { "20 %", 0.20, 0 },
+	{ "A27 p(f)", 0, 1 },
+};
+static const unsigned sw_tlc[] = { 60, 30, 90 };		/* us; [0] published */
+static const unsigned sw_mhz[] = { 1500, 750, 3000 };	/* A6 x A13 speed */
+#define NSW_PASS (sizeof(sw_pass) / sizeof(sw_pass[0]))
+#define NSW_TLC (sizeof(sw_tlc) / sizeof(sw_tlc[0]))
+#define NSW_MHZ (sizeof(sw_mhz) / sizeof(sw_mhz[0]))
+#define NSW (NSW_PASS * NSW_TLC * NSW_MHZ * NRULES)
+
+/* Grid point @g: its DF pass, INT8 read, core speed and rule indices. */
+struct sw_at {
+	unsigned p, t, m, r;
+};
+
+static struct sw_at sw_at(unsigned g)
+{
+	struct sw_at a;
+
+	a.r = g % NRULES;
+	g /= NRULES;
+	a.m = g % NSW_MHZ;
+	g /= NSW_MHZ;
+	a.t = g % NSW_TLC;
+	a.p = g / NSW_TLC;
+	return a;
+}
+
+/* The REIS rows at @a; returns the bit mask of rows within 25 %. */
+static uint32_t sw_eval(struct sw_at a)
+{
+	static char ov[96];
+	uint32_t in = 0;
+	unsigned i;
+
+	snprintf(ov, sizeof(ov), "t_read_tlc=%uus;core_mhz=%u", sw_tlc[a.t], sw_mhz[a.m]);
+	overrides = ov;
+	df_pass = sw_pass[a.p].a27 ? 0.01 : sw_pass[a.p].pass;
+	df_a27 = sw_pass[a.p].a27;
+	rule = (int)a.r;
+	cap.on = 1;
+	cap.n = 0;
+	reis_rows(0);
+	cap.on = 0;
+	if (cap.n > MAXROWS)
+		die("row capture");
+	for (i = 0; i < cap.n; i++)
+		if (fabs(cap.model[i] / cap.paper[i] - 1) <= 0.25)
+			in |= 1u << i;
+	return in;
+}
+
+static unsigned popcount32(uint32_t v)
+{
+	unsigned n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/* The names of the rows in @mask, "; "-separated ("none" for none). */
+static void sw_names(uint32_t mask, const char *sign)
+{
+	unsigned i, any = 0;
+
+	for (i = 0; i < cap.n; i++)
+		if ((mask >> i) & 1)
+			printf("%s%s%s", any++ ? "; " : "", sign, cap.name[i]);
+	if (!any)
+		printf("none");
+}
+
+/* One table line: @what = @value, its count and the rows that change. */
+static void sw_line(const char *what, const char *value, uint32_t base, uint32_t v)
+{
+	printf("| %s | %s | %u | ", what, value, popcount32(v));
+	sw_names(v & ~base, "+");
+	if (base & ~v) {
+		printf("; ");
+		sw_names(base & ~v, "-");
+	}
+	printf(" |\n");
+}
+
+/* Each assumption moved alone from the published setting. */
+static uint32_t sw_one_at_a_time(void)
+{
+	struct sw_at a = { 0, 0, 0, RULE_STREAM };
+	uint32_t base = sw_eval(a);
+	char b[32];
+
+	printf("Published setting (DF pass 1 %%, INT8 read 60 us, core 1500 MHz, %s): "
+	       "%u of %u REIS rows within 25 %%.\n\n", rule_text[RULE_STREAM], popcount32(base),
+	       cap.n);
+	printf("One at a time (the others as published; + comes within 25 %%, - leaves):\n\n"
+	       "| assumption | value | rows within 25 %% | changes |\n|---|---|---:|---|\n");
+	for (a.p = 1; a.p < NSW_PASS; a.p++)
+		sw_line("DF pass inside the probed clusters (A27)", sw_pass[a.p].label, base,
+			sw_eval(a));
+	for (a.p = 0, a.t = 1; a.t < NSW_TLC; a.t++) {
+		snprintf(b, sizeof(b), "%u us", sw_tlc[a.t]);
+		sw_line("INT8 (TLC) read", b, base, sw_eval(a));
+	}
+	for (a.t = 0, a.m = 1; a.m < NSW_MHZ; a.m++) {
+		snprintf(b, sizeof(b), "%u MHz", sw_mhz[a.m]);
+		sw_line("REIS core speed (A6 clock x A13 cycles)", b, base, sw_eval(a));
+	}
+	for (a.m = 0, a.r = 1; a.r < NRULES; a.r++)
+		sw_line("a query's time in Fig. 7, 9, 6.3.1", rule_text[a.r], base, sw_eval(a));
+	return base;
+}
+
+/* Pairs of rows each within 25 % somewhere but never together. */
+static void sw_pairs(const uint32_t *grid, uint32_t ever)
+{
+	unsigned i, j, g, k = 0;
+
+	printf("\nPairs each within 25 %% somewhere but never together:\n\n");
+	for (i = 0; i < cap.n; i++)
+		for (j = i + 1; j < cap.n; j++) {
+			uint32_t both = (1u << i) | (1u << j);
+			int together = 0;
+
+			if ((ever & both) != both)
+				continue;
+			for (g = 0; g < NSW && !together; g++)
+				together = (grid[g] & both) == both;
+			if (!together) {
+				printf("- %s / %s\n", cap.name[i], cap.name[j]);
+				k++;
+			}
+		}
+	if (!k)
+		printf("- none\n");
+}
+
+static void sweep(int full)
+{
+	static uint32_t grid[NSW];
+	uint32_t base = sw_one_at_a_time(), ever = 0;
+	unsigned hist[MAXROWS + 1] = { 0 }, nin[MAXROWS] = { 0 }, best = 0, g, i;
+
+	if (!full)
+		return;
+	for (g = 0; g < NSW; g++) {
+		grid[g] = sw_eval(sw_at(g));
+		hist[popcount32(grid[g])]++;
+		ever |= grid[g];
+		for (i = 0; i < cap.n; i++)
+			nin[i] += (grid[g] >> i) & 1;
+		if (popcount32(grid[g]) > best)
+			best = popcount32(grid[g]);
+	}
+	printf("\nAll %u combinations (%u x %u x %u x %u):\n\n| rows within 25 %% | "
+	       "combinations |\n|---:|---:|\n", (unsigned)NSW, (unsigned)NSW_PASS,
+	       (unsigned)NSW_TLC, (unsigned)NSW_MHZ, NRULES);
+	for (i = 0; i <= cap.n; i++)
+		if (hist[i])
+			printf("| %u | %u |\n", i, hist[i]);
+	printf("\nThe most at once: %u of %u, at:\n\n", best, cap.n);
+	for (g = 0; g < NSW; g++) {
+		struct sw_at a = sw_at(g);
+
+		if (popcount32(grid[g]) != best)
+			continue;
+		printf("- DF pass %s, INT8 read %u us, core %u MHz, %s; outside: ",
+		       sw_pass[a.p].label, sw_tlc[a.t], sw_mhz[a.m], rule_text[a.r]);
+		sw_names(~grid[g] & ((1u << cap.n) - 1), "");
+		printf("\n");
+	}
+	printf("\nEach row (of the %u combinations, how many put it within 25 %%):\n\n"
+	       "| row | published | combinations |\n|---|:-:|---:|\n", (unsigned)NSW);
+	for (i = 0; i < cap.n; i++)
+		printf("| %s | %s | %u |\n", cap.name[i], (base >> i) & 1 ? "yes" : "no", nin[i]);
+	sw_pairs(grid, ever);
+}
+
 int main(int argc, char **argv)
 {
-	int verbose = 0, i;
+	int verbose = 0, sw = -1, i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v"))
@@ -536,18 +800,37 @@ int main(int argc, char **argv)
 			overrides = argv[++i];
 		else if (!strcmp(argv[i], "-F"))
 			df_a27 = 1;
+		else if (!strcmp(argv[i], "-S") || !strcmp(argv[i], "-S1"))
+			sw = argv[i][2] ? 0 : 1;
+		else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
+			for (rule = 0; rule < NRULES && strcmp(argv[i + 1], rule_arg[rule]); rule++)
+				;
+			if (rule == NRULES)
+				goto usage;
+			i++;
+		}
 		else if (!strcmp(argv[i], "-f") && i + 1 < argc &&
 			 (df_pass = strtod(argv[++i], NULL)) > 0 && df_pass <= 1)
 			;
-		else {
-			fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS] [-F]   (-v: "
-				"every point on stderr; -p: override both REIS presets; -f: DF "
-				"pass rate of the IVF rows, default 0.01; -F: A27's p(nprobe / nlist))\n");
-			return 2;
-		}
+		else
+			goto usage;
+	}
+	if (sw >= 0) {
+		if (verbose || overrides || df_a27 || df_pass != 0.01 || rule)
+			goto usage;
+		sweep(sw);
+		return 0;
 	}
 	printf("figure,series,paper,model,ratio,within_25pct,settings\n");
 	eq_rows();
 	reis_rows(verbose);
 	return 0;
+usage:
+	fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS] [-F] "
+		"[-r stream|one|floor] | -S | -S1   (-v: every point on stderr; -p: override "
+		"both REIS presets; -f: DF pass rate of the IVF rows, default 0.01; -F: A27's "
+		"p(nprobe / nlist); -r: a query's time in Fig. 7, 9, 6.3.1, default the stream "
+		"rule; -S: the REIS rows over the unsourced assumptions' grid, markdown; -S1: its "
+		"one-at-a-time part)\n");
+	return 2;
 }

@@ -1,0 +1,86 @@
+#!/bin/sh
+# test_fidelity_sweep.sh - bench_fidelity's assumption sweep (-S1, the
+# one-at-a-time part of -S) and its rule option:
+#   1. each line of the sweep gives the count of REIS rows within 25 % that
+#      a plain run with the same setting gives (-f, -F, -p, -r), so the
+#      sweep's settings neither leak from one evaluation into the next nor
+#      differ from the published code path, and its +/- lists name exactly
+#      the rows whose verdict differs from the published run;
+#   2. -r changes Fig. 7, 9 and 6.3.1 only (Table 4 and Eq. 1-2 stay);
+#   3. bad options are refused with exit 2.
+# Root-free, no VM, about 15 s. Exit 0 pass, 1 fail, 77 skip.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+bench=$BUILD/examples/bench_fidelity
+[ -x "$bench" ] || { echo "SKIP: $bench not built (make examples)"; exit 77; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$bench" -S1 > "$tmp/sweep.md" || fail "-S1 exited $?"
+# rows NAME ARGS...: the REIS rows' "series,verdict" of a plain run.
+rows() {
+	name=$1
+	shift
+	"$bench" "$@" > "$tmp/$name.csv" || fail "bench_fidelity $* exited $?"
+	awk -F'"' '$2 ~ /^REIS/ { split($5, v, ","); print $2 " " $4 "," v[5] }' \
+		"$tmp/$name.csv" > "$tmp/$name.v"
+}
+within() { grep -c ',yes$' "$tmp/$1.v"; }
+# sweep_count LABEL: the count on the sweep's line whose value is LABEL.
+sweep_count() {
+	awk -F' [|] ' -v l="$1" '$2 == l { print $3 }' "$tmp/sweep.md"
+}
+
+rows pub
+n=$(within pub)
+grep -q "^Published setting .*: $n of 22 REIS rows within 25 %\.$" "$tmp/sweep.md" ||
+	fail "published count: want $n of 22, got: $(head -n 1 "$tmp/sweep.md")"
+check() {	# check LABEL NAME ARGS...
+	label=$1 name=$2
+	shift 2
+	rows "$name" "$@"
+	want=$(within "$name") got=$(sweep_count "$label")
+	[ "$got" = "$want" ] || fail "sweep '$label': $got rows, bench_fidelity $* gives $want"
+	# The rows the sweep says came in are those in here and out at the published setting.
+	ins=$(paste -d'|' "$tmp/pub.v" "$tmp/$name.v" | awk -F'|' '$1 ~ /,no$/ && $2 ~ /,yes$/' | wc -l)
+	outs=$(paste -d'|' "$tmp/pub.v" "$tmp/$name.v" | awk -F'|' '$1 ~ /,yes$/ && $2 ~ /,no$/' | wc -l)
+	line=$(awk -F' [|] ' -v l="$label" '$2 == l { print $4 }' "$tmp/sweep.md")
+	gin=$(printf '%s\n' "$line" | tr ';' '\n' | grep -c '^ *+')
+	gout=$(printf '%s\n' "$line" | tr ';' '\n' | grep -c '^ *-')
+	[ "$gin" -eq "$ins" ] && [ "$gout" -eq "$outs" ] ||
+		fail "sweep '$label' lists +$gin -$gout, the runs differ by +$ins -$outs"
+}
+check "5 %" f5 -f 0.05
+check "20 %" f20 -f 0.2
+check "A27 p(f)" a27 -F
+check "30 us" tlc30 -p "t_read_tlc=30us"
+check "90 us" tlc90 -p "t_read_tlc=90us"
+check "750 MHz" mhz750 -p "core_mhz=750"
+check "3000 MHz" mhz3000 -p "core_mhz=3000"
+check "one query at a time" one -r one
+check "busiest resource's share of 16 queries" floor -r floor
+
+# -r moves Fig. 7, 9 and 6.3.1 only: Table 4 and Eq. 1-2 are one query's
+# latency, the same under every rule.
+for r in one floor; do
+	grep -v '^"REIS Fig\|^"REIS 6.3.1' "$tmp/pub.csv" > "$tmp/keep.pub"
+	grep -v '^"REIS Fig\|^"REIS 6.3.1' "$tmp/$r.csv" > "$tmp/keep.$r"
+	cmp -s "$tmp/keep.pub" "$tmp/keep.$r" || fail "-r $r changed Table 4 or Eq. 1-2"
+	cmp -s "$tmp/pub.csv" "$tmp/$r.csv" && fail "-r $r changed nothing"
+	grep -q "^\"REIS Fig. 7\",.*,\"[^\"]*$( [ $r = one ] && echo 'one query at a time' ||
+		echo "busiest resource's share")" "$tmp/$r.csv" || fail "-r $r: the settings do not say the rule"
+done
+
+for bad in "-r bad" "-r" "-S -f 0.1" "-S -F" "-S1 -r one" "-S -p core_mhz=750" "-S -v" "-x"; do
+	# shellcheck disable=SC2086
+	"$bench" $bad > /dev/null 2>&1
+	[ $? -eq 2 ] || fail "bench_fidelity $bad: want exit 2"
+done
+
+[ "$fails" -eq 0 ] || exit 1
+echo "PASS"
