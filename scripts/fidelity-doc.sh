@@ -1,11 +1,12 @@
 #!/bin/sh
 # scripts/fidelity-doc.sh - writes docs/fidelity.md (stdout) from the runs of
 # scripts/fidelity.sh: fidelity-doc.sh CSV DRIFT_CSV RF_CSV SECONDS ROWS
-# TABLES MLP_GMACS DAY [RECSSD_CSV RF_BATCHES RF_SEEDS_TABLE RF_K_SPREAD]. The causes of the rows outside 25 % are kept here, one
-# per figure group, next to the code that prints them.
+# TABLES MLP_GMACS DAY [RECSSD_CSV RF_BATCHES RF_SEEDS_TABLE RF_K_SPREAD
+# SWEEP_MD]. The causes of the rows outside 25 % are kept here, one per
+# figure group, next to the code that prints them.
 set -eu
 csv=$1 drift=$2 rfcsv=$3 secs=$4 rows=$5 tables=$6 gmacs=$7 day=$8
-recssd=${9:-} batches=${10:-3} rfseeds=${11:-} rfk=${12:-}
+recssd=${9:-} batches=${10:-3} rfseeds=${11:-} rfk=${12:-} sweep=${13:-}
 nseeds=1
 if [ -n "$rfseeds" ] && [ -s "$rfseeds" ]; then
 	nseeds=$(awk -F'|' 'NR == 1 { print split($5, v, "/") }' "$rfseeds")
@@ -23,9 +24,9 @@ within_25pct, settings) and the plots below. It is a benchmark, not a test.
 
 **$within of $total rows are within 25 % of the paper.** RecFlash Eq. 1-2
 are exact. Last run: $day; the benchmarks took $secs s of wall time
-(\`make fidelity\` with its build about a minute more) on 2 cores shared
-with other jobs (the numbers are modeled time: the load changes only the
-wall time).
+(\`make fidelity\` with its build about a minute more) on 2 cores, one
+benchmark per core (the numbers are modeled time: the load changes only
+the wall time).
 
 The farthest rows (by |log ratio|; causes below):
 $(awk -F'"' 'NR > 1 { split($5, v, ","); r = v[4] + 0; d = r > 0 ? log(r) : 99; if (d < 0) d = -d
@@ -236,7 +237,17 @@ cat <<'EOF'
   3 IBCs on SSD2, `test_reis_stream`). The paper's 6 % / 26 % implies IBC
   on every query's critical path, i.e. a search that starts after the
   whole broadcast, which its text does not state (4.3.4 says MPIBC
-  "reduces the IBC latency").
+  "reduces the IBC latency"). MPIBC saves at most one fill per extra
+  plane of a die, 13.7 us a query on SSD1 and 3 x 8.2 = 24.6 us on SSD2,
+  so 6 % / 26 % needs wiki_full queries of about 230 / 95 us on average,
+  where the stream takes 251-781 / 182-482 us (the sensing alone at
+  nprobe 256 is 5443 pages / 256 planes x 22.5 us = 478 us on SSD1). A
+  what-if (2026-12-02, a scratch tree, not in the model) where a fill
+  holds its whole die (a die's I/O and command interface serve one
+  operation, so no other plane of it senses or sends meanwhile) gives
+  2.2 % / 5.6 % in the stream and 2.7 % / 6.1 % with one query at a time,
+  and no combination of the unsourced assumptions (sweep below) brings
+  either row within 25 %, with or without it.
 - **REIS 6.3.1, REIS-ASIC** (SSD1 1.9-13.8x, SSD2 1.2-7.0x against
   4.1-5.0x / 3.9-6.5x). The ASIC is timed on the same calendars and by the
   same stream rule as REIS: the same pages, each read plainly and sent
@@ -276,6 +287,13 @@ cat <<'EOF'
     rows would be 2.5x / 18.8x and SSD2's 3.4x / 31x, at 3.5 GB/s 4.8x /
     38x and 6.9x / 62x; no value brings both ends in (a what-if on a
     scratch branch, not in the model).
+  - *Cell mode.* Without ESP the ASIC's drive could keep the binary codes
+    in its native TLC rather than in SLC mode; reading them at the TLC's
+    60 us (a what-if, 2026-12-02) raises the minima only to 2.11x / 1.67x,
+    and the maxima stay channel-bound (13.8x / 7.1x). No combination of
+    the unsourced assumptions (sweep below) brings SSD2's minimum within
+    25 %: it needs REIS at about 37 us a query at NQ, nprobe 16, under its
+    one core's 68 us rerank.
 - **REIS TLC read.** REIS gives no TLC (INT8 region) read time: Table 3
   lists only the ESP-SLC tR (22.5 us, from Flash-Cosmos), 4.1.2 says only
   that SLC reads faster than TLC, and the PM9A3 / Micron 9400 briefs give
@@ -456,10 +474,39 @@ cat <<'EOF'
   K = 0 and 2); 25 measured batches per seed narrow it to 2 points and
   move the mean by under 1 point (timing-model.md W4).
 
+EOF
+if [ -n "$sweep" ] && [ -s "$sweep" ]; then
+	cat <<'EOF'
+
+## What the unsourced REIS assumptions reach
+
+The REIS rows rest on four things no paper states (docs/timing-model.md):
+the DF pass rate inside IVF's probed clusters (A27: the paper gives only
+brute force's 1 %; the corpus measures 16-70 % at the paper's nprobe),
+the INT8 region's TLC read (REIS gives none; RecFlash Table III's 60 us),
+the REIS core's speed (A6's 1.5 GHz Cortex-R8 times A13's cycle counts;
+the one-core rerank is 68 us a query) and how a query's time in a stream
+is measured (§6.2: the paper gives QPS without saying; the stream rule,
+one query at a time, or the busiest resource's share, a floor under any
+schedule). `bench_fidelity -S` recomputes the 22 REIS rows over every
+combination of the values below (the first of each is the published
+one). It is a map of what the assumptions can and cannot do, not a fit:
+the published rows keep the stated or sourced values. The rows that no
+combination brings within 25 % need a mechanism the paper does not
+describe (causes above); for the pairs never within 25 % together, what
+brings one in keeps the other out under every setting of the four.
+
+EOF
+	cat "$sweep"
+	echo
+fi
+cat <<'EOF'
 ## Commands
 
     make fidelity                      # this page, the CSV and the plots
     build/examples/bench_fidelity      # the REIS and Eq. 1-2 rows alone
+    build/examples/bench_fidelity -S   # the REIS rows over the unsourced assumptions (about a minute)
+    build/examples/bench_fidelity -r one   # Fig. 7, 9, 6.3.1 with one query at a time (-r floor: the busiest resource)
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --media tlc
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --trace recssd
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --trace drift

@@ -2,15 +2,17 @@
 # scripts/fidelity.sh - `make fidelity`: the model held against the papers.
 #
 # Runs bench_fidelity (REIS figures, RecFlash Eq. 1-2; analytic at paper
-# scale) and bench_rf_embedding (RecFlash Fig. 10-12 on the RecSSD-style
-# trace at 1 M rows, plus the drifting stress trace), then writes
+# scale; -S: the REIS rows over the unsourced assumptions) and
+# bench_rf_embedding (RecFlash Fig. 10-12 on the RecSSD-style trace at 1 M
+# rows, plus the drifting stress trace), then writes
 #   docs/fidelity.csv   one row per number: figure, series, paper, model,
 #                       ratio, within_25pct, settings
 #   docs/fidelity.md    the tables, the causes of rows outside 25 %, the
 #                       commands and the wall time
 #   docs/fidelity-*.svg gnuplot bars, paper beside model
 # A benchmark, not a test: it prints numbers and fails only if a program
-# does. About 11 minutes on 2 shared cores (5 RecFlash seeds of ~100 s each).
+# does. About 15 minutes on 2 cores (923 s of benchmarks on 2026-12-02, one
+# run per core; 1611 s one after another).
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
 # FIDELITY_TABLES (2 tables of each model: reductions are averages over
@@ -18,6 +20,7 @@
 # FIDELITY_RF_BATCHES (5 measured batches per K and table),
 # FIDELITY_RF_SEEDS (5: the RecFlash runs repeat on trace seeds 0..N-1; a
 # row's model value is the mean, the doc shows every seed and the range),
+# FIDELITY_JOBS (benchmarks run at once, default one per core),
 # FIDELITY_OUT (default docs). The raw runs stay in $BUILD/fidelity/;
 # `fidelity.sh --from DIR` re-renders the doc, CSV and plots from a
 # previous run's raw files without running the benchmarks again.
@@ -37,6 +40,11 @@ if [ "$RF_SEEDS" -lt 1 ] || [ "$RF_SEEDS" -gt 100 ]; then
 	exit 2
 fi
 OUT=${FIDELITY_OUT:-$top/docs}
+# Benchmarks at once: one per core (FIDELITY_JOBS overrides).
+JOBS=${FIDELITY_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $JOBS in
+''|*[!0-9]*|0) echo "fidelity: FIDELITY_JOBS must be a count of 1 or more" >&2; exit 2 ;;
+esac
 # RecFlash Fig. 12's MLPs: M1 of docs/timing-model.md, multiply-accumulates
 # per second of the host that runs them.
 MLP_GMACS=10
@@ -53,6 +61,8 @@ if [ "${1:-}" = "--from" ] && [ -n "${2:-}" ]; then
 	cp "$2/recssd.csv" "$tmp/recssd.csv" 2>/dev/null || : > "$tmp/recssd.csv"
 	# Runs before the seed repeats have rf.csv alone: one seed.
 	cp "$2"/rf-s*.csv "$tmp/" 2>/dev/null || cp "$tmp/rf.csv" "$tmp/rf-s0.csv"
+	# Runs before the assumption sweep have no sweep.md.
+	cp "$2/sweep.md" "$tmp/sweep.md" 2>/dev/null || : > "$tmp/sweep.md"
 	secs=$(cat "$tmp/wall.csv")
 	day=$(cat "$2/date.csv" 2>/dev/null || date -u +%Y-%m-%d)
 else
@@ -61,18 +71,48 @@ else
 	rf="$BUILD/examples/bench_rf_embedding --csv --rows $ROWS --tables $TABLES --no-online --batches $RF_BATCHES"
 	echo "fidelity: REIS analytic and Eq. 1-2"
 	"$BUILD/examples/bench_fidelity" > "$tmp/reis.csv"
+	# The runs are single-threaded and their numbers modeled time, so they
+	# run $JOBS at a time (one per core) and give the same rows as one by
+	# one. A batch of $JOBS runs ends before the next starts; a run that
+	# fails fails the whole.
+	pids=
+	reap() {
+		for p in $pids; do
+			wait "$p" || { echo "fidelity: a benchmark failed" >&2; exit 1; }
+		done
+		pids=
+		n=0
+	}
+	n=0
+	spawn() {	# spawn FUNCTION ARGS...: in the background, $JOBS at once
+		"$@" &
+		pids="$pids $!"
+		n=$((n + 1))
+		[ "$n" -lt "$JOBS" ] || reap
+	}
 	# Seed 0 is rf.csv, the per-K table's run; further seeds redraw every
 	# trace, so the spread of a row over them is its sampling noise.
+	rf_seed() {
+		echo "fidelity: RecFlash, the paper's trace, TLC/SLC/QLC ($ROWS rows, $TABLES tables, seed $1 of $RF_SEEDS)"
+		$rf --media tlc,slc,qlc --seed "$1" > "$tmp/rf-s$1.csv"
+	}
+	# The assumption sweep, RecSSD's 128-row lines and the drifting stress
+	# trace together take about one seed's time.
+	rest() {
+		echo "fidelity: REIS rows over the unsourced assumptions (bench_fidelity -S)"
+		"$BUILD/examples/bench_fidelity" -S > "$tmp/sweep.md"
+		echo "fidelity: RecFlash, RecSSD's 128-row-line trace and the drifting stress trace, TLC"
+		$rf --media tlc --trace recssd > "$tmp/recssd.csv"
+		$rf --media tlc --trace drift > "$tmp/drift.csv"
+	}
 	s=0
 	while [ "$s" -lt "$RF_SEEDS" ]; do
-		echo "fidelity: RecFlash, the paper's trace, TLC/SLC/QLC ($ROWS rows, $TABLES tables, seed $s of $RF_SEEDS)"
-		$rf --media tlc,slc,qlc --seed "$s" > "$tmp/rf-s$s.csv"
+		spawn rf_seed "$s"
 		s=$((s + 1))
 	done
+	spawn rest
+	reap
 	cp "$tmp/rf-s0.csv" "$tmp/rf.csv"
-	echo "fidelity: RecFlash, RecSSD's 128-row-line trace and the drifting stress trace, TLC"
-	$rf --media tlc --trace recssd > "$tmp/recssd.csv"
-	$rf --media tlc --trace drift > "$tmp/drift.csv"
 	secs=$(($(date +%s) - t0))
 	echo "$secs" > "$tmp/wall.csv"
 	day=$(date -u +%Y-%m-%d)
@@ -80,7 +120,7 @@ else
 	mkdir -p "$raw"
 	rm -f "$raw"/rf-s*.csv
 	cp "$tmp/reis.csv" "$tmp/rf.csv" "$tmp/recssd.csv" "$tmp/drift.csv" "$tmp/wall.csv" \
-		"$tmp/date.csv" "$tmp"/rf-s*.csv "$raw/"
+		"$tmp/date.csv" "$tmp/sweep.md" "$tmp"/rf-s*.csv "$raw/"
 fi
 
 # RecFlash rows, one per number over the seeds' runs (rf-s0.csv ...):
@@ -225,7 +265,7 @@ fi
 
 "$top/scripts/fidelity-doc.sh" "$OUT/fidelity.csv" "$tmp/drift.csv" "$tmp/rf.csv" \
 	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" "$day" "$tmp/recssd.csv" "$RF_BATCHES" \
-	"$tmp/rfseeds.csv" "$tmp/rfk.csv" > "$OUT/fidelity.md"
+	"$tmp/rfseeds.csv" "$tmp/rfk.csv" "$tmp/sweep.md" > "$OUT/fidelity.md"
 awk -F'"' -v secs="$secs" -v out="$OUT/fidelity.md" 'NR > 1 { n++; split($5, v, ","); if (v[5] == "yes") y++ }
 	END { printf "fidelity: %d of %d rows within 25 %% (benchmarks %d s); %s\n", y, n, secs, out }' \
 	"$OUT/fidelity.csv"

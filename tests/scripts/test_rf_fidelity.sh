@@ -7,7 +7,8 @@
 #   2. scripts/fidelity.sh --from on two hand-written seed runs: each
 #      RecFlash row of fidelity.csv is the mean of the seeds, the doc's
 #      seed table lists every seed, the spread and whether every seed lands
-#      on the same side of the 25 % line (values below computed by hand).
+#      on the same side of the 25 % line (values below computed by hand);
+#      the assumption sweep's section appears when the run has sweep.md.
 # Root-free, no VM, a few seconds. Exit 0 pass, 1 fail, 77 skip.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -101,6 +102,18 @@ grep -q 'repeat on 2 trace seeds' "$doc" || fail "the doc does not name 2 seeds"
 # The per-K table: seed 0's cut, then the mean and range over the seeds.
 grep -q '^| recflash | RMC1 | 2.0 | 50.0 | 10.000 | 4.000 | 60.0 | 65.0 (60.0-70.0) |' "$doc" ||
 	fail "per-K line: $(grep '^| recflash | RMC1 | 2.0' "$doc")"
+
+# The assumption sweep's section: absent for a run without sweep.md (runs
+# before it), the sweep's markdown verbatim when the run has it.
+grep -q '^## What the unsourced REIS assumptions reach' "$doc" &&
+	fail "a run without sweep.md got a sweep section"
+printf 'Published setting (test): 3 of 22 REIS rows within 25 %%.\n' > "$from/sweep.md"
+BUILD=$tmp/build FIDELITY_OUT=$out sh "$TOP/scripts/fidelity.sh" --from "$from" > "$tmp/fid.log" 2>&1 ||
+	{ fail "fidelity.sh --from with sweep.md exited $?"; cat "$tmp/fid.log"; }
+grep -q '^## What the unsourced REIS assumptions reach' "$doc" || fail "no sweep section"
+grep -q '^Published setting (test): 3 of 22 REIS rows within 25 %\.$' "$doc" ||
+	fail "the sweep's text is not in the doc"
+grep -q '^## Commands' "$doc" || fail "the doc lost its Commands section"
 
 # A seed count of 0 or garbage is refused before anything runs.
 for v in 0 x 101; do
