@@ -442,10 +442,17 @@ cat <<'EOF'
   0.3-0.4 us of controller work per lookup at the model's 2.9 us per
   RM-SSD lookup, which neither paper states and the model does not have,
   so QLC RMC3 (54.1 % against 75 %, every seed 53.1-54.7) inherits the K
-  = 2 shortfall. SLC's
+  = 2 shortfall. The same r also gives the paper's SLC averages from its
+  TLC ranges by t_R alone (25 us): cut = c0 / (1 + r x 60 / t_R) with c0
+  = TLC x (1 + r) predicts 52.4 / 75.7 / 61.7 % against 54 / 77 / 62 %
+  (r = 13.9 / 9.2 / 11.4 % for RMC1 / RMC2 / RMC3; 2026-12-02), so the
+  paper's media results behave as a per-lookup cost diluting one flash
+  cut, with no effect of SLC's 4 KB pages. In the model SLC's
   4 KB pages hold 32 rows, fewer lookups share one, and its Table I
   channel (2.58 us per 128 B) is a cost both sides pay, so SLC's cuts lie
-  below TLC's as the paper's do (all three within 25 %).
+  below TLC's as the paper's do (all three within 25 %); adding r as well
+  would dilute them further, from ratios of 0.79 / 0.81 for SLC RMC2
+  and RMC3, near the band's edge now (not implemented).
 - **RecFlash page cache.** The 128 KiB SRAM holds 8 pages of 16 KiB; with
   64 x 80 lookups over hundreds of pages per command its hit rate is below
   0.4 % on every trace but RecSSD's, so the cut comes from reading each
