@@ -133,8 +133,10 @@ fetch_10() {
         # shellcheck disable=SC1091
         . "$ROOT/scripts/apt-suite.sh"
         apt_suite "$SUITE"
+        # Lines are 'URI' FILE SIZE SHA256:...; the URI is percent-encoded
+        # (+ is %2b), so the file field names the tarball.
         uri=$(cd "$DL" && apt_suite_get source --print-uris -q "qemu=$DEB_VERSION" |
-            sed -n "s/^'\\([^']*\\/$ORIG\\)' .*/\\1/p")
+            awk -v f="$ORIG" '$2 == f { u = $1; gsub(/\047/, "", u); print u }')
         [ -n "$uri" ] || die "the $SUITE lists name no $ORIG for qemu $DEB_VERSION"
         log "downloading $uri"
         /usr/lib/apt/apt-helper -q download-file "$uri" "$DL/$ORIG.part" \
