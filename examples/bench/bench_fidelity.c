@@ -121,7 +121,7 @@ static uint64_t docs_bytes(uint64_t n)
 }
 
 /* -S's row names: "Fig. 9 DF / No-OPT avg SSD1" for the figure and series. */
-static void shorten(char *b)
+static void shorten(char *b, size_t n)
 {
 	static const char *const sub[][2] = {
 		{ " over ", " / " }, { "average", "avg" }, { " (x)", "" }, { ",", "" },
@@ -134,7 +134,7 @@ static void shorten(char *b)
 	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
 		while ((p = strstr(b, sub[i][0]))) {
 			snprintf(t, sizeof(t), "%s", p + strlen(sub[i][0]));
-			snprintf(p, 160 - (size_t)(p - b), "%s%s", sub[i][1], t);
+			snprintf(p, n - (size_t)(p - b), "%s%s", sub[i][1], t);
 		}
 }
 
@@ -147,7 +147,7 @@ static void row(const char *fig, const char *series, double paper, double model,
 		if (cap.n < MAXROWS) {
 			snprintf(cap.name[cap.n], sizeof(cap.name[0]), "%s %s",
 				 fig + (strncmp(fig, "REIS ", 5) ? 0 : 5), series);
-			shorten(cap.name[cap.n]);
+			shorten(cap.name[cap.n], sizeof(cap.name[0]));
 			cap.paper[cap.n] = paper;
 			cap.model[cap.n] = model;
 		}
