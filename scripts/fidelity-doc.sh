@@ -428,7 +428,19 @@ cat <<'EOF'
   width), 14.0-71.3 %; the paper's 8-66 % fits no p_0 with K's mass as
   RecSSD adds it (8 % at K = 0 gives 69.3 % at K = 2; 66 % at K = 2 needs
   p_0 = -2 %), so the generator keeps RecSSD's. The cut also grows with
-  the batch (timing-model.md W3); the paper states none.
+  the batch (timing-model.md W3); the paper states none. The two
+  workload choices the paper leaves open, crossed (2026-12-02, seed 0,
+  `bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --media
+  tlc,slc,qlc --batch B --ties T`, rows by `fidelity.sh --from`): of the
+  18 RecFlash rows, batch 64 with row order (the published setting) has
+  14 within 25 %, 32 / first use 13, 128 / row 12, 128 / first use 11,
+  64 / first use 10, 32 / row 9, 16 / row 3. Fig. 12's RMC1 is outside in
+  all seven (64.1-98.0 % against 50.7 %; nearest at 32 / row, where RMC2
+  and RMC3 fall out instead). RMC2 at K = 2 comes in at batch 128 or
+  with first-use ties, and each of those takes other rows out: RMC1's
+  (K = 2, SLC, QLC; K = 0 at 128) at batch 128 and at 64 with first-use
+  ties, and RMC3's K = 2 and the SLC rows of RMC2 and RMC3 at 32 with
+  first-use ties.
 - **RecFlash SLC/QLC averages.** Table III's TLC and QLC differ only in
   t_R (60 / 140 us: the same 16 KB page, 2 planes). A read is C/A + t_R +
   t_DO with t_R 99.5 % of it, so the flash-only cut (*flash cut*) of QLC
