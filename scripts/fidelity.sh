@@ -12,7 +12,7 @@
 #   docs/fidelity-*.svg gnuplot bars, paper beside model
 # A benchmark, not a test: it prints numbers and fails only if a program
 # does. About 15 minutes on 2 cores (923 s of benchmarks on 2026-12-02, one
-# run per core; 1611 s one after another).
+# run per core; 1611 s one after another, partly sharing the machine).
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
 # FIDELITY_TABLES (2 tables of each model: reductions are averages over

@@ -102,13 +102,14 @@ static const char *pass_text(void)
 	return b;
 }
 
-/* -S: the rows are captured instead of printed (sweep()). */
+/* -S: the rows' names and verdicts are captured instead of printed
+ * (sweep()); a row is a bit of a uint32_t mask. */
 #define MAXROWS 32
 static struct {
 	int on;
 	unsigned n;
 	char name[MAXROWS][160];
-	double paper[MAXROWS], model[MAXROWS];
+	uint32_t in;	/* rows within 25 % */
 } cap;
 
 /*
@@ -142,20 +143,20 @@ static void row(const char *fig, const char *series, double paper, double model,
 		const char *settings)
 {
 	double r = paper != 0 ? model / paper : 0;
+	int within = fabs(r - 1) <= 0.25;
 
 	if (cap.on) {
 		if (cap.n < MAXROWS) {
 			snprintf(cap.name[cap.n], sizeof(cap.name[0]), "%s %s",
 				 fig + (strncmp(fig, "REIS ", 5) ? 0 : 5), series);
 			shorten(cap.name[cap.n], sizeof(cap.name[0]));
-			cap.paper[cap.n] = paper;
-			cap.model[cap.n] = model;
+			cap.in |= (uint32_t)within << cap.n;
 		}
 		cap.n++;
 		return;
 	}
 	printf("\"%s\",\"%s\",%.6g,%.6g,%.4f,%s,\"%s\"\n", fig, series, paper, model, r,
-	       fabs(r - 1) <= 0.25 ? "yes" : "no", settings);
+	       within ? "yes" : "no", settings);
 }
 
 static void die(const char *what)
@@ -643,8 +644,6 @@ static struct sw_at sw_at(unsigned g)
 static uint32_t sw_eval(struct sw_at a)
 {
 	static char ov[96];
-	uint32_t in = 0;
-	unsigned i;
 
 	snprintf(ov, sizeof(ov), "t_read_tlc=%uus;core_mhz=%u", sw_tlc[a.t], sw_mhz[a.m]);
 	overrides = ov;
@@ -653,23 +652,12 @@ static uint32_t sw_eval(struct sw_at a)
 	rule = (int)a.r;
 	cap.on = 1;
 	cap.n = 0;
+	cap.in = 0;
 	reis_rows(0);
 	cap.on = 0;
-	if (cap.n > MAXROWS)
+	if (cap.n >= MAXROWS)	/* sweep()'s all-rows mask needs n < 32 */
 		die("row capture");
-	for (i = 0; i < cap.n; i++)
-		if (fabs(cap.model[i] / cap.paper[i] - 1) <= 0.25)
-			in |= 1u << i;
-	return in;
-}
-
-static unsigned popcount32(uint32_t v)
-{
-	unsigned n = 0;
-
-	for (; v; v &= v - 1)
-		n++;
-	return n;
+	return cap.in;
 }
 
 /* The names of the rows in @mask, "; "-separated ("none" for none). */
@@ -687,7 +675,7 @@ static void sw_names(uint32_t mask, const char *sign)
 /* One table line: @what = @value, its count and the rows that change. */
 static void sw_line(const char *what, const char *value, uint32_t base, uint32_t v)
 {
-	printf("| %s | %s | %u | ", what, value, popcount32(v));
+	printf("| %s | %s | %u | ", what, value, __builtin_popcount(v));
 	sw_names(v & ~base, "+");
 	if (base & ~v) {
 		printf("; ");
@@ -704,7 +692,7 @@ static uint32_t sw_one_at_a_time(void)
 	char b[32];
 
 	printf("Published setting (DF pass 1 %%, INT8 read 60 us, core 1500 MHz, %s): "
-	       "%u of %u REIS rows within 25 %%.\n\n", rule_text[RULE_STREAM], popcount32(base),
+	       "%u of %u REIS rows within 25 %%.\n\n", rule_text[RULE_STREAM], __builtin_popcount(base),
 	       cap.n);
 	printf("One at a time (the others as published; + comes within 25 %%, - leaves):\n\n"
 	       "| assumption | value | rows within 25 %% | changes |\n|---|---|---:|---|\n");
@@ -758,12 +746,12 @@ static void sweep(int full)
 		return;
 	for (g = 0; g < NSW; g++) {
 		grid[g] = sw_eval(sw_at(g));
-		hist[popcount32(grid[g])]++;
+		hist[__builtin_popcount(grid[g])]++;
 		ever |= grid[g];
 		for (i = 0; i < cap.n; i++)
 			nin[i] += (grid[g] >> i) & 1;
-		if (popcount32(grid[g]) > best)
-			best = popcount32(grid[g]);
+		if (__builtin_popcount(grid[g]) > best)
+			best = __builtin_popcount(grid[g]);
 	}
 	printf("\nAll %u combinations (%u x %u x %u x %u):\n\n| rows within 25 %% | "
 	       "combinations |\n|---:|---:|\n", (unsigned)NSW, (unsigned)NSW_PASS,
@@ -775,7 +763,7 @@ static void sweep(int full)
 	for (g = 0; g < NSW; g++) {
 		struct sw_at a = sw_at(g);
 
-		if (popcount32(grid[g]) != best)
+		if (__builtin_popcount(grid[g]) != best)
 			continue;
 		printf("- DF pass %s, INT8 read %u us, core %u MHz, %s; outside: ",
 		       sw_pass[a.p].label, sw_tlc[a.t], sw_mhz[a.m], rule_text[a.r]);
