@@ -43,7 +43,7 @@ scale), [RecFlash Fig. 10/11 and SLC/QLC](fidelity-rf.svg),
 
 ## How the numbers are made
 
-- **One parameter set per preset** (\`hw-model/src/flash_preset.c\`, every
+- **One parameter set per preset** (\`hw-model/src/flash/flash_preset.c\`, every
   value with its source in [timing-model.md](timing-model.md) §5-6); no
   figure has a knob of its own. The comparison points (REIS-ASIC, CPU-Real,
   No-I/O, the MLPs of Fig. 12) are the models of timing-model.md
