@@ -64,10 +64,10 @@ fi
 mkdir -p "$stamp_dir"
 log=$stamp_dir/setup-deps.log
 echo "setup-deps: apt-get update" >&2
-apt-get update -qq >"$log" 2>&1 || { tail -n 20 "$log" >&2; exit 1; }
+apt-get -o DPkg::Lock::Timeout=900 update -qq >"$log" 2>&1 || { tail -n 20 "$log" >&2; exit 1; }
 if [ -n "$(echo "$missing" | tr -d ' ')" ]; then
     echo "setup-deps: installing$missing (log: $log)" >&2
     # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
         $missing >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
 fi
