@@ -248,7 +248,7 @@ static inline double dfp_pass_ivf_hi(double f, uint32_t nlist)
  * dfp_build_opts - the IVF build the measurement uses: corpus_build_opts()'
  * (seeded k-means, the same quantizer) at @nlist lists, without what the
  * measurement does not read: no corpus (no documents, no recall
- * calibration queries) and no INT8 codes.
+ * calibration queries, no recall table on held-out rows) and no INT8 codes.
  */
 static inline void dfp_build_opts(struct reis_build_opts *bo, uint32_t nlist)
 {
@@ -256,7 +256,7 @@ static inline void dfp_build_opts(struct reis_build_opts *bo, uint32_t nlist)
 
 	memset(&none, 0, sizeof(none));
 	corpus_build_opts(&none, 1, bo);
-	bo->flags = 0;
+	bo->flags = REIS_BUILD_NO_CALIB;
 	bo->nlist = nlist;
 }
 

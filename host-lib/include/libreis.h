@@ -34,6 +34,14 @@ extern "C" {
 #define REIS_VERSION_MINOR 1
 #define REIS_VERSION_PATCH 0
 
+/*
+ * Room for any message libreis composes (reis_last_error(), a search
+ * request's msg): the drive's reason (at most 87 bytes, docs/command-set.md
+ * §8), the command, the status and where the error log has it, and what
+ * libreis adds (database, section, offset, ticket), never cut.
+ */
+#define REIS_MSG_LEN 512
+
 /* ---------------------------------------------------------------------- */
 /* Wire values (docs/command-set.md)                                       */
 /* ---------------------------------------------------------------------- */
@@ -1033,8 +1041,11 @@ const struct reis_cpl *reis_last_cpl(const struct reis_dev *dev);
  * reis_last_error() - a sentence about the last failure on @dev.
  * @dev: handle.
  *
- * E.g. "ISP_ECHO_H2C: ISP Miscompare (status 0x47c7, DNR)" or
- * "submit: data_len 600000 exceeds max_xfer 524288".
+ * E.g. "ISP_ECHO_H2C: ISP Miscompare (status 0x47c7, DNR)",
+ * "REIS_SEARCH: k = 40 exceeds the database's 30 entries: Invalid Field in
+ * Command (status 0x4002, DNR); error log entry 3 (SQID 1 CID 5, data byte
+ * 8)" (with the drive's reason when it recorded one) or "submit: data_len
+ * 600000 exceeds max_xfer 524288". At most REIS_MSG_LEN bytes: never cut.
  *
  * Return: a string owned by @dev; "" when nothing failed yet.
  */
@@ -1047,8 +1058,8 @@ const char *reis_last_error(const struct reis_dev *dev);
  * @len: its size.
  *
  * Return: @buf ("ISP_NOOP: ok", "ISP_ECHO_H2C: ISP Miscompare (status
- * 0x47c7, DNR)", "0x84: Invalid Command Opcode: A reserved coded value or
- * an unsupported value in the command opcode field (status 0x4001, DNR)").
+ * 0x47c7, DNR)", "0x84: Invalid Command Opcode (status 0x4001, DNR)": the
+ * status by its name, without libnvme's description, reis_status_str()).
  */
 const char *reis_req_strerror(const struct reis_req *req, char *buf, size_t len);
 

@@ -78,6 +78,7 @@ int reis__effects_supports(int fd, uint8_t opcode)
 int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
 		  uint32_t len)
 {
+	char st[REIS_STATUS_DESC_LEN];
 	int ret, nvme = 0;
 
 	if (!dev || !buf || len < 4 || len > REIS_LOG_MAX || (len & 3u) || (offset & 3u))
@@ -89,7 +90,7 @@ int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
 	ret = reis__log_raw(dev, lid, offset, buf, len, &nvme);
 	if (ret && nvme > 0)
 		return reis__seterr(dev, ret, "log page %02xh: %s", lid,
-				    reis_status_str((uint16_t)nvme));
+				    reis__status_desc((uint16_t)nvme, st, sizeof(st)));
 	if (ret)
 		return reis__seterr(dev, ret, "log page %02xh: %s", lid, reis_strerror(ret));
 	reis__seterr(dev, 0, "%s", "");

@@ -104,7 +104,7 @@ const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, c
 {
 	struct isp_wire_err_text e;
 	const char *name;
-	char where[48], op[8];
+	char where[48], op[8], st[REIS_STATUS_DESC_LEN];
 	unsigned bit;
 
 	reis_req_strerror(req, buf, len);
@@ -125,9 +125,10 @@ const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, c
 	bit = e.loc != ISP_ERR_LOC_NONE ? (e.loc >> 8) & 7u : e.data_bit;
 	if (where[0] && bit)
 		snprintf(where + strlen(where), sizeof(where) - strlen(where), " bit %u", bit);
-	snprintf(buf, len, "%s: %s (error log entry %llu: SQID %u CID %u%s): %s (status "
-		 "0x%04x%s)", name, e.msg, (unsigned long long)e.error_count, e.sqid, e.cid,
-		 where, reis_status_str(req->cpl.status), req->cpl.status,
-		 req->cpl.status & REIS_STATUS_DNR ? ", DNR" : "");
+	/* The reason first, then the status, then where the log has it: a
+	 * reader who stops early still has what went wrong. */
+	snprintf(buf, len, "%s: %s: %s; error log entry %llu (SQID %u CID %u%s)", name, e.msg,
+		 reis__status_desc(req->cpl.status, st, sizeof(st)),
+		 (unsigned long long)e.error_count, e.sqid, e.cid, where);
 	return buf;
 }

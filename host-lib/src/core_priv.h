@@ -47,7 +47,7 @@ extern const struct reis_be_ops reis__be_uring;
 extern const struct reis_be_ops reis__be_ioctl;
 extern const struct reis_be_ops reis__be_inproc;
 
-#define REIS_ERRMSG_LEN 256
+#define REIS_ERRMSG_LEN REIS_MSG_LEN
 
 struct reis_dev {
 	const struct reis_be_ops *ops;
@@ -102,6 +102,11 @@ const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, c
  * alone; -errno, *@nvme the NVMe status when the drive refused. */
 int reis__log_raw(struct reis_dev *dev, uint8_t lid, uint64_t off, void *buf, uint32_t len,
 		  int *nvme);
+
+/* core_strings.c: "Invalid Field in Command (status 0x4002, DNR)": the
+ * status name without libnvme's description, the code, DNR, More. */
+#define REIS_STATUS_DESC_LEN 96
+const char *reis__status_desc(uint16_t status, char *buf, size_t len);
 
 /* timeout helpers shared by the transports */
 uint64_t reis__deadline(int timeout_ms);

@@ -153,13 +153,15 @@ static int reis_stream(struct reis_dev *dev, struct reis_stream *s, uint8_t *buf
 
 	dev->last = run.last;
 	if (run.err) {
+		char st[REIS_STATUS_DESC_LEN];
+
 		s->done_bytes = run.fail_idx * chunk;
 		if (run.err_cpl)
-			reis__seterr(dev, run.err, "stream: chunk %llu at offset %llu: %s "
-				     "(status 0x%04x)", (unsigned long long)run.fail_idx,
+			reis__seterr(dev, run.err, "stream: chunk %llu at offset %llu: %s",
+				     (unsigned long long)run.fail_idx,
 				     (unsigned long long)(s->offset + run.fail_idx * chunk),
-				     run.last.status ? reis_status_str(run.last.status) :
-				     reis_strerror(run.err), run.last.status);
+				     run.last.status ? reis__status_desc(run.last.status, st,
+				     sizeof(st)) : reis_strerror(run.err));
 		return run.err;
 	}
 	s->done_bytes = len;

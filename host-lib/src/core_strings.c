@@ -73,6 +73,21 @@ const char *reis_status_str(uint16_t status)
 	}
 }
 
+/*
+ * The status as libreis' messages give it: the name (libnvme's string up to
+ * its ": " description, the ISP name for SCT 7h), the code, DNR and More,
+ * e.g. "Invalid Field in Command (status 0x4002, DNR)".
+ */
+const char *reis__status_desc(uint16_t status, char *buf, size_t len)
+{
+	const char *s = reis_status_str(status), *colon = strstr(s, ": ");
+	int n = colon ? (int)(colon - s) : (int)strlen(s);
+
+	snprintf(buf, len, "%.*s (status 0x%04x%s%s)", n, s, status,
+		 status & REIS_STATUS_DNR ? ", DNR" : "", status & REIS_STATUS_MORE ? ", More" : "");
+	return buf;
+}
+
 int reis_status_errno(uint16_t status)
 {
 	switch (status & REIS_STATUS_CODE_MASK) {
@@ -136,7 +151,7 @@ const char *reis_req_strerror(const struct reis_req *req, char *buf, size_t len)
 {
 	const struct reis_cpl *cpl = &req->cpl;
 	const char *name = reis_opcode_name(req->cmd.opcode);
-	char op[8];
+	char op[8], st[REIS_STATUS_DESC_LEN];
 
 	if (!buf || !len)
 		return "";
@@ -148,10 +163,7 @@ const char *reis_req_strerror(const struct reis_req *req, char *buf, size_t len)
 		snprintf(buf, len, "%s: %s", name,
 			 req->priv.state == REIS_REQ_INFLIGHT ? "in flight" : "not submitted");
 	else if (cpl->status)
-		snprintf(buf, len, "%s: %s (status 0x%04x%s%s)", name,
-			 reis_status_str(cpl->status), cpl->status,
-			 cpl->status & REIS_STATUS_DNR ? ", DNR" : "",
-			 cpl->status & REIS_STATUS_MORE ? ", More" : "");
+		snprintf(buf, len, "%s: %s", name, reis__status_desc(cpl->status, st, sizeof(st)));
 	else if (cpl->err)
 		snprintf(buf, len, "%s: %s", name, reis_strerror(cpl->err));
 	else

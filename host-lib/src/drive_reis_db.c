@@ -289,7 +289,7 @@ struct reis_dep {
 	uint64_t acked;
 	int err;
 	struct reis_cpl cpl;	/* the failing completion */
-	char msg[REIS_ERRMSG_LEN];
+	char msg[REIS_ERRMSG_LEN + 128];	/* what was deployed where, then the cause */
 };
 
 static int reis_dep_next(struct reis_dep_sec *s)
@@ -320,7 +320,7 @@ static void reis_dep_cb(struct reis_req *req, void *arg)
 
 	if (req->cpl.err) {
 		if (!d->err) {
-			char m[128];
+			char m[REIS_ERRMSG_LEN];
 
 			d->err = req->cpl.err;
 			d->cpl = req->cpl;
@@ -328,7 +328,7 @@ static void reis_dep_cb(struct reis_req *req, void *arg)
 				 "offset %llu: %s", d->did, s->id,
 				 (unsigned long long)((uint64_t)req->cmd.cdw14 |
 						      (uint64_t)req->cmd.cdw15 << 32),
-				 reis_req_strerror(req, m, sizeof(m)));
+				 reis__req_errmsg(d->dev, req, m, sizeof(m)));
 		}
 		s->active = 0;
 		return;
@@ -375,7 +375,8 @@ static int reis_dep_check(struct reis_dev *dev, struct reis_db_image *img,
 					    "metric %u) does not match the database (%u, %u)",
 					    img->quant->dim, img->quant->metric, img->dim,
 					    img->metric);
-		ret = reis_meta_encode(img->quant, meta, meta_len);
+		ret = reis_meta_encode_recall(img->quant, img->recall, img->nrecall, meta,
+					      meta_len);
 		if (ret)
 			return reis__seterr(dev, ret, "deploy: cannot encode the quantizer "
 					    "into META");

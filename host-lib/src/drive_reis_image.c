@@ -85,9 +85,12 @@ int reis_db_image_check(struct reis_db_image *img, char *err, size_t errlen)
 	if (img->kind != REIS_DB_BF && img->kind != REIS_DB_IVF)
 		return reis__errf(err, errlen, -EINVAL, "kind %u is neither BF (1) nor IVF (2)",
 				  img->kind);
-	if (img->dim < REIS_DB_MIN_DIM || img->dim > REIS_DB_MAX_DIM || img->dim % 64)
+	if (img->dim < REIS_DB_MIN_DIM || img->dim > REIS_DB_MAX_DIM)
+		return reis__errf(err, errlen, -EINVAL, "dimension %u is outside %u..%u", img->dim,
+				  REIS_DB_MIN_DIM, REIS_DB_MAX_DIM);
+	if (img->dim % 64)
 		return reis__errf(err, errlen, -EINVAL, "dimension %u is not a multiple of 64 "
-				  "in %u..%u", img->dim, REIS_DB_MIN_DIM, REIS_DB_MAX_DIM);
+				  "(the binary codes are 64-bit words)", img->dim);
 	if (!img->n || img->n > UINT32_MAX)
 		return reis__errf(err, errlen, -EINVAL, "%llu entries: need 1..%u",
 				  (unsigned long long)img->n, UINT32_MAX);
@@ -208,6 +211,7 @@ void reis_db_image_free(struct reis_db_image *img)
 		free(p->centroids);
 		free(p->cluster_sizes);
 		free(p->calib);
+		free(p->recall);
 		free(p->cluster_start);
 		reis_quant_free(&p->quant);
 		free(p);

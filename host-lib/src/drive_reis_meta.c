@@ -41,21 +41,34 @@ static uint64_t reis_pad8(uint64_t v)
 	return (v + 7) & ~UINT64_C(7);
 }
 
-int reis_meta_encode(const struct reis_quant *quant, void **blob, uint64_t *len)
+static int reis_recall_est_ok(const struct reis_recall_est *e)
+{
+	return e->mode >= REIS_EST_APPROX && e->mode <= REIS_EST_EXACT && e->k &&
+	       e->k <= REIS_MAX_K && e->recall <= 10000 && e->nq && e->self <= 1 && !e->rsvd &&
+	       (e->mode == REIS_EST_APPROX ? e->factor <= REIS_MAX_RERANK : !e->factor);
+}
+
+int reis_meta_encode_recall(const struct reis_quant *quant, const struct reis_recall_est *est,
+			    unsigned n, void **blob, uint64_t *len)
 {
 	struct reis_meta_hdr h;
 	struct reis_meta_rec r;
-	uint64_t qlen, total;
+	uint64_t qlen, elen = (uint64_t)n * sizeof(*est), total, pos;
 	uint8_t *b;
+	unsigned i;
 
 	if (!quant || !blob || !len || !quant->mean || !quant->scale ||
 	    quant->dim < REIS_DB_MIN_DIM || quant->dim > REIS_DB_MAX_DIM || quant->dim % 64 ||
-	    quant->metric > REIS_METRIC_L2 || (quant->flags & ~REIS_QUANT_CENTER))
+	    quant->metric > REIS_METRIC_L2 || (quant->flags & ~REIS_QUANT_CENTER) ||
+	    n > REIS_MAX_RECALL_EST || (n && !est))
 		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!reis_recall_est_ok(&est[i]))
+			return -EINVAL;
 	*blob = NULL;
 	*len = 0;
 	qlen = reis__quant_bytes(quant->dim);
-	total = sizeof(h) + sizeof(r) + reis_pad8(qlen);
+	total = sizeof(h) + sizeof(r) + reis_pad8(qlen) + (n ? sizeof(r) + elen : 0);
 	if (total > REIS_DB_MAX_META)
 		return -EINVAL;
 	b = calloc(1, total);
@@ -66,16 +79,74 @@ int reis_meta_encode(const struct reis_quant *quant, void **blob, uint64_t *len)
 	r.len = qlen;
 	memcpy(b + sizeof(h), &r, sizeof(r));
 	reis__quant_pack(quant, b + sizeof(h) + sizeof(r));
+	pos = sizeof(h) + sizeof(r) + reis_pad8(qlen);
+	if (n) {
+		r.type = REIS_META_RECALL;
+		r.len = elen;
+		memcpy(b + pos, &r, sizeof(r));
+		memcpy(b + pos + sizeof(r), est, elen);
+	}
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, "REISMET1", 8);
 	h.version = REIS_META_VERSION;
-	h.nrec = 1;
+	h.nrec = n ? 2 : 1;
 	h.total_bytes = total;
 	h.checksum = reis__fnv64(REIS_FNV64_INIT, b + sizeof(h), total - sizeof(h));
 	memcpy(b, &h, sizeof(h));
 	*blob = b;
 	*len = total;
 	return 0;
+}
+
+int reis_meta_encode(const struct reis_quant *quant, void **blob, uint64_t *len)
+{
+	return reis_meta_encode_recall(quant, NULL, 0, blob, len);
+}
+
+int reis_meta_recall(const void *blob, uint64_t len, struct reis_recall_est *out,
+		     unsigned max)
+{
+	const uint8_t *b = blob;
+	struct reis_meta_hdr h;
+	uint64_t pos;
+	uint32_t i;
+	int got = 0;
+
+	if (!blob || len < sizeof(h) || memcmp(b, "REISMET1", 8) || (max && !out))
+		return -EBADMSG;
+	memcpy(&h, b, sizeof(h));
+	if (h.version != REIS_META_VERSION || h.total_bytes != len ||
+	    h.total_bytes > REIS_DB_MAX_META || h.nrec > REIS_META_MAX_RECORDS ||
+	    reis__fnv64(REIS_FNV64_INIT, b + sizeof(h), len - sizeof(h)) != h.checksum)
+		return -EBADMSG;
+	for (i = 0, pos = sizeof(h); i < h.nrec; i++) {
+		struct reis_meta_rec r;
+
+		if (len - pos < sizeof(r))
+			return -EBADMSG;
+		memcpy(&r, b + pos, sizeof(r));
+		pos += sizeof(r);
+		if (r.len > len - pos || reis_pad8(r.len) > len - pos)
+			return -EBADMSG;
+		if (r.type == REIS_META_RECALL && !got) {
+			uint64_t j, n = r.len / sizeof(struct reis_recall_est);
+
+			if (r.len % sizeof(struct reis_recall_est) || n > REIS_MAX_RECALL_EST)
+				return -EBADMSG;
+			for (j = 0; j < n; j++) {
+				struct reis_recall_est e;
+
+				memcpy(&e, b + pos + j * sizeof(e), sizeof(e));
+				if (!reis_recall_est_ok(&e))
+					return -EBADMSG;
+				if (j < max)
+					out[j] = e;
+			}
+			got = (int)(n < max ? n : max);
+		}
+		pos += reis_pad8(r.len);
+	}
+	return pos == len ? got : -EBADMSG;
 }
 
 int reis_meta_decode(const void *blob, uint64_t len, uint32_t dim, uint32_t metric,

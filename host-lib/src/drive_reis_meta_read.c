@@ -92,3 +92,29 @@ int reis_db_quantizer(struct reis_dev *dev, uint32_t did, struct reis_quant *qua
 		return reis__seterr(dev, ret, "database %u: %s", did, err);
 	return 0;
 }
+
+int reis_db_recall(struct reis_dev *dev, uint32_t did, struct reis_recall_est *out,
+		   unsigned max)
+{
+	struct reis_db_info info;
+	void *blob;
+	uint64_t len;
+	int ret;
+
+	if (!dev || (max && !out))
+		return -EINVAL;
+	ret = reis_db_info(dev, did, &info);
+	if (ret)
+		return ret;
+	if (!info.meta_bytes)
+		return 0;
+	ret = reis_db_meta_fetch(dev, did, &blob, &len);
+	if (ret)
+		return ret;
+	ret = reis_meta_recall(blob, len, out, max);
+	free(blob);
+	if (ret < 0)
+		return reis__seterr(dev, ret, "database %u: malformed recall estimates in META",
+				    did);
+	return ret;
+}

@@ -40,10 +40,22 @@ struct reis_image_priv {
 	uint8_t *centroids;
 	uint32_t *cluster_sizes;
 	struct reis_calib *calib;
+	struct reis_recall_est *recall;
 	struct reis_quant quant;
 	int have_quant;
 	uint64_t *cluster_start;	/* nlist + 1 first entry of each cluster */
 };
+
+/*
+ * tool_recall_est.c: after reis_db_build()'s layout and calibration, the
+ * recall -> nprobe table of an IVF image without held-out queries (unless
+ * REIS_BUILD_NO_CALIB) and, with REIS_BUILD_ESTIMATE, img->recall. @view
+ * is @img with row numbers as ids (what recall is counted in); @x the rows.
+ */
+struct reis_build_opts;
+int reis__build_estimate(struct reis_db_image *img, struct reis_db_image *view,
+			 const float *x, const struct reis_build_opts *o, char *err,
+			 size_t errlen);
 
 /* The image's priv, allocated on first use. NULL on ENOMEM. */
 struct reis_image_priv *reis__image_priv(struct reis_db_image *img);
@@ -55,6 +67,9 @@ uint32_t reis__hamming64(const uint64_t *a, const uint64_t *b, uint32_t words);
  * calibration. */
 int reis__ref_nprobe(const struct reis_db_image *img, const struct reis_search_opts *o,
 		     uint32_t *nprobe);
+
+/* tool_ref_search.c: the calibration's next nprobe (1 2 3 4 6 8 12 ...). */
+uint32_t reis__calib_next_nprobe(uint32_t np, uint32_t nlist);
 
 /* Dot product / squared L2 of float vectors, fixed summation order. */
 float reis__dot(const float *a, const float *b, uint32_t dim);

@@ -20,6 +20,7 @@ _Static_assert(REIS_SF_NO_DF == ISP_REIS_SF_NO_DF && REIS_SF_NO_PL == ISP_REIS_S
 	       REIS_SF_NO_MPIBC == ISP_REIS_SF_NO_MPIBC &&
 	       REIS_SF_NO_RERANK == ISP_REIS_SF_NO_RERANK && REIS_SF_TAG == ISP_REIS_SF_TAG &&
 	       REIS_SF_GROUP == ISP_REIS_SF_GROUP && REIS_SF_DOCS == ISP_REIS_SF_DOCS &&
+	       REIS_SF_RERANK_ALL == ISP_REIS_SF_RERANK_ALL &&
 	       REIS_SF_ALL == ISP_REIS_SF_ALL, "search flags");
 _Static_assert(REIS_MAX_NQ == ISP_REIS_MAX_NQ && REIS_MAX_K == ISP_REIS_MAX_K &&
 	       REIS_MAX_RERANK == ISP_REIS_MAX_RERANK, "search limits");
@@ -209,9 +210,9 @@ static int reis_search_check(struct reis_dev *dev, uint8_t opcode,
 		return reis__seterr(dev, -EINVAL, "%s: target recall %u > 10000 (1/10000 "
 				    "units)", op, o->target_recall);
 	if (q->dim < REIS_DB_MIN_DIM || q->dim > REIS_DB_MAX_DIM || q->dim % 64)
-		return reis__seterr(dev, -EINVAL, "%s: query dimension %u is not a multiple "
-				    "of 64 in %u..%u", op, q->dim, REIS_DB_MIN_DIM,
-				    REIS_DB_MAX_DIM);
+		return reis__seterr(dev, -EINVAL, q->dim % 64 ? "%s: query dimension %u is not "
+				    "a multiple of 64" : "%s: query dimension %u is outside %u..%u",
+				    op, q->dim, REIS_DB_MIN_DIM, REIS_DB_MAX_DIM);
 	if (!q->nq || !q->bin || (!(o->flags & REIS_SF_NO_RERANK) && !q->int8))
 		return reis__seterr(dev, -EINVAL, "%s: %s", op, !q->nq ? "no queries" :
 				    "binary (and, unless NO_RERANK, INT8) codes needed");
@@ -537,7 +538,7 @@ struct reis_sync {
 	struct reis_search_result *out;
 	int err;
 	struct reis_cpl cpl;
-	char msg[160];
+	char msg[REIS_MSG_LEN];
 };
 
 struct reis_sync_slot {

@@ -68,16 +68,15 @@ const char *reis__rf_op_name(uint8_t opcode)
 int reis__rf_cpl_err(struct reis_dev *dev, const struct reis_cpl *cpl, uint8_t opcode,
 		     uint32_t tid, const char *what)
 {
-	char obj[24] = "";
+	char obj[24] = "", st[REIS_STATUS_DESC_LEN];
 
 	dev->last = *cpl;
 	if (tid)
 		snprintf(obj, sizeof(obj), " table %u", tid);
 	if (cpl->status)
-		return reis__seterr(dev, cpl->err, "%s%s%s%s: %s (status 0x%04x%s)",
-				    reis__rf_op_name(opcode), obj, what ? " " : "",
-				    what ? what : "", reis_status_str(cpl->status),
-				    cpl->status, cpl->status & REIS_STATUS_DNR ? ", DNR" : "");
+		return reis__seterr(dev, cpl->err, "%s%s%s%s: %s", reis__rf_op_name(opcode), obj,
+				    what ? " " : "", what ? what : "",
+				    reis__status_desc(cpl->status, st, sizeof(st)));
 	return reis__seterr(dev, cpl->err, "%s%s%s%s: %s", reis__rf_op_name(opcode), obj,
 			    what ? " " : "", what ? what : "", reis_strerror(cpl->err));
 }

@@ -11,7 +11,8 @@
 
 #include "libreis_tools.h"
 
-#define REIS_GROUP_MSG_LEN 768	/* a fabric member's path, NQN, address and the cause */
+/* A fabric member's path, NQN and address and its cause (REIS_MSG_LEN). */
+#define REIS_GROUP_MSG_LEN (2 * REIS_MSG_LEN + 256)
 
 /* Work of a call that gave up on a member (timeout): kept until its late
  * completions arrive (tool_group.c, reis_group_pending()). */
@@ -117,6 +118,7 @@ struct reis_gr_merge {
 	uint32_t k;
 	uint32_t m;		/* candidates one drive keeps: factor * k */
 	int rerank;
+	int all;		/* REIS_SF_RERANK_ALL: no candidate cut */
 	int l2;
 	int ids;		/* the shards carry caller ids */
 	uint32_t did;

@@ -132,7 +132,7 @@ struct reis_grd_ctx {
 	struct reis__gcall *c;
 	uint32_t did;
 	int ns_failed;			/* the namespace copy failed */
-	char msg[REIS_GROUP_MSG_LEN / 2];
+	char msg[REIS_MSG_LEN + 256];
 };
 
 static void reis_grd_progress(void *arg, uint64_t done, uint64_t total)

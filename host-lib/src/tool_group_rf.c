@@ -54,7 +54,7 @@ struct reis_grfd_ctx {
 	uint32_t lo;
 	uint32_t rb;
 	int ns_failed;
-	char msg[REIS_GROUP_MSG_LEN / 2];
+	char msg[REIS_MSG_LEN + 256];
 };
 
 static void reis_grfd_progress(void *arg, uint64_t done, uint64_t total)

@@ -215,7 +215,7 @@ struct reis_sched_batch {
 	struct reis_search_opts o;
 	struct reis_queries q;
 	struct reis_search_result res;
-	char msg[REIS_GROUP_MSG_LEN / 2];
+	char msg[REIS_MSG_LEN + 256];
 };
 
 static int reis_sched_batch_one(struct reis__gcall *c)

@@ -98,7 +98,7 @@ struct reis_srf_batch {
 	uint32_t tid, dim, flags;
 	float *out;
 	struct reis_rf_sls_info in;
-	char msg[REIS_GROUP_MSG_LEN / 2];
+	char msg[REIS_MSG_LEN + 256];
 };
 
 static void reis_srf_batch_late_free(struct reis_srf_batch *x)

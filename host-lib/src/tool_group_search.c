@@ -97,7 +97,7 @@ struct reis_gr_info_ctx {
 	uint32_t did;
 	int err;
 	struct reis_db_info in;
-	char msg[REIS_GROUP_MSG_LEN / 2];
+	char msg[REIS_MSG_LEN + 256];
 };
 
 static int reis_gr_info_one(struct reis__gcall *c)
@@ -317,7 +317,7 @@ static void reis_gr_merge_query(struct reis_group_result *r, const struct reis_g
 	/* The m best by (Hamming, entry) are exactly one drive's candidates. */
 	qsort(cand, nc, sizeof(*cand), reis_gr_ham_cmp);
 	if (mg->rerank) {
-		if (nc > mg->m)
+		if (nc > mg->m && !mg->all)
 			nc = mg->m;
 		qsort(cand, nc, sizeof(*cand), mg->l2 ? reis_gr_l2_cmp : reis_gr_ip_cmp);
 	}
@@ -425,8 +425,12 @@ int reis__gr_setup(struct reis_group *g, const struct reis_search_opts *o,
 	memset(mg, 0, sizeof(*mg));
 	mg->k = o->k;
 	mg->rerank = !(o->flags & REIS_SF_NO_RERANK);
+	mg->all = mg->rerank && (o->flags & REIS_SF_RERANK_ALL);
 	mg->m = mg->rerank ? (o->rerank_factor ? o->rerank_factor : REIS_DEFAULT_RERANK) * o->k
 			   : o->k;
+	/* RERANK_ALL: each member's exact top-k by score, merged by score. */
+	if (mg->rerank && (o->flags & REIS_SF_RERANK_ALL))
+		mg->m = o->k;
 	mg->l2 = info.metric == REIS_METRIC_L2;
 	mg->ids = !!(info.flags & REIS_DBF_IDS);
 	mg->did = o->did;
@@ -444,7 +448,7 @@ int reis__gr_setup(struct reis_group *g, const struct reis_search_opts *o,
 		st->os[s] = *o;
 		st->ks[s] = st->ns[s] < mg->m ? (uint32_t)st->ns[s] : mg->m;
 		st->os[s].k = st->ks[s];
-		if (mg->rerank)
+		if (mg->rerank && !(o->flags & REIS_SF_RERANK_ALL))
 			st->os[s].rerank_factor = 1;
 	}
 	r->priv = calloc(1, sizeof(struct reis_gr_priv));

@@ -105,9 +105,12 @@ static int reis_build_check(const struct reis_build_opts *o, uint64_t n, uint32_
 	if (!n || n > UINT32_MAX)
 		return reis__errf(err, errlen, -EINVAL, "%llu vectors: need 1..%u",
 				  (unsigned long long)n, UINT32_MAX);
-	if (dim < REIS_DB_MIN_DIM || dim > REIS_DB_MAX_DIM || dim % 64)
+	if (dim < REIS_DB_MIN_DIM || dim > REIS_DB_MAX_DIM)
+		return reis__errf(err, errlen, -EINVAL, "dimension %u is outside %u..%u", dim,
+				  REIS_DB_MIN_DIM, REIS_DB_MAX_DIM);
+	if (dim % 64)
 		return reis__errf(err, errlen, -EINVAL, "dimension %u is not a multiple of 64 "
-				  "in %u..%u", dim, REIS_DB_MIN_DIM, REIS_DB_MAX_DIM);
+				  "(the binary codes are 64-bit words)", dim);
 	if (o->kind != REIS_DB_BF && o->kind != REIS_DB_IVF)
 		return reis__errf(err, errlen, -EINVAL, "kind must be BF or IVF");
 	if (o->metric > REIS_METRIC_L2)
@@ -355,6 +358,26 @@ static int reis_build_calibrate(struct reis_build *b)
 	return 0;
 }
 
+/* Recall measured in row numbers, as reis_build_calibrate() does. */
+static int reis_build_estimate(struct reis_build *b)
+{
+	struct reis_db_image view = *b->img;
+	uint64_t i;
+
+	if (b->img->kind == REIS_DB_IVF || b->o->ids) {
+		if (!b->rows) {
+			b->rows = malloc(b->n * sizeof(*b->rows));
+			if (!b->rows)
+				return reis_build_nomem(b);
+			for (i = 0; i < b->n; i++)
+				b->rows[i] = b->order[i];
+		}
+		view.ids = b->rows;
+	}
+	reis_build_progress(b->o, "estimate recall", 0);
+	return reis__build_estimate(b->img, &view, b->x, b->o, b->err, b->errlen);
+}
+
 /* Quantize, lay out (IVF: by cluster), add the extras, check, calibrate. */
 static int reis_build_run(struct reis_build *b)
 {
@@ -389,6 +412,9 @@ static int reis_build_run(struct reis_build *b)
 		ret = reis_db_image_check(b->img, b->err, b->errlen);
 	if (!ret && o->kind == REIS_DB_IVF && o->calib_queries && o->ncalib_queries)
 		ret = reis_build_calibrate(b);
+	if (!ret && (o->flags & REIS_BUILD_ESTIMATE || (o->kind == REIS_DB_IVF &&
+						       !b->img->ncalib)))
+		ret = reis_build_estimate(b);
 	return ret;
 }
 

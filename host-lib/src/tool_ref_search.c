@@ -387,7 +387,7 @@ int reis_ref_search(const struct reis_db_image *const *dbs, unsigned ndbs, int i
 	    o->rerank_factor > REIS_MAX_RERANK || (o->flags & ~REIS_SF_ALL))
 		return -EINVAL;
 	rerank = !(o->flags & REIS_SF_NO_RERANK);
-	if (rerank && !q->int8)
+	if ((rerank && !q->int8) || (!rerank && (o->flags & REIS_SF_RERANK_ALL)))
 		return -EINVAL;
 	/* What the drive refuses with Invalid Field (reis_search.c's checks). */
 	for (i = 0, total_n = 0; i < ndbs; i++) {
@@ -406,6 +406,9 @@ int reis_ref_search(const struct reis_db_image *const *dbs, unsigned ndbs, int i
 		return -EINVAL;
 	factor = o->rerank_factor ? o->rerank_factor : REIS_DEFAULT_RERANK;
 	m = factor * o->k;
+	if (rerank && (o->flags & REIS_SF_RERANK_ALL))
+		for (i = 0, m = 0; i < ndbs; i++)	/* each database's every entry */
+			m = dbs[i]->n > m ? (uint32_t)dbs[i]->n : m;
 	l2 = dbs[0]->metric == REIS_METRIC_L2;
 	memset(&ctx, 0, sizeof(ctx));
 	cands = malloc((size_t)m * ndbs * sizeof(*cands));
@@ -482,6 +485,18 @@ out:
 /* Calibration                                                             */
 /* ---------------------------------------------------------------------- */
 
+/* 1 2 3 4 6 8 12 16 24 32 48 ...: two points per doubling, up to nlist. */
+uint32_t reis__calib_next_nprobe(uint32_t np, uint32_t nlist)
+{
+	if (np < 4)
+		np++;
+	else if ((np & (np - 1)) == 0)
+		np += np / 2;
+	else
+		np = np / 3 * 4;
+	return np > nlist ? nlist : np;
+}
+
 int reis_ivf_calibrate(const struct reis_db_image *img, const float *queries,
 		       uint32_t nq, const uint32_t *truth, uint32_t truth_stride,
 		       uint32_t k, uint32_t factor, struct reis_calib *out, unsigned max)
@@ -522,15 +537,7 @@ int reis_ivf_calibrate(const struct reis_db_image *img, const float *queries,
 		}
 		if (np >= img->nlist || r >= 10000)
 			break;
-		/* 1 2 3 4 6 8 12 16 24 32 48 ...: two points per doubling. */
-		if (np < 4)
-			np++;
-		else if ((np & (np - 1)) == 0)
-			np += np / 2;
-		else
-			np = np / 3 * 4;
-		if (np > img->nlist)
-			np = img->nlist;
+		np = reis__calib_next_nprobe(np, img->nlist);
 	}
 	reis_queries_free(&q);
 	return ret ? ret : (int)cnt;

@@ -124,7 +124,7 @@ static int grp_parse(int argc, char **argv, struct grp_args *a)
 
 	memset(a, 0, sizeof(*a));
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("group", argc, argv, "+", lo)) != -1) {
 		switch (opt) {
 		case 'D': a->drives = optarg; break;
 		case 'N':
@@ -139,7 +139,7 @@ static int grp_parse(int argc, char **argv, struct grp_args *a)
 				return -usage_err("--timeout takes 1..%d ms", INT32_MAX);
 			a->timeout_ms = (int)v;
 			break;
-		default: return -usage_err("group: unknown option");
+		default: return -EXIT_USAGE;
 		}
 	}
 	if (a->drives && a->inproc)
@@ -266,7 +266,7 @@ static int grp_search_parse(int argc, char **argv, struct grp_search_args *s)
 	memset(s, 0, sizeof(*s));
 	s->k = 10;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("group search", argc, argv, "+", lo)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (parse_u64(optarg, 1, UINT32_MAX, &s->did))
@@ -282,7 +282,7 @@ static int grp_search_parse(int argc, char **argv, struct grp_search_args *s)
 				return usage_err("group search: bad --nprobe");
 			break;
 		case 'D': s->docs = 1; break;
-		default: return usage_err("group search: unknown option");
+		default: return EXIT_USAGE;
 		}
 	}
 	if (!s->did || optind + 1 != argc)
@@ -416,7 +416,7 @@ static int grp_sls_parse(int argc, char **argv, struct grp_sls_args *s)
 	s->nbags = 64;
 	s->len = 20;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("group sls", argc, argv, "+", lo)) != -1) {
 		switch (opt) {
 		case 't': dst = &s->tid; break;
 		case 'r': dst = &s->rows; break;
@@ -426,7 +426,7 @@ static int grp_sls_parse(int argc, char **argv, struct grp_sls_args *s)
 		case 'l': dst = &s->len; break;
 		case 'x': s->exact = 1; continue;
 		case 'm': s->mean = 1; continue;
-		default: return usage_err("group sls: unknown option");
+		default: return EXIT_USAGE;
 		}
 		if (parse_u64(optarg, 0, UINT32_MAX, dst))
 			return usage_err("group sls: bad number '%s'", optarg);

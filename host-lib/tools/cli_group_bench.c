@@ -81,7 +81,9 @@ static int gb_parse(int argc, char **argv, struct gb_args *a)
 	a->rows = 100000, a->rf_dim = 64;
 	ret = gb_members("1,2,4,8", a);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("group bench", argc, argv, "+", lo)) != -1) {
+		if (opt == '?')
+			return EXIT_USAGE;
 		if (opt == 'm') {
 			if ((ret = gb_members(optarg, a)))
 				return ret;
@@ -96,12 +98,21 @@ static int gb_parse(int argc, char **argv, struct gb_args *a)
 				break;
 		if (i == sizeof(num) / sizeof(num[0]))
 			return usage_err("group bench: unknown option");
-		if (parse_u64(optarg, num[i].lo, num[i].hi, num[i].dst))
-			return usage_err("group bench: %s must be in %" PRIu64 "..%" PRIu64,
-					 argv[optind - 1], num[i].lo, num[i].hi);
+		if (parse_u64(optarg, num[i].lo, num[i].hi, num[i].dst)) {
+			unsigned l = 0;
+
+			while (lo[l].name && lo[l].val != opt)
+				l++;
+			return usage_err("group bench: --%s must be in %" PRIu64 "..%" PRIu64
+					 ", not '%s'", lo[l].name ? lo[l].name : "?", num[i].lo,
+					 num[i].hi, optarg);
+		}
 	}
-	if (a->dim % 64 || optind != argc)
-		return usage_err("group bench: --dim is a multiple of 64; no arguments");
+	if (a->dim % 64)
+		return usage_err("group bench: --dim %" PRIu64 " is not a multiple of 64",
+				 a->dim);
+	if (optind != argc)
+		return usage_err("group bench: unexpected argument '%s'", argv[optind]);
 	return ret;
 }
 

@@ -281,7 +281,7 @@ static int cmd_noop(struct ctx *c, int argc, char **argv)
 	int opt, ret = 0;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+n:q:", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("noop", argc, argv, "+n:q:", lo)) != -1) {
 		switch (opt) {
 		case 'n':
 			if (parse_u64(optarg, 1, 10000000, &count))
@@ -292,7 +292,7 @@ static int cmd_noop(struct ctx *c, int argc, char **argv)
 				return usage_err("noop: --qd must be 1..%u", reis_qdepth(c->dev));
 			break;
 		default:
-			return usage_err("noop: bad option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
@@ -395,7 +395,7 @@ static int cmd_echo(struct ctx *c, int argc, char **argv)
 	unsigned i;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+s:d:S:n:", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("echo", argc, argv, "+s:d:S:n:", lo)) != -1) {
 		switch (opt) {
 		case 's':
 			if (!strcmp(optarg, "max"))
@@ -423,7 +423,7 @@ static int cmd_echo(struct ctx *c, int argc, char **argv)
 				return usage_err("echo: --count must be 1..1000000");
 			break;
 		default:
-			return usage_err("echo: bad option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
@@ -496,9 +496,9 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 	int opt, ret;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+r", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("stats", argc, argv, "+r", lo)) != -1) {
 		if (opt != 'r')
-			return usage_err("stats: bad option");
+			return EXIT_USAGE;
 		flags |= REIS_STATS_RESET;
 	}
 	if (optind < argc)
@@ -675,8 +675,10 @@ static int wants_json(int argc, char **argv)
 			continue;
 		}
 		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
-			if (!strcmp(argv[i], with_value[k]))
-				i++;
+			if (!strcmp(argv[i], with_value[k])) {
+				i++;	/* its value (none when it is the last word) */
+				break;
+			}
 	}
 	return 0;
 }
@@ -702,7 +704,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	unsigned i, t;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+d:ijhV", lo, NULL)) != -1) {
+	while ((opt = cli_getopt(NULL, argc, argv, "+d:ijhV", lo)) != -1) {
 		switch (opt) {
 		case 'd': c->dev_path = optarg; break;
 		case 'i': c->inproc = 1; break;
@@ -725,8 +727,7 @@ static int run(struct ctx *c, int argc, char **argv)
 			printf("reis (libreis) %s\n", reis_version());
 			return 0;
 		default:
-			usage(stderr);
-			return usage_err("unknown or incomplete global option");
+			return EXIT_USAGE;
 		}
 	}
 	if (c->dev_path && c->inproc)

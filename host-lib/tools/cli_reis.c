@@ -506,6 +506,39 @@ static void json_calib(const struct reis_db_image *img)
 	j_arr_end();
 }
 
+static const char *est_mode_name(uint32_t mode)
+{
+	return mode == REIS_EST_APPROX ? "approximate" : mode == REIS_EST_BINARY ? "binary" :
+	       mode == REIS_EST_EXACT ? "exact" : "?";
+}
+
+/* What each mode is, in a few words (docs/reis.md §1). */
+static void est_mode_text(const struct reis_recall_est *e, char *buf, size_t len)
+{
+	if (e->mode == REIS_EST_APPROX)
+		snprintf(buf, len, "approximate (%u x k nearest by Hamming distance, INT8 "
+			 "rerank%s)", e->factor ? e->factor : REIS_DEFAULT_RERANK,
+			 !e->factor || e->factor == REIS_DEFAULT_RERANK ? "; the paper's method, "
+			 "REIS 4.3.2" : "");
+	else if (e->mode == REIS_EST_BINARY)
+		snprintf(buf, len, "binary (Hamming distance only, --no-rerank)");
+	else
+		snprintf(buf, len, "exact (every entry reranked by INT8 score, --exact)");
+}
+
+static void json_recall_est(const char *key, const struct reis_recall_est *e)
+{
+	j_obj(key);
+	j_str("mode", est_mode_name(e->mode));
+	j_u64("k", e->k);
+	j_u64("factor", e->factor);
+	j_u64("nprobe", e->nprobe);
+	j_dbl("recall", e->recall / 10000.0);
+	j_u64("queries", e->nq);
+	j_str("queries_from", e->self ? "database rows, each left out" : "--calib");
+	j_obj_end();
+}
+
 /* Everything `reis deploy` works with: options, inputs, the image. */
 struct deploy_job {
 	const char *docs_path, *idx_path, *tags_path, *ids_path;
@@ -524,11 +557,16 @@ struct deploy_job {
 	int quiet, built, df_auto, no_meta;
 };
 
+/* Long-only options (no short letter). */
+enum { OPT_NO_INT8 = 1000, OPT_NO_ESTIMATE, OPT_EXACT };
+
 static const struct option deploy_lo[] = {
 	{ "did", required_argument, NULL, 'd' },
 	{ "name", required_argument, NULL, 'n' },
 	{ "ivf", required_argument, NULL, 'v' },
 	{ "int8", no_argument, NULL, '8' },
+	{ "no-int8", no_argument, NULL, OPT_NO_INT8 },
+	{ "no-estimate", no_argument, NULL, OPT_NO_ESTIMATE },
 	{ "metric", required_argument, NULL, 'm' },
 	{ "docs", required_argument, NULL, 'D' },
 	{ "docs-idx", required_argument, NULL, 'X' },
@@ -579,7 +617,9 @@ static int deploy_opt_layout(struct deploy_job *j, int opt)
 		j->bo.kind = REIS_DB_IVF;
 		j->bo.nlist = (uint32_t)v;
 		return 0;
-	case '8': j->bo.flags |= REIS_BUILD_INT8; return 0;
+	case '8': j->bo.flags |= REIS_BUILD_INT8; return 0;	/* the default */
+	case OPT_NO_INT8: j->bo.flags &= ~REIS_BUILD_INT8; return 0;
+	case OPT_NO_ESTIMATE: j->bo.flags &= ~REIS_BUILD_ESTIMATE; return 0;
 	case 'm':
 		if (!strcmp(optarg, "ip"))
 			j->bo.metric = REIS_METRIC_IP;
@@ -717,8 +757,6 @@ static int deploy_check_args(const struct deploy_job *j)
 		return usage_err("deploy: --image deploys a prepared image as is");
 	if (j->idx_path && !j->docs_path)
 		return usage_err("deploy: --docs-idx needs --docs");
-	if ((j->calib_path || j->truth_path) && j->bo.kind != REIS_DB_IVF && !j->df_auto)
-		return usage_err("deploy: --calib is for IVF databases (--ivf) or --df auto");
 	if (j->df_auto && (!j->calib_path || j->image))
 		return usage_err("deploy: --df auto needs --calib Q.fvecs (held-out queries)");
 	if (!j->df_auto && (dfo->quantile || dfo->k || dfo->nprobe))
@@ -734,17 +772,20 @@ static int deploy_parse(struct ctx *c, int argc, char **argv, struct deploy_job 
 	int opt, ret;
 
 	j->bo.kind = REIS_DB_BF;
+	/* INT8 codes by default: a search reranks its candidates with them
+	 * (REIS 4.3.2); the recall of each search mode is measured and kept. */
+	j->bo.flags = REIS_BUILD_INT8 | REIS_BUILD_ESTIMATE;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv,
-				  "+d:n:v:8m:D:X:M:t:i:g:T:f:c:C:k:s:I:z:P:ejq:p:G:NOQ:K:R:",
-				  deploy_lo, NULL)) != -1) {
+	while ((opt = cli_getopt("deploy", argc, argv,
+				 "+d:n:v:8m:D:X:M:t:i:g:T:f:c:C:k:s:I:z:P:ejq:p:G:NOQ:K:R:",
+				 deploy_lo)) != -1) {
 		ret = deploy_opt_layout(j, opt);
 		if (ret < 0)
 			ret = deploy_opt_df(j, opt);
 		if (ret < 0)
 			ret = deploy_opt_train(j, opt);
 		if (ret < 0)
-			return usage_err("deploy: bad option");
+			return EXIT_USAGE;
 		if (ret)
 			return ret;
 	}
@@ -949,6 +990,7 @@ static double deploy_quantile(const struct deploy_job *j)
 static void deploy_report_json(struct ctx *c, const struct deploy_job *j)
 {
 	const struct reis_db_image *img = &j->img;
+	uint32_t k;
 
 	j_obj(NULL);
 	j_u64("did", img->did);
@@ -980,6 +1022,10 @@ static void deploy_report_json(struct ctx *c, const struct deploy_job *j)
 	j_bool("meta", !j->pack && !j->no_meta && img->quant &&
 	       (reis_dev_info(c->dev)->caps & REIS_CAP_REIS_META));
 	json_calib(img);
+	j_arr("recall_estimates");
+	for (k = 0; k < img->nrecall; k++)
+		json_recall_est(NULL, &img->recall[k]);
+	j_arr_end();
 	j_dbl("build_s", j->t_build);
 	if (j->pack) {
 		j_str("image", j->pack);
@@ -1034,6 +1080,17 @@ static void deploy_report_text(const struct deploy_job *j)
 		for (k = 0; k < img->ncalib; k++)
 			printf(" %u:%.3f", img->calib[k].nprobe, img->calib[k].recall / 1e4);
 		printf("\n");
+	}
+	for (k = 0; k < img->nrecall; k++) {
+		const struct reis_recall_est *e = &img->recall[k];
+		char m[128], at[32] = "";
+
+		est_mode_text(e, m, sizeof(m));
+		if (e->nprobe)
+			snprintf(at, sizeof(at), " at nprobe %u", e->nprobe);
+		printf("%s recall@%u %.3f %s%s (%u %s)\n", k ? "              " :
+		       "estimated     ", e->k, e->recall / 1e4, m, at, e->nq, e->self ?
+		       "rows of the database, each left out" : "--calib queries");
 	}
 	deploy_report_df(j);
 	if (j->pack)
@@ -1104,6 +1161,9 @@ static int cmd_deploy(struct ctx *c, int argc, char **argv)
 struct search_args {
 	struct reis_search_opts o;
 	int ivf;
+	int exact;		/* --exact: every entry reranked */
+	int rerank_asked;	/* --factor or --exact: needs INT8 codes */
+	int no_int8;		/* the database has none: binary only, said so */
 	const char *quant_path;
 	const char *image_path;
 	const char *queries;
@@ -1127,6 +1187,7 @@ static const struct option search_lo[] = {
 	{ "no-pl", no_argument, NULL, '2' },
 	{ "no-mpibc", no_argument, NULL, '3' },
 	{ "no-rerank", no_argument, NULL, '4' },
+	{ "exact", no_argument, NULL, OPT_EXACT },
 	{ "docs", no_argument, NULL, 'D' },
 	{ "quant", required_argument, NULL, 'q' },
 	{ "image", required_argument, NULL, 'G' },
@@ -1145,8 +1206,8 @@ static int parse_search(const char *cmd, int argc, char **argv, struct search_ar
 	a->o.t_max = UINT64_MAX;
 	a->max_show = 20;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+d:vk:p:r:F:f:t:g:a:b:1234Dq:G:s:o:", search_lo,
-				  NULL)) != -1) {
+	while ((opt = cli_getopt(cmd, argc, argv, "+d:vk:p:r:F:f:t:g:a:b:1234Dq:G:s:o:",
+				 search_lo)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (parse_did(cmd, optarg, &a->o.did))
@@ -1181,6 +1242,10 @@ static int parse_search(const char *cmd, int argc, char **argv, struct search_ar
 				return usage_err("%s: --factor must be 1..%u", cmd,
 						 REIS_MAX_RERANK), -1;
 			a->o.rerank_factor = (uint32_t)v;
+			a->rerank_asked = 1;
+			break;
+		case OPT_EXACT:
+			a->exact = a->rerank_asked = 1;
 			break;
 		case 'f':
 			if (parse_u64(optarg, 1, REIS_DB_MAX_DIM, &v))
@@ -1221,7 +1286,7 @@ static int parse_search(const char *cmd, int argc, char **argv, struct search_ar
 			break;
 		case 'o': a->trace_out = optarg; break;
 		default:
-			return usage_err("%s: bad option", cmd), -1;
+			return -1;
 		}
 	}
 	if (have_did + have_group != 1)
@@ -1235,6 +1300,15 @@ static int parse_search(const char *cmd, int argc, char **argv, struct search_ar
 	if (a->quant_path && a->image_path)
 		return usage_err("%s: give at most one of --quant FILE and --image FILE "
 				 "(default: the quantizer stored with the database)", cmd), -1;
+	if (a->exact && (a->ivf || a->o.rerank_factor || a->o.df_threshold ||
+			 (a->o.flags & REIS_SF_NO_RERANK)))
+		return usage_err("%s: --exact reranks every entry: it goes without --ivf, "
+				 "--nprobe, --recall, --factor, --df and --no-rerank", cmd), -1;
+	if (a->exact)
+		a->o.flags |= REIS_SF_RERANK_ALL | REIS_SF_NO_DF;
+	if ((a->o.flags & REIS_SF_NO_RERANK) && a->o.rerank_factor)
+		return usage_err("%s: --factor sets the rerank that --no-rerank turns off", cmd),
+		       -1;
 	if (a->ivf && !a->o.nprobe && !a->o.target_recall)
 		a->o.target_recall = 9500;
 	return 0;
@@ -1306,9 +1380,14 @@ static int prepare_queries(struct ctx *c, const char *cmd, struct search_args *a
 	} else {
 		ret = drive_quant(c, a, &quant, err, sizeof(err));
 		qp = &quant;
+		if (ret) {
+			/* a drive command failed: its errno and status */
+			cli_err_dev(c, ret, "%s: %s", cmd, err);
+			return ret;
+		}
 	}
 	if (ret) {
-		cli_err("%s: %s", cmd, err);
+		cli_errno(ret, "%s: %s", cmd, err);
 		reis_db_image_free(&img);
 		return ret;
 	}
@@ -1317,8 +1396,8 @@ static int prepare_queries(struct ctx *c, const char *cmd, struct search_args *a
 	else
 		ret = load_floats(cmd, a->queries, &v);
 	if (!ret && (v.dim != qp->dim || v.n > UINT32_MAX)) {
-		cli_err("%s: queries have dimension %u, the quantizer %u", cmd,
-			v.dim, qp->dim);
+		cli_errno(-EDOM, "%s: queries have dimension %u, the database %u", cmd,
+			  v.dim, qp->dim);
 		reis_vecs_free(&v);
 		ret = -EINVAL;
 	}
@@ -1341,7 +1420,67 @@ static void print_doc(const uint8_t *d, uint32_t len, uint32_t max)
 		fputs("...", stdout);
 }
 
-static void print_result(const struct ctx *c, const struct search_args *a,
+/* The recall estimate the database carries for this search, or NULL. */
+static const struct reis_recall_est *search_estimate(struct ctx *c, const struct search_args *a,
+						     const struct reis_search_result *r,
+						     struct reis_recall_est *est)
+{
+	uint32_t mode = (a->o.flags & REIS_SF_RERANK_ALL) ? REIS_EST_EXACT :
+			(a->o.flags & REIS_SF_NO_RERANK) ? REIS_EST_BINARY : REIS_EST_APPROX;
+	uint32_t factor = a->o.rerank_factor ? a->o.rerank_factor : REIS_DEFAULT_RERANK;
+	int n, i;
+
+	if (a->o.flags & (REIS_SF_GROUP | REIS_SF_TAG))
+		return NULL;
+	n = reis_db_recall(c->dev, a->o.did, est, REIS_MAX_RECALL_EST);
+	for (i = 0; i < n; i++)
+		if (est[i].mode == mode && (mode != REIS_EST_APPROX || est[i].factor == factor) &&
+		    (mode == REIS_EST_EXACT || est[i].nprobe == (a->ivf ? r->nprobe : 0)))
+			return &est[i];
+	return NULL;
+}
+
+/* Which ranking ran, and the recall to expect from it (docs/reis.md §1.4). */
+static void search_report_mode(struct ctx *c, const struct search_args *a,
+			       const struct reis_search_result *r)
+{
+	struct reis_recall_est est[REIS_MAX_RECALL_EST], want;
+	const struct reis_recall_est *e = search_estimate(c, a, r, est);
+	char m[160];
+
+	memset(&want, 0, sizeof(want));
+	want.mode = (a->o.flags & REIS_SF_RERANK_ALL) ? REIS_EST_EXACT :
+		    (a->o.flags & REIS_SF_NO_RERANK) ? REIS_EST_BINARY : REIS_EST_APPROX;
+	want.factor = a->o.rerank_factor ? a->o.rerank_factor : REIS_DEFAULT_RERANK;
+	est_mode_text(&want, m, sizeof(m));
+	if (c->json) {
+		j_str("mode", est_mode_name(want.mode));
+		if (e) {
+			json_recall_est("recall_estimate", e);
+		} else {
+			j_null("recall_estimate");
+		}
+		return;
+	}
+	if (a->no_int8)
+		snprintf(m, sizeof(m), "binary (Hamming distance only): the database has no "
+			 "INT8 codes");
+	printf("mode: %s", m);
+	if (e)
+		printf("; recall@%u estimated at deploy %.3f (%u %s)", e->k, e->recall / 1e4, e->nq,
+		       e->self ? "rows of the database, each left out" : "--calib queries");
+	else if (a->ivf && !a->o.nprobe)
+		printf("; nprobe %u from the calibration table for recall %.2f", r->nprobe,
+		       a->o.target_recall / 1e4);
+	else
+		printf("; no recall estimate for these settings (reis deploy measures the "
+		       "defaults)");
+	if (want.mode != REIS_EST_EXACT && !a->no_int8)
+		printf("; --exact reranks every entry");
+	printf("\n");
+}
+
+static void print_result(struct ctx *c, const struct search_args *a,
 			 const struct reis_search_result *r)
 {
 	uint32_t qi, h;
@@ -1362,6 +1501,7 @@ static void print_result(const struct ctx *c, const struct search_args *a,
 		j_u64("entries_compared", r->entries_compared);
 		j_u64("entries_passed", r->entries_passed);
 		j_u64("reranked", r->reranked);
+		search_report_mode(c, a, r);
 		j_arr("queries");
 		for (qi = 0; qi < r->nq; qi++) {
 			j_arr(NULL);
@@ -1418,6 +1558,7 @@ static void print_result(const struct ctx *c, const struct search_args *a,
 	       " reranked; host %.3f ms, %u commands\n", r->search_ns / 1e6, r->read_ns / 1e6,
 	       (r->search_nj + r->read_nj) / 1e3, r->pages_read, r->entries_passed,
 	       r->entries_compared, r->reranked, r->host_ns / 1e6, r->ncmds);
+	search_report_mode(c, a, r);
 }
 
 /*
@@ -1443,6 +1584,50 @@ static void recall_warn(struct ctx *c, const struct search_args *a,
 			"candidates\n");
 }
 
+/*
+ * The search fitted to the database (or the group's READY partitions): one
+ * without INT8 codes is searched by Hamming distance alone, unless the
+ * user asked for a rerank (--factor, --exact). 0 or an exit code.
+ */
+static int search_fit_db(struct ctx *c, const char *cmd, struct search_args *a)
+{
+	struct reis_db_info *l;
+	int n, i, ret, none = 0;
+
+	if (a->o.flags & REIS_SF_NO_RERANK)
+		return 0;
+	l = calloc(DB_MAX_DBS, sizeof(*l));
+	if (!l)
+		return fail(c, cmd, -ENOMEM);
+	if (a->o.flags & REIS_SF_GROUP) {
+		n = reis_db_list(c->dev, l, DB_MAX_DBS);
+		for (i = 0; i < n && i < (int)DB_MAX_DBS; i++)
+			none |= l[i].group == a->o.did && l[i].state == REIS_DB_READY &&
+				!(l[i].flags & REIS_DBF_INT8);
+		ret = n < 0 ? n : 0;
+	} else {
+		ret = reis_db_info(c->dev, a->o.did, l);
+		none = !ret && !(l->flags & REIS_DBF_INT8);
+	}
+	free(l);
+	if (ret) {
+		fail(c, cmd, ret);
+		return 1;
+	}
+	if (!none)
+		return 0;
+	if (a->rerank_asked) {
+		cli_err("%s: %s %u has no INT8 codes (deployed with --no-int8), and %s reranks "
+			"with them: drop it (Hamming distance only) or deploy again without "
+			"--no-int8", cmd, a->o.flags & REIS_SF_GROUP ? "group" : "database",
+			a->o.did, a->exact ? "--exact" : "--factor");
+		return 1;
+	}
+	a->o.flags |= REIS_SF_NO_RERANK;
+	a->no_int8 = 1;
+	return 0;
+}
+
 static int cmd_search(struct ctx *c, int argc, char **argv)
 {
 	struct search_args a;
@@ -1454,7 +1639,7 @@ static int cmd_search(struct ctx *c, int argc, char **argv)
 		return EXIT_USAGE;
 	if (a.trace_out)
 		return usage_err("search: --out is for reis trace");
-	if (prepare_queries(c, "search", &a, &q))
+	if (search_fit_db(c, "search", &a) || prepare_queries(c, "search", &a, &q))
 		return 1;
 	ret = a.ivf ? reis_ivf_search(c->dev, &a.o, &q, &r) : reis_search(c->dev, &a.o, &q, &r);
 	reis_queries_free(&q);
@@ -1482,7 +1667,7 @@ static int cmd_trace(struct ctx *c, int argc, char **argv)
 		return EXIT_USAGE;
 	if (!a.trace_out)
 		return usage_err("trace: --out FILE is required (the Perfetto JSON)");
-	if (prepare_queries(c, "trace", &a, &q))
+	if (search_fit_db(c, "trace", &a) || prepare_queries(c, "trace", &a, &q))
 		return 1;
 	if (!(reis_dev_info(c->dev)->caps & REIS_CAP_TRACE)) {
 		reis_queries_free(&q);
@@ -1688,15 +1873,21 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 	"      --group G        search group G's partitions with timestamps in\n" \
 	"                       [--tmin, --tmax] (default all)\n" \
 	"  -k, --k K            hits per query (default 10)\n" \
+	"  Ranking (every mode prints the recall reis deploy measured for it):\n" \
+	"      (default)        approximate: the F x k entries nearest by Hamming\n" \
+	"                       distance of the binary codes, reranked by INT8 score\n" \
+	"                       (REIS 4.3.2); without INT8 codes, Hamming only\n" \
+	"      --exact          every entry reranked by INT8 score: the exact top-k\n" \
+	"                       of the INT8 codes (slower; not with --ivf)\n" \
+	"      --factor F       rerank candidates = F x k (default 10)\n" \
+	"      --no-rerank      binary (Hamming) distances only\n" \
 	"      --ivf            IVF_SEARCH (implied by --nprobe/--recall)\n" \
 	"      --nprobe P       clusters to probe\n" \
 	"      --recall R       target recall in [0, 1] from the calibration table\n" \
 	"                       (default 0.95 with --ivf)\n" \
-	"      --factor F       rerank candidates = F x k (default 10)\n" \
 	"      --df D           distance-filter threshold (Hamming; default the db's)\n" \
 	"      --tag T          only entries tagged T\n" \
 	"      --no-df --no-pl --no-mpibc   switch the REIS optimizations off\n" \
-	"      --no-rerank      binary distances only\n" \
 	"      --docs           return and print the documents\n" \
 	"      --quant FILE     the database's quantizer (reis deploy --quant-out)\n" \
 	"      --image FILE     or the image file it was deployed from; default:\n" \
@@ -1706,13 +1897,19 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 	"  values separated by spaces or commas.\n"
 
 static const struct reis_cli_cmd db_cmds[] = {
-	{ "deploy", "deploy a REIS database (brute force or IVF) from vectors",
+	{ "deploy", "deploy a REIS database (flat or IVF) from vectors",
 	  "  deploy [OPTIONS] VECTORS      (.fvecs, .bvecs or .npy float32/int8/uint8)\n"
 	  "  deploy [--did DID] --image FILE\n"
 	  "      --did DID        database id (default: the first free one)\n"
 	  "      --name S         label (up to 32 bytes)\n"
+	  "      (default)        flat: a search compares the query with every binary\n"
+	  "                       code (DB_Deploy), then reranks (INT8)\n"
 	  "      --ivf NLIST      IVF_Deploy with NLIST clusters (0: about sqrt(n))\n"
-	  "      --int8           INT8 codes for reranking (recommended)\n"
+	  "      --no-int8        no INT8 codes: searches rank by Hamming distance only\n"
+	  "                       (the INT8 rerank codes are stored by default; --int8\n"
+	  "                       is accepted and changes nothing)\n"
+	  "      --no-estimate    skip measuring each search mode's recall (on --calib\n"
+	  "                       queries, else on rows of the database left out)\n"
 	  "      --metric M       ip (default) or l2\n"
 	  "      --docs FILE      documents, one per line (row order)\n"
 	  "      --docs-idx IDX   FILE is concatenated bytes, IDX n+1 uint64 offsets\n"
@@ -1727,8 +1924,9 @@ static const struct reis_cli_cmd db_cmds[] = {
 	  "      --df-k K         auto: the k it serves (default --calib-k, 10)\n"
 	  "      --df-nprobe P    auto, IVF: clusters probed (default: the calibrated\n"
 	  "                       nprobe for recall 0.95)\n"
-	  "      --calib Q.fvecs  held-out queries: calibrate recall->nprobe (IVF)\n"
-	  "                       and --df auto\n"
+	  "      --calib Q.fvecs  held-out queries: calibrate recall->nprobe (IVF),\n"
+	  "                       --df auto and the recall estimates (without them,\n"
+	  "                       rows of the database stand in, each left out)\n"
 	  "      --calib-truth T.ivecs  their exact neighbours (else computed)\n"
 	  "      --calib-k K      recall@K calibrated (default 10)\n"
 	  "      --seed S --iters N --init kmeans++|random --train-per-list N\n"
@@ -1740,7 +1938,7 @@ static const struct reis_cli_cmd db_cmds[] = {
 	  "      --pack FILE      write an image file instead of deploying\n"
 	  "      --image FILE     deploy an image file made with --pack\n"
 	  "      --no-progress    no progress bar (it shows on a terminal)\n", 0, cmd_deploy },
-	{ "search", "search a REIS database in the drive",
+	{ "search", "search a REIS database in the drive (approximate, or --exact)",
 	  "  search --did DID [OPTIONS] QUERIES\n" SEARCH_HELP, 1, cmd_search },
 	{ "db", "list, inspect or delete REIS databases",
 	  "  db list\n"

@@ -366,13 +366,13 @@ static int table_create_parse(int argc, char **argv, struct table_job *j)
 	j->pkind = REIS_RF_TRACE_RECFLASH;
 	j->last = -1;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+t:r:D:T:m:n:f:s:k:L:X:g:H:p:P:q:",
-				  table_create_lo, NULL)) != -1) {
+	while ((opt = cli_getopt("table create", argc, argv,
+				 "+t:r:D:T:m:n:f:s:k:L:X:g:H:p:P:q:", table_create_lo)) != -1) {
 		ret = table_opt_shape(j, opt);
 		if (ret < 0)
 			ret = table_opt_remap(j, opt);
 		if (ret < 0)
-			return usage_err("table create: bad option");
+			return EXIT_USAGE;
 		if (ret)
 			return ret;
 	}
@@ -535,9 +535,9 @@ static int table_stats(struct ctx *c, int argc, char **argv)
 	int opt, ret;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "r", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("table stats", argc, argv, "r", lo)) != -1) {
 		if (opt != 'r')
-			return usage_err("table stats: bad option");
+			return EXIT_USAGE;
 		flags |= REIS_RF_STATS_RESET;
 	}
 	if (optind + 1 != argc)
@@ -781,7 +781,7 @@ static int sls_parse(int argc, char **argv, struct sls_job *j)
 	j->k = -1;
 	j->kind = REIS_RF_TRACE_RECFLASH;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "b:k:X:B:l:n:s:MCp", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("sls", argc, argv, "b:k:X:B:l:n:s:MCp", lo)) != -1) {
 		switch (opt) {
 		case 'b': j->bagfile = optarg; break;
 		case 'X':
@@ -811,7 +811,7 @@ static int sls_parse(int argc, char **argv, struct sls_job *j)
 		case 'M': j->flags |= REIS_RF_SLS_MEAN; break;
 		case 'C': j->flags |= REIS_RF_SLS_NO_CACHE; break;
 		case 'p': j->print = 1; break;
-		default: return usage_err("sls: bad option");
+		default: return EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc)
@@ -1039,7 +1039,7 @@ static int remap_parse(int argc, char **argv, struct remap_job *j)
 	j->pk = -1;
 	j->kind = REIS_RF_TRACE_RECFLASH;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "iSk:L:X:s:", lo, NULL)) != -1) {
+	while ((opt = cli_getopt("remap", argc, argv, "iSk:L:X:s:", lo)) != -1) {
 		switch (opt) {
 		case 'X':
 			if (parse_trace("remap", optarg, &j->kind))
@@ -1061,7 +1061,7 @@ static int remap_parse(int argc, char **argv, struct remap_job *j)
 				return usage_err("remap: bad --seed");
 			break;
 		default:
-			return usage_err("remap: bad option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind + 2 != argc)

@@ -3,6 +3,7 @@
  * cli_util.c - shared parts of the reis CLI (see cli_util.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ struct json {
 	int raw;		/* help/version text went to stdout instead */
 	int depth;
 	int first[JSON_MAX_DEPTH];
-	char err[512];		/* the last error message (cli_err/usage_err/fail) */
+	char err[REIS_MSG_LEN + 512];	/* the last error message (cli_err/usage_err/fail) */
 	int err_errno;
 	uint32_t err_status;
 };
@@ -60,11 +61,10 @@ static void j_error_doc(int ret)
 	fputs("{\"error\":", o);
 	js.f = o;
 	j_str_raw(js.err[0] ? js.err : "failed");
-	if (js.err_errno)
-		fprintf(o, ",\"errno\":%d", js.err_errno);
-	if (js.err_status)
-		fprintf(o, ",\"status\":%" PRIu32, js.err_status);
-	fprintf(o, ",\"exit\":%d}\n", ret);
+	/* The same fields on every failure: errno (EINVAL for bad usage or
+	 * input), the drive's NVMe status (0 when no drive command failed). */
+	fprintf(o, ",\"errno\":%d,\"status\":%" PRIu32 ",\"exit\":%d}\n",
+		js.err_errno ? js.err_errno : EINVAL, js.err_status, ret);
 }
 
 int j_finish(int ret)
@@ -107,7 +107,27 @@ void cli_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	note_err(0, 0, fmt, ap);
+	note_err(EINVAL, 0, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "reis: %s\n", js.err);
+}
+
+void cli_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_err(err < 0 ? -err : err, 0, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "reis: %s\n", js.err);
+}
+
+void cli_err_dev(struct ctx *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_err(err < 0 ? -err : err, c->dev ? reis_last_cpl(c->dev)->status : 0, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "reis: %s\n", js.err);
 }
@@ -198,6 +218,12 @@ void j_str(const char *key, const char *s)
 	j_str_raw(s);
 }
 
+void j_null(const char *key)
+{
+	j_sep(key);
+	fputs("null", js.f);
+}
+
 void j_bool(const char *key, int v)
 {
 	j_sep(key);
@@ -236,6 +262,35 @@ int usage_err(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "reis: %s (see reis --help)\n", js.err);
 	return EXIT_USAGE;
+}
+
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *lo)
+{
+	char so[128];
+	int opt, plus = shortopts[0] == '+';
+
+	/* ':' first: a missing value is ':', told apart from an unknown option. */
+	snprintf(so, sizeof(so), "%s:%s", plus ? "+" : "", shortopts + plus);
+	opterr = 0;
+	opt = getopt_long(argc, argv, so, lo, NULL);
+	if (opt == '?' || opt == ':') {
+		const char *w = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+		char name[64];
+
+		if (optopt && optopt != '?' && (!w[0] || w[1] != '-'))
+			snprintf(name, sizeof(name), "-%c", optopt);
+		else
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(w, "="), w);
+		if (opt == ':')
+			usage_err("%s%soption '%s' needs a value", cmd ? cmd : "", cmd ? ": " : "",
+				  name);
+		else
+			usage_err("%s%sunknown %soption '%s'", cmd ? cmd : "", cmd ? ": " : "",
+				  cmd ? "" : "global ", name);
+		return '?';
+	}
+	return opt;
 }
 
 /* Parse an unsigned number with an optional k/m/g (binary) suffix. */

@@ -55,8 +55,25 @@ extern const struct reis_cli_table reis_group_table;	/* device groups */
 void j_init(FILE *out, int on);
 int j_finish(int ret);
 void j_raw_output(void);
-/* cli_err() - "reis: MSG" on stderr; MSG is also the JSON error text. */
+/*
+ * cli_err() - "reis: MSG" on stderr; MSG is also the JSON error text (errno
+ * EINVAL: bad input); cli_errno() with the errno @err; cli_err_dev() also
+ * with the drive's status of the last command on c->dev (a drive command
+ * failed with @err).
+ */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_err_dev(struct ctx *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * cli_getopt() - getopt_long() for command @cmd (NULL: the global
+ * options): an unknown option or a
+ * missing value is reported by name (usage_err()) and returned as '?', so
+ * a caller's default branch only returns EXIT_USAGE.
+ */
+struct option;
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *lo);
 void j_sep(const char *key);
 void j_str_raw(const char *s);
 void j_open(const char *key, char c);
@@ -71,6 +88,7 @@ void j_dbl(const char *key, double v);
 void j_g(const char *key, double v);
 void j_str(const char *key, const char *s);
 void j_bool(const char *key, int v);
+void j_null(const char *key);
 int fail(struct ctx *c, const char *what, int err);
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

@@ -122,7 +122,8 @@ _Static_assert(sizeof(struct isp_wire_reis_calib) == 8, "wire size");
 #define ISP_REIS_SF_TAG (1u << 4)	/* only entries whose tag == tag */
 #define ISP_REIS_SF_GROUP (1u << 5)	/* did is a group; t_min..t_max */
 #define ISP_REIS_SF_DOCS (1u << 6)	/* the result carries the documents */
-#define ISP_REIS_SF_ALL 0x7fu
+#define ISP_REIS_SF_RERANK_ALL (1u << 7)	/* every entry is a rerank candidate */
+#define ISP_REIS_SF_ALL 0xffu
 
 /*
  * SEARCH / IVF_SEARCH data (CDW12 = ticket): this header, then nq binary

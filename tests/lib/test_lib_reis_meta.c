@@ -7,7 +7,9 @@
  * unless REIS_DEPLOY_NO_META; META_READ errors as -errno + status; and a
  * database deployed in one session is searched from a fresh session on the
  * same backing file with queries encoded from the quantizer fetched from
- * the drive alone (reis_db_quantizer()): identical results.
+ * the drive alone (reis_db_quantizer()): identical results. The recall
+ * estimates (REIS_META_RECALL) round trip next to the quantizer, malformed
+ * ones are refused, and a deploy with them stores them (reis_db_recall()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -179,6 +181,40 @@ static void build(struct reis_db_image *img, const float *x, uint32_t did, uint3
 		}								\
 	} while (0)
 
+static void test_recall_blob(const struct reis_quant *quant)
+{
+	struct reis_recall_est e[2], got[4], bad;
+	struct reis_quant q2;
+	uint8_t *blob;
+	uint64_t len;
+	char err[256];
+
+	memset(e, 0, sizeof(e));
+	e[0] = (struct reis_recall_est){ REIS_EST_APPROX, 10, 10, 0, 5370, 200, 1, 0 };
+	e[1] = (struct reis_recall_est){ REIS_EST_EXACT, 10, 0, 0, 9810, 200, 1, 0 };
+	REQUIRE(reis_meta_encode_recall(quant, e, 2, (void **)&blob, &len) == 0);
+	CHECK(reis_meta_recall(blob, len, got, 4) == 2);
+	CHECK(memcmp(got, e, sizeof(e)) == 0);
+	CHECK(reis_meta_recall(blob, len, got, 1) == 1);
+	/* the quantizer still decodes (readers skip the new record) */
+	CHECK(reis_meta_decode(blob, len, DIM, quant->metric, &q2, err, sizeof(err)) == 0);
+	reis_quant_free(&q2);
+	blob[len - 4] ^= 1;	/* rsvd of the last estimate: checksum breaks */
+	CHECK(reis_meta_recall(blob, len, got, 4) == -EBADMSG);
+	free(blob);
+	REQUIRE(reis_meta_encode(quant, (void **)&blob, &len) == 0);
+	CHECK(reis_meta_recall(blob, len, got, 4) == 0);
+	free(blob);
+	bad = e[0];
+	bad.recall = 10001;
+	CHECK(reis_meta_encode_recall(quant, &bad, 1, (void **)&blob, &len) == -EINVAL);
+	bad = e[1];
+	bad.factor = 10;	/* a factor belongs to the approximate mode only */
+	CHECK(reis_meta_encode_recall(quant, &bad, 1, (void **)&blob, &len) == -EINVAL);
+	CHECK(reis_meta_encode_recall(quant, e, REIS_MAX_RECALL_EST + 1, (void **)&blob,
+				      &len) == -EINVAL);
+}
+
 int main(void)
 {
 	float *x = synth_vectors(51, N, DIM, 30, 0.5f), *qf = synth_vectors(52, NQ, DIM, 30, 0.5f);
@@ -203,6 +239,7 @@ int main(void)
 	build(&ivf, x, 6, REIS_DB_IVF, docs, off, cq);
 	test_blob(bf.quant);
 	test_blob(ivf.quant);
+	test_recall_blob(bf.quant);
 
 	/* Session 1: deploy (the quantizer goes into META), search. */
 	dev = open_drive();

@@ -109,7 +109,8 @@ int main(void)
 	io.errlen = sizeof(err);
 	REQUIRE(reis_open_inproc(&io, &dev) == 0);
 	build(&bf, x, 9, REIS_DB_BF, REIS_BUILD_INT8, docs, off, tags);
-	build(&ivf, x, 10, REIS_DB_IVF, REIS_BUILD_INT8 | REIS_BUILD_NO_IDS, NULL, NULL, NULL);
+	build(&ivf, x, 10, REIS_DB_IVF, REIS_BUILD_INT8 | REIS_BUILD_NO_IDS | REIS_BUILD_NO_CALIB,
+	      NULL, NULL, NULL);
 	build(&plain, x, 11, REIS_DB_BF, 0, NULL, NULL, NULL);
 	REQUIRE(reis_db_deploy(dev, &bf, NULL) == 0);
 	REQUIRE(reis_db_deploy(dev, &ivf, NULL) == 0);
@@ -130,7 +131,7 @@ int main(void)
 	so.k = REIS_MAX_K + 1;
 	EXPECT(reis_search(dev, &so, &q, &r), -EINVAL, 0, 0);
 	so.k = 10;
-	so.flags = 0x80;
+	so.flags = REIS_SF_ALL + 1;
 	EXPECT(reis_search(dev, &so, &q, &r), -EINVAL, 0, 0);
 	so.flags = 0;
 	so.rerank_factor = REIS_MAX_RERANK + 1;

@@ -291,7 +291,8 @@ static void test_search(struct isp_dev *dev, const struct t_db *a)
 	TRY(k, ISP_REIS_MAX_K + 1, BAD);
 	TRY(k, 101, BAD);			/* k > n */
 	TRY(rerank_factor, ISP_REIS_MAX_RERANK + 1, BAD);
-	TRY(flags, 0x80, BAD);
+	TRY(flags, ISP_REIS_SF_ALL + 1, BAD);
+	TRY(flags, ISP_REIS_SF_RERANK_ALL | ISP_REIS_SF_NO_RERANK, BAD);
 	TRY(rsvd[3], 1, BAD);
 	TRY(did, 12345, UNKNOWN);
 	TRY(dim, 512, ISP_SC_DIM_MISMATCH | ISP_STATUS_DNR);

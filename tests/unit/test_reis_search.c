@@ -5,7 +5,9 @@
  * with and without distance filtering, rerank, tags, caller ids, time-
  * partition groups, both metrics, several dimensions; documents come back
  * byte-identical (search and DOC_READ); every hit's entry index names the
- * document DOC_READ returns for it, also with caller ids.
+ * document DOC_READ returns for it, also with caller ids. SF_RERANK_ALL
+ * reranks every entry: the same hits and modeled time as a factor whose
+ * factor * k covers the database, the exact top-k by INT8 score for any k.
  */
 #include "reis_t.h"
 
@@ -92,6 +94,64 @@ static void test_bf(struct isp_dev *dev)
 	o.k = ISP_REIS_MAX_K;
 	o.flags = ISP_REIS_SF_NO_RERANK;
 	check_all(dev, dbs, 1, 0, &o, &q, 1, "bf k max");
+	t_queries_free(&q);
+	t_db_free(&db);
+}
+
+/* Two results hit for hit (entry, id, Hamming, score). */
+static int same_hits(const struct t_res *a, const struct t_res *b, uint32_t nq, uint32_t k,
+		     uint32_t kb)
+{
+	uint32_t qi, h;
+
+	for (qi = 0; qi < nq; qi++)
+		for (h = 0; h < k; h++) {
+			const struct isp_wire_reis_hit *x = &a->hits[qi * k + h];
+			const struct isp_wire_reis_hit *y = &b->hits[qi * kb + h];
+
+			if (x->entry != y->entry || x->id != y->id || x->hamming != y->hamming ||
+			    x->score != y->score)
+				return 0;
+		}
+	return 1;
+}
+
+static void test_rerank_all(struct isp_dev *dev)
+{
+	struct t_db db;
+	struct t_query q;
+	struct t_sopts o;
+	struct t_res all, f64, top;
+
+	t_db_make(&db, 9, ISP_REIS_BF, 256, 3000, 0, ISP_REIS_DBF_INT8, ISP_REIS_DOC_NONE, 0, 41);
+	CHECK_EQ_U64(t_deploy(dev, &db, 8192), 0);
+	t_queries(&q, &db, 4, 43);
+	memset(&o, 0, sizeof(o));
+	o.did = 9;
+	o.k = 50;
+	o.factor = 64;		/* 3200 candidates >= 3000 entries: all of them */
+	REQUIRE(t_search(dev, 0, &o, &q, &f64) == 0);
+	o.factor = 0;
+	o.flags = ISP_REIS_SF_RERANK_ALL;
+	REQUIRE(t_search(dev, 0, &o, &q, &all) == 0);
+	CHECK_EQ_U64(all.rr.reranked, 3000ull * q.nq);
+	CHECK_EQ_U64(f64.rr.reranked, all.rr.reranked);
+	CHECK(same_hits(&all, &f64, q.nq, 50, 50));
+	CHECK_EQ_U64(all.search_ns, f64.search_ns);
+	/* any k: the first k of the same ranking */
+	o.k = 5;
+	REQUIRE(t_search(dev, 0, &o, &q, &top) == 0);
+	CHECK_EQ_U64(top.rr.reranked, 3000ull * q.nq);
+	CHECK(same_hits(&top, &all, q.nq, 5, 50));
+	t_res_free(&top);
+	/* without it, 10 * k candidates: fewer reranked, the default's time */
+	o.flags = 0;
+	REQUIRE(t_search(dev, 0, &o, &q, &top) == 0);
+	CHECK_EQ_U64(top.rr.reranked, 50ull * q.nq);
+	CHECK(top.search_ns < all.search_ns);
+	t_res_free(&top);
+	t_res_free(&all);
+	t_res_free(&f64);
 	t_queries_free(&q);
 	t_db_free(&db);
 }
@@ -358,6 +418,7 @@ int main(void)
 
 	REQUIRE(dev);
 	test_bf(dev);
+	test_rerank_all(dev);
 	test_ivf(dev);
 	test_dims(dev);
 	test_groups(dev);

@@ -107,7 +107,10 @@ enum reis_doc_mode {
 #define REIS_SF_TAG (1u << 4)		/* only entries whose tag == tag */
 #define REIS_SF_GROUP (1u << 5)		/* did names a time-partition group */
 #define REIS_SF_DOCS (1u << 6)		/* the result carries the documents */
-#define REIS_SF_ALL 0x7fu
+/* every entry searched is reranked: the exact top-k by INT8 score (not the
+ * paper's factor*k candidates by Hamming distance, REIS 4.3.2) */
+#define REIS_SF_RERANK_ALL (1u << 7)
+#define REIS_SF_ALL 0xffu
 
 /**
  * enum reis_db_section - DB_WRITE sections, each streamed in order.
@@ -147,6 +150,38 @@ struct reis_calib {
 	uint32_t recall;
 	uint32_t nprobe;
 };
+
+/* struct reis_recall_est.mode: how a search ranks (docs/reis.md §1). */
+#define REIS_EST_APPROX 1u	/* factor*k nearest by Hamming, INT8 rerank (REIS 4.3.2) */
+#define REIS_EST_BINARY 2u	/* Hamming distance only (REIS_SF_NO_RERANK) */
+#define REIS_EST_EXACT 3u	/* every entry reranked (REIS_SF_RERANK_ALL) */
+
+/**
+ * struct reis_recall_est - the recall a search mode reached on held-out
+ * queries when the database was built (stored in its META section).
+ * @mode: REIS_EST_*.
+ * @k: recall@k measured, and the search's k.
+ * @factor: rerank factor (REIS_EST_APPROX), else 0.
+ * @nprobe: IVF clusters probed; 0: every entry (SEARCH).
+ * @recall: mean recall@k against the exact float neighbours, in 1/10000.
+ * @nq: held-out queries measured.
+ * @self: 1: the queries were rows of the database, each left out of its
+ *        own neighbours and hits; 0: separate queries (--calib).
+ * @rsvd: 0.
+ */
+struct reis_recall_est {
+	uint32_t mode;
+	uint32_t k;
+	uint32_t factor;
+	uint32_t nprobe;
+	uint32_t recall;
+	uint32_t nq;
+	uint32_t self;
+	uint32_t rsvd;
+};
+
+/* Recall estimates a database carries at most. */
+#define REIS_MAX_RECALL_EST 16u
 
 #ifdef __cplusplus
 }

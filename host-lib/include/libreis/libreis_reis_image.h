@@ -137,6 +137,10 @@ struct reis_db_image {
 		uint64_t len;
 	} extra[REIS_IMAGE_MAX_EXTRA];
 	void *priv;
+	/* recall estimates (reis_db_build() with REIS_BUILD_ESTIMATE); the
+	 * deploy stores them in META next to the quantizer */
+	const struct reis_recall_est *recall;
+	uint32_t nrecall;
 };
 
 /**

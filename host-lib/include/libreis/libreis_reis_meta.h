@@ -29,6 +29,9 @@ extern "C" {
  * Unknown record types are skipped by readers, so the format can grow.
  */
 #define REIS_META_QUANT 1u
+/* Record REIS_META_RECALL: struct reis_recall_est entries (32 bytes each,
+ * little-endian u32 fields), at most REIS_MAX_RECALL_EST. */
+#define REIS_META_RECALL 2u
 
 /**
  * reis_meta_encode() - the META blob libreis deploys for a quantizer.
@@ -39,6 +42,47 @@ extern "C" {
  * Return: 0, -EINVAL for a malformed quantizer, -ENOMEM.
  */
 int reis_meta_encode(const struct reis_quant *quant, void **blob, uint64_t *len);
+
+/**
+ * reis_meta_encode_recall() - reis_meta_encode() plus a REIS_META_RECALL
+ * record of @n recall estimates (none when @n is 0).
+ * @quant: quantizer.
+ * @est: the estimates.
+ * @n: their number, at most REIS_MAX_RECALL_EST.
+ * @blob: out: malloc'd blob.
+ * @len: out: its length.
+ *
+ * Return: 0, -EINVAL (malformed quantizer, too many or malformed
+ * estimates), -ENOMEM.
+ */
+int reis_meta_encode_recall(const struct reis_quant *quant, const struct reis_recall_est *est,
+			    unsigned n, void **blob, uint64_t *len);
+
+/**
+ * reis_meta_recall() - the recall estimates of a META blob.
+ * @blob: the META section's bytes (checked as reis_meta_decode() does).
+ * @len: their number.
+ * @out: up to @max estimates.
+ * @max: room in @out.
+ *
+ * Return: the number of estimates (0 when the blob has none), or -EBADMSG.
+ */
+int reis_meta_recall(const void *blob, uint64_t len, struct reis_recall_est *out,
+		     unsigned max);
+
+/**
+ * reis_db_recall() - the recall estimates stored with a database.
+ * @dev: handle.
+ * @did: database.
+ * @out: up to @max estimates.
+ * @max: room in @out.
+ *
+ * Return: their number (0: the database carries none, e.g. deployed by a
+ * build without REIS_BUILD_ESTIMATE or without META), -EBADMSG, or the
+ * -errno of DB_INFO / REIS_META_READ.
+ */
+int reis_db_recall(struct reis_dev *dev, uint32_t did, struct reis_recall_est *out,
+		   unsigned max);
 
 /**
  * reis_meta_decode() - parse and check a META blob, extract its quantizer.

@@ -234,7 +234,7 @@ struct reis_search_req {
 	uint64_t total;
 	uint64_t submit_ns;
 	struct reis_dev *dev;
-	char msg[160];
+	char msg[REIS_MSG_LEN];
 	struct reis_rx rx;
 };
 

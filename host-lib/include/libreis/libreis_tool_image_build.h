@@ -39,6 +39,12 @@ int reis_docs_pack(const uint8_t *blob, const uint64_t *offsets, const uint64_t 
 #define REIS_BUILD_CENTER (1u << 1)		/* center before quantizing */
 #define REIS_BUILD_CENTROID_MAJORITY (1u << 2)	/* IVF: majority-bit centroids */
 #define REIS_BUILD_NO_IDS (1u << 3)		/* IVF: omit the row-number ids */
+/* measure the recall of the search modes (struct reis_recall_est, in
+ * img->recall; the deploy stores them in META) */
+#define REIS_BUILD_ESTIMATE (1u << 4)
+/* IVF without calib_queries: no recall -> nprobe table (by default the
+ * table is measured on held-out rows of the database) */
+#define REIS_BUILD_NO_CALIB (1u << 5)
 
 /**
  * struct reis_build_opts - how reis_db_build() makes an image.

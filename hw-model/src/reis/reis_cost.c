@@ -510,6 +510,7 @@ static int re_est_setup(const struct fp_params *p, const struct re_est *e,
 	if (!e->nq || e->nq > ISP_REIS_MAX_NQ || !e->k || e->k > ISP_REIS_MAX_K ||
 	    e->k > e->n || e->factor > ISP_REIS_MAX_RERANK || (e->flags & ~ISP_REIS_SF_ALL) ||
 	    (r->ivf && !e->nprobe) || (r->rerank && !(e->db_flags & ISP_REIS_DBF_INT8)) ||
+	    (!r->rerank && (e->flags & ISP_REIS_SF_RERANK_ALL)) ||
 	    e->pass < 0 || e->pass > 1 || e->tag_pass < 0 || e->tag_pass > 1 ||
 	    e->asic < 0 || e->asic > 1)
 		return -EINVAL;
@@ -518,6 +519,8 @@ static int re_est_setup(const struct fp_params *p, const struct re_est *e,
 	r->mpibc = p->reis_mpibc && !(e->flags & ISP_REIS_SF_NO_MPIBC);
 	r->fine_rate = (r->tag ? e->tag_pass : 1.0) * (r->df ? e->pass : 1.0);
 	r->cand = r->rerank ? (uint64_t)(e->factor ? e->factor : RE_DEF_FACTOR) * e->k : e->k;
+	if (r->rerank && (e->flags & ISP_REIS_SF_RERANK_ALL))
+		r->cand = e->n;
 	if (r->cand > e->n)
 		r->cand = e->n;
 	r->seed = e->seed | 1u;

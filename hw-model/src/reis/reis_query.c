@@ -391,6 +391,11 @@ static const char *re_search_parse(const struct isp_cmd *cmd, const void *data, 
 			   s->rerank_factor, ISP_REIS_MAX_RERANK);
 		return "rerank factor out of range";
 	}
+	if ((s->flags & ISP_REIS_SF_RERANK_ALL) && (s->flags & ISP_REIS_SF_NO_RERANK)) {
+		isp_err_at(cpl, ISP_ERR_IN_DATA, offsetof(struct isp_wire_reis_search, flags), 7,
+			   "RERANK_ALL (bit 7) reranks and NO_RERANK (bit 3) does not: not both");
+		return "RERANK_ALL with NO_RERANK";
+	}
 	if (ivf && !s->nprobe && s->target_recall > 10000) {
 		isp_err_at(cpl, RE_AT(target_recall), "target recall = %u/10000 exceeds 1.0",
 			   s->target_recall);
@@ -490,6 +495,12 @@ static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_s
 	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
 	r->qblock = re_qblock(r, s->nq, ndbs, cand, bp);
 	*ttl = re_ttl_bytes(r, dbs, ndbs);
+	if (*ttl > fs_dram_budget(r->e->fs)) {
+		/* never fits, not a retry: RERANK_ALL over a database this large */
+		*ttl = 0;
+		*why = "TTL larger than the controller DRAM";
+		return ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR;
+	}
 	if (fs_dram_reserve(r->e->fs, RE_DRAM_TTL, *ttl)) {
 		*ttl = 0;
 		*why = "controller DRAM full (TTL)";

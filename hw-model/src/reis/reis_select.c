@@ -359,6 +359,10 @@ uint64_t re_cand_count(const struct re_run *r, const struct re_db *db)
 {
 	uint64_t c = r->rerank ? (uint64_t)r->factor * r->k : r->k;
 
+	/* SF_RERANK_ALL: the exact top-k by INT8 score of what is searched */
+	if (r->rerank && (r->flags & ISP_REIS_SF_RERANK_ALL))
+		return db->c.n;
+
 	return c < db->c.n ? c : db->c.n;
 }
 
