@@ -32,6 +32,10 @@
 #   <tree>/.glue-key  glue sources the binary was built with: a change there
 #     only re-copies the changed files and recompiles them (ninja sees the
 #     new mtime), so editing isp.c rebuilds isp.o and relinks.
+#   <tree>.lock  one build of that tree at a time (scripts/lock-lib.sh); a
+#     build of another version or key does not wait for it. A waiting
+#     build says who holds it: pid, checkout, since when.
+#   $ISP_CACHE/downloads/.qemu-<version>.lock  the fetch of one version.
 # QEMU_DEB_VERSION=<version> pins another 7.2 source package version.
 set -eu
 
@@ -74,20 +78,9 @@ die() { echo "qemu-build $QEMU_VERSION: error: $*" >&2; exit 1; }
 sha() { sha256sum | cut -c1-16; }
 
 mkdir -p "$DL" "$ISP_CACHE/qemu" "$OUT"
-
-# Two builds (two checkouts, or make -j) must not share a tree half-built.
-exec 9>"$ISP_CACHE/qemu.lock"
-if ! flock -n 9; then
-    log "waiting for another build to finish"
-    flock 9
-fi
-
-# --- hw-model ---------------------------------------------------------------
-make -s -C "$ROOT/hw-model" BUILD="$BUILD"
-HWLIB=$BUILD/hw-model/libhwmodel.a
-[ -f "$HWLIB" ] || die "hw-model did not produce $HWLIB"
-hw_key=$(cd "$ROOT" && find hw-model/src hw-model/include hw-model/Makefile \
-    -type f | LC_ALL=C sort | xargs sha256sum | sha)
+# shellcheck disable=SC1091
+. "$ROOT/scripts/lock-lib.sh"
+LOCK_LOG="qemu-build $QEMU_VERSION"
 
 # --- source package ---------------------------------------------------------
 # shellcheck disable=SC2329
@@ -170,12 +163,22 @@ fetch_10() {
     version=${version%%-*}-orig
 }
 
+# One fetch of a version at a time (two would write the same files).
+lock_take 8 "$DL/.qemu-$QEMU_VERSION.lock" "the qemu $QEMU_VERSION download"
 if [ "$QEMU_VERSION" = 7.2 ]; then
     fetch_72
 else
     fetch_10
 fi
+exec 8>&-
 log "source: qemu $version"
+
+# --- hw-model (this checkout's build, no lock) ------------------------------
+make -s -C "$ROOT/hw-model" BUILD="$BUILD"
+HWLIB=$BUILD/hw-model/libhwmodel.a
+[ -f "$HWLIB" ] || die "hw-model did not produce $HWLIB"
+hw_key=$(cd "$ROOT" && find hw-model/src hw-model/include hw-model/Makefile \
+    -type f | LC_ALL=C sort | xargs sha256sum | sha)
 
 got=$(sha256sum "$DL/$ORIG" 2>/dev/null | cut -d' ' -f1 || true)
 [ "$got" = "$ORIG_SHA256" ] ||
@@ -192,6 +195,11 @@ patch_key=$( (cd "$pdir" && cat series $patches; echo "$CONFIGURE_OPTS") | sha)
 tree=$ISP_CACHE/qemu/$version-$patch_key
 src=$tree/src
 bld=$tree/build
+
+# Two builds of this tree (two checkouts, or make -j) must not share it
+# half-built; until the binary is copied out, since another checkout may
+# relink it with its own hw-model.
+lock_take 9 "$tree.lock" "qemu $QEMU_VERSION tree $version-$patch_key"
 
 if [ ! -f "$tree/.patched" ]; then
     rm -rf "$tree"
@@ -314,8 +322,15 @@ printf '%s\n' "PYTHONPATH=${PYTHONPATH:-}" >"$OUT/env"
 # Keep this tree and the one of this version used before it; older ones
 # only cost disk. The other version's trees are not this build's to prune.
 touch "$tree"
+exec 9>&-
 ls -1dt "$ISP_CACHE/qemu/$QEMU_VERSION"[.+]*/ 2>/dev/null | tail -n +3 | while read -r old; do
-    [ "${old%/}" = "$tree" ] && continue
+    old=${old%/}
+    [ "$old" = "$tree" ] && continue
+    # another build may be using it right now
+    if lock_busy "$old.lock"; then
+        log "keeping old tree $old: $(lock_held_by "$old.lock") builds it"
+        continue
+    fi
     log "removing old tree $old"
-    rm -rf "$old"
+    rm -rf "$old" "$old.lock" "$old.lock.owner"
 done
