@@ -129,7 +129,10 @@ fidelity: hostlib
 .PHONY: demo-group
 demo-group: hostlib examples corpus
 	@scripts/rag-bundle.sh $(BUILD)/demo/group-ns.img >/dev/null
-	$(BUILD)/examples/group_demo $$(ls -t $(BUILD)/demo/rag-*.img | head -n 1) --drives 4
+	@{ $(BUILD)/examples/group_demo $$(ls -t $(BUILD)/demo/rag-*.img | head -n 1) --drives 4; \
+		echo $$? >$(BUILD)/demo/group.rc; } | tee $(BUILD)/demo/group.log; \
+		[ "$$(cat $(BUILD)/demo/group.rc)" = 0 ] && \
+		scripts/demo-plot.sh group $(BUILD)/demo/group.log $(BUILD)/demo/group.svg
 
 # make check's suites built with ASan + UBSan (in $(BUILD)/asan; slower).
 sanitize: hwmodel

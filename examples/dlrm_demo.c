@@ -9,7 +9,7 @@
  *      deterministic random MLP weights and embedding tables (--rows each,
  *      generated, no data files), quantize them (--dtype) and deploy them all
  *      at once; in RecFlash mode the rows are placed by the access counts of
- *      a sampled locality-K trace (III-C1);
+ *      the trace's first lookups, its profiling prefix (III-C1);
  *   3. per batch: dense features and one bag of `lookups` rows per sample and
  *      table from the continuing locality-K trace; every table's SLS in
  *      flight together (asynchronous API); bottom MLP, interaction, top MLP
@@ -20,7 +20,10 @@
  *      energy, the host MLP time (measured), and delete the tables;
  *   6. by default steps 2-5 run for each placement the drive offers, the
  *      same batches each time: RecSSD-like, RM-SSD-like and RecFlash
- *      (RecFlash §V), then a side-by-side table per batch.
+ *      (RecFlash §V), then a side-by-side table per batch. Every mode
+ *      consumes the same profiling prefix of each trace (RecFlash places
+ *      its rows by it), so all three measure the same lookups after it; a
+ *      digest of every measured lookup and feature proves it.
  *
  * Exit 0 when drive and host agree, 1 otherwise, 77 when there is no drive
  * with RecFlash. Small defaults keep it quick under TCG in the guest.
@@ -210,9 +213,26 @@ static struct reis_dev *open_drive(const struct opts *o)
 /* What one mode's run measured. */
 struct mode_run {
 	uint32_t mode;
-	uint64_t flash_ns, flash_pj, page_reads, hits, lookups;
+	uint64_t flash_ns, flash_pj, page_reads, hits, misses, lookups;
+	uint64_t digest;	/* FNV-1a of every measured lookup and dense feature */
 	double mlp_s;		/* host: bottom MLP, interaction, top MLP (wall) */
 	int mismatches;
+};
+
+/* One mode's tables, traces and batch buffers. */
+struct mode_ctx {
+	const struct opts *o;
+	const struct reis_dlrm_cfg *cfg;
+	struct reis_dlrm *model;
+	struct reis_dev *dev;
+	uint32_t mode, rb;
+	struct reis_rf_table *desc;
+	struct reis_rf_trace **tr;
+	struct reis_rf_sls_op *ops;
+	void **wire;
+	float **emb, **ref, *dense, *p_dev, *p_ref;
+	uint32_t **idx, *offs;
+	int deployed;
 };
 
 static const char *mode_name(uint32_t mode)
@@ -229,211 +249,348 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/*
- * run_mode - deploy the tables in @mode, run the batches (the same traces
- * and dense features for every mode: seeded), check against the host-only
- * inference, delete the tables. Return: 0, or 1 with a message.
- */
-static int run_mode(struct reis_dev *dev, const struct opts *po, const struct reis_dlrm_cfg *pcfg,
-		    struct reis_dlrm *model, uint32_t mode, struct mode_run *mr)
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
-	struct opts o = *po;
-	const struct reis_dlrm_cfg cfg = *pcfg;
-	struct reis_rf_table *desc = NULL;
-	struct reis_rf_trace **tr = NULL;
-	struct reis_rf_sls_op *ops = NULL;
-	struct reis_rf_deploy_opts dopt;
-	void **wire = NULL;
-	float **emb = NULL, **ref = NULL, *dense = NULL, *p_dev = NULL, *p_ref = NULL, *rows = NULL;
-	uint32_t *offs = NULL, **idx = NULL;
-	uint64_t flash_ns = 0, flash_pj = 0, page_reads = 0, hits = 0, lookups = 0;
-	uint32_t t, b, s, rb;
-	int ret, rc = 1, mismatches = 0, deployed = 0;
-	double mlp_s = 0, t0;
+	const uint8_t *b = p;
 
-	o.mode = mode;
-	memset(mr, 0, sizeof(*mr));
-	mr->mode = mode;
-	printf("\n== %s: tables deployed in %s mode ==\n", mode_name(mode),
-	       mode == REIS_RF_RECSSD ? "recssd" : mode == REIS_RF_RMSSD ? "rmssd" : "recflash");
-	rb = (uint32_t)reis_rf_row_bytes(o.dtype, cfg.dim);
-	desc = calloc(cfg.ntables, sizeof(*desc));
-	tr = calloc(cfg.ntables, sizeof(*tr));
-	ops = calloc(cfg.ntables, sizeof(*ops));
-	wire = calloc(cfg.ntables, sizeof(*wire));
-	emb = calloc(cfg.ntables, sizeof(*emb));
-	ref = calloc(cfg.ntables, sizeof(*ref));
-	idx = calloc(cfg.ntables, sizeof(*idx));
-	dense = malloc(sizeof(float) * o.batch * cfg.bot[0]);
-	p_dev = malloc(sizeof(float) * o.batch);
-	p_ref = malloc(sizeof(float) * o.batch);
-	offs = malloc(sizeof(uint32_t) * (o.batch + 1));
-	rows = malloc(sizeof(float) * (size_t)cfg.rows * cfg.dim);
-	if (!desc || !tr || !ops || !wire || !emb || !ref || !idx || !dense || !p_dev ||
-	    !p_ref || !offs || !rows)
-		goto oom;
-	for (b = 0; b <= o.batch; b++)
-		offs[b] = b * cfg.lookups;
+	while (n--)
+		h = (h ^ *b++) * UINT64_C(0x100000001b3);
+	return h;
+}
 
-	/* Tables: generated rows (DLRM-sized values), traces, profiles. */
-	for (t = 0; t < cfg.ntables; t++) {
+/* Lookups of the profiling prefix: eight batches' worth per table. */
+static size_t profile_len(const struct mode_ctx *mc)
+{
+	return (size_t)mc->cfg->lookups * mc->o->batch * 8;
+}
+
+static void mode_free(struct mode_ctx *mc)
+{
+	uint32_t t;
+
+	if (mc->deployed)
+		for (t = 0; t < mc->cfg->ntables; t++)
+			reis_rf_delete(mc->dev, mc->desc[t].tid);
+	for (t = 0; mc->desc && mc->wire && mc->emb && mc->ref && mc->idx && mc->tr &&
+	     t < mc->cfg->ntables; t++) {
+		free((void *)(uintptr_t)mc->desc[t].profile);
+		free(mc->wire[t]);
+		free(mc->emb[t]);
+		free(mc->ref[t]);
+		free(mc->idx[t]);
+		reis_rf_trace_close(mc->tr[t]);
+	}
+	free(mc->desc);
+	free(mc->tr);
+	free(mc->ops);
+	free(mc->wire);
+	free(mc->emb);
+	free(mc->ref);
+	free(mc->idx);
+	free(mc->dense);
+	free(mc->p_dev);
+	free(mc->p_ref);
+	free(mc->offs);
+}
+
+/* The batch buffers and per-table arrays. Return: 0 or -ENOMEM. */
+static int mode_alloc(struct mode_ctx *mc)
+{
+	const struct reis_dlrm_cfg *cfg = mc->cfg;
+	uint32_t nt = cfg->ntables, batch = mc->o->batch, b, t;
+
+	mc->rb = (uint32_t)reis_rf_row_bytes(mc->o->dtype, cfg->dim);
+	mc->desc = calloc(nt, sizeof(*mc->desc));
+	mc->tr = calloc(nt, sizeof(*mc->tr));
+	mc->ops = calloc(nt, sizeof(*mc->ops));
+	mc->wire = calloc(nt, sizeof(*mc->wire));
+	mc->emb = calloc(nt, sizeof(*mc->emb));
+	mc->ref = calloc(nt, sizeof(*mc->ref));
+	mc->idx = calloc(nt, sizeof(*mc->idx));
+	mc->dense = malloc(sizeof(float) * batch * cfg->bot[0]);
+	mc->p_dev = malloc(sizeof(float) * batch);
+	mc->p_ref = malloc(sizeof(float) * batch);
+	mc->offs = malloc(sizeof(uint32_t) * (batch + 1));
+	if (!mc->desc || !mc->tr || !mc->ops || !mc->wire || !mc->emb || !mc->ref || !mc->idx ||
+	    !mc->dense || !mc->p_dev || !mc->p_ref || !mc->offs)
+		return -ENOMEM;
+	for (b = 0; b <= batch; b++)
+		mc->offs[b] = b * cfg->lookups;
+	for (t = 0; t < nt; t++) {
+		mc->wire[t] = malloc((size_t)cfg->rows * mc->rb);
+		mc->emb[t] = malloc(sizeof(float) * batch * cfg->dim);
+		mc->ref[t] = malloc(sizeof(float) * batch * cfg->dim);
+		mc->idx[t] = malloc(sizeof(uint32_t) * batch * cfg->lookups);
+		if (!mc->wire[t] || !mc->emb[t] || !mc->ref[t] || !mc->idx[t])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The tables: generated rows (DLRM-sized values) quantized to the wire
+ * type, and each table's locality-K trace (seeded: the same stream in every
+ * mode). Return: 0 or -ENOMEM.
+ */
+static int tables_make(struct mode_ctx *mc)
+{
+	const struct reis_dlrm_cfg *cfg = mc->cfg;
+	const struct opts *o = mc->o;
+	float *rows = malloc(sizeof(float) * (size_t)cfg->rows * cfg->dim);
+	uint32_t t;
+	int ret = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	for (t = 0; t < cfg->ntables && !ret; t++) {
 		struct reis_rf_trace_opts to;
-		uint32_t *sample;
-		size_t plen = (size_t)cfg.lookups * o.batch * 8;
 
-		wire[t] = malloc((size_t)cfg.rows * rb);
-		emb[t] = malloc(sizeof(float) * o.batch * cfg.dim);
-		ref[t] = malloc(sizeof(float) * o.batch * cfg.dim);
-		idx[t] = malloc(sizeof(uint32_t) * o.batch * cfg.lookups);
-		if (!wire[t] || !emb[t] || !ref[t] || !idx[t])
-			goto oom;
-		reis_rf_fill_random(o.seed * 1000 + t, rows, (size_t)cfg.rows * cfg.dim, 0.05f);
-		if (reis_rf_quantize(o.dtype, cfg.rows, cfg.dim, rows, wire[t]))
-			goto oom;
+		reis_rf_fill_random(o->seed * 1000 + t, rows, (size_t)cfg->rows * cfg->dim, 0.05f);
+		ret = reis_rf_quantize(o->dtype, cfg->rows, cfg->dim, rows, mc->wire[t]);
 		memset(&to, 0, sizeof(to));
-		to.rows = cfg.rows;
-		to.k = o.k;
-		to.seed = o.seed * 1000 + t;
-		if (reis_rf_trace_open(&to, &tr[t]))
-			goto oom;
-		desc[t].tid = o.tid_base + t;
-		desc[t].rows = cfg.rows;
-		desc[t].dim = cfg.dim;
-		desc[t].dtype = o.dtype;
-		desc[t].mode = o.mode;
-		desc[t].data = wire[t];
-		desc[t].name = "dlrm_demo";
-		if (o.mode == REIS_RF_RECFLASH) {
-			/* A sampled "training" trace: the beginning of the same stream. */
-			sample = malloc(sizeof(uint32_t) * plen);
-			if (!sample)
-				goto oom;
-			reis_rf_trace_next(tr[t], sample, plen);
-			desc[t].profile = malloc(sizeof(uint32_t) * cfg.rows);
-			if (!desc[t].profile) {
-				free(sample);
-				goto oom;
-			}
-			memset((void *)(uintptr_t)desc[t].profile, 0, sizeof(uint32_t) * cfg.rows);
-			reis_rf_profile_count(sample, plen, cfg.rows,
-					      (uint32_t *)(uintptr_t)desc[t].profile);
-			free(sample);
-		}
+		to.rows = cfg->rows;
+		to.k = o->k;
+		to.seed = o->seed * 1000 + t;
+		if (!ret)
+			ret = reis_rf_trace_open(&to, &mc->tr[t]);
+		mc->desc[t].tid = o->tid_base + t;
+		mc->desc[t].rows = cfg->rows;
+		mc->desc[t].dim = cfg->dim;
+		mc->desc[t].dtype = o->dtype;
+		mc->desc[t].mode = mc->mode;
+		mc->desc[t].data = mc->wire[t];
+		mc->desc[t].name = "dlrm_demo";
 	}
 	free(rows);
-	rows = NULL;
-	/* A table left by an interrupted run would make the deploy fail. */
-	for (t = 0; t < cfg.ntables; t++)
-		reis_rf_delete(dev, desc[t].tid);
+	return ret ? -ENOMEM : 0;
+}
+
+/*
+ * The profiling prefix (RecFlash III-C1: a sampled trace places the rows):
+ * the first profile_len() lookups of every table's trace, consumed in every
+ * mode, so each mode measures the same batches after it; only RecFlash
+ * counts them into the placement. Return: 0 or -ENOMEM.
+ */
+static int profile_prefix(struct mode_ctx *mc)
+{
+	size_t plen = profile_len(mc);
+	uint32_t *sample = malloc(sizeof(uint32_t) * plen), t, *cnt;
+
+	if (!sample)
+		return -ENOMEM;
+	for (t = 0; t < mc->cfg->ntables; t++) {
+		reis_rf_trace_next(mc->tr[t], sample, plen);
+		if (mc->mode != REIS_RF_RECFLASH)
+			continue;
+		cnt = calloc(mc->cfg->rows, sizeof(uint32_t));
+		if (!cnt) {
+			free(sample);
+			return -ENOMEM;
+		}
+		reis_rf_profile_count(sample, plen, mc->cfg->rows, cnt);
+		mc->desc[t].profile = cnt;
+	}
+	free(sample);
+	return 0;
+}
+
+/* All tables deployed at once (a leftover of an interrupted run first
+ * deleted). Return: 0, or 1 with a message. */
+static int tables_deploy(struct mode_ctx *mc)
+{
+	struct reis_rf_deploy_opts dopt;
+	uint32_t t;
+
+	for (t = 0; t < mc->cfg->ntables; t++)
+		reis_rf_delete(mc->dev, mc->desc[t].tid);
 	memset(&dopt, 0, sizeof(dopt));
 	dopt.depth = 8;
-	ret = reis_rf_deployv(dev, desc, cfg.ntables, &dopt);
-	if (ret) {
-		fprintf(stderr, "dlrm_demo: deploy: %s\n", reis_last_error(dev));
-		goto out;
+	if (reis_rf_deployv(mc->dev, mc->desc, mc->cfg->ntables, &dopt)) {
+		fprintf(stderr, "dlrm_demo: deploy: %s\n", reis_last_error(mc->dev));
+		return 1;
 	}
-	deployed = 1;
+	mc->deployed = 1;
 	printf("deployed %u tables: %" PRIu64 " bytes in %u commands, modeled %.3f ms\n",
-	       cfg.ntables, dopt.bytes, dopt.ncmds, (double)dopt.time_ns / 1e6);
+	       mc->cfg->ntables, dopt.bytes, dopt.ncmds, (double)dopt.time_ns / 1e6);
+	return 0;
+}
 
-	for (b = 0; b < o.batches; b++) {
-		struct reis_rf_bags bags;
+/* Every table's SLS of batch @b in flight together, then the sums; the
+ * drive's counters into @mr. Return: 0, or 1 with a message. */
+static int batch_sls(struct mode_ctx *mc, struct mode_run *mr)
+{
+	const struct reis_dlrm_cfg *cfg = mc->cfg;
+	struct reis_rf_bags bags;
+	uint32_t t, nt = cfg->ntables;
 
-		reis_rf_fill_random(o.seed * 7919 + b, dense, (size_t)o.batch * cfg.bot[0], 1.0f);
-		bags.nbags = o.batch;
-		bags.nidx = o.batch * cfg.lookups;
-		bags.offsets = offs;
-		bags.weights = NULL;
-		/* Every table's SLS in flight together. */
-		for (t = 0; t < cfg.ntables; t++) {
-			reis_rf_trace_next(tr[t], idx[t], (size_t)o.batch * cfg.lookups);
-			bags.indices = idx[t];
-			reis_rf_sls_op_init(&ops[t], desc[t].tid, cfg.dim, &bags, 0, emb[t]);
-			ret = reis_rf_sls_submit(dev, &ops[t]);
-			if (ret) {
-				fprintf(stderr, "dlrm_demo: SLS: %s\n", reis_last_error(dev));
-				while (t--)
-					reis_rf_sls_wait(dev, &ops[t], -1);
-				goto out;
-			}
-		}
-		for (t = 0; t < cfg.ntables; t++) {
-			ret = reis_rf_sls_wait(dev, &ops[t], -1);
-			if (ret) {
-				fprintf(stderr, "dlrm_demo: SLS table %u: %s\n", desc[t].tid,
-					reis_last_error(dev));
-				for (t++; t < cfg.ntables; t++)
-					reis_rf_sls_wait(dev, &ops[t], -1);
-				goto out;
-			}
-			flash_ns += ops[t].info.flash_ns;
-			flash_pj += ops[t].info.flash_pj;
-			page_reads += ops[t].info.page_reads;
-			hits += ops[t].info.cache_hits;
-			lookups += ops[t].info.lookups;
-			bags.indices = idx[t];
-			reis_rf_sls_ref(o.dtype, cfg.rows, cfg.dim, wire[t], &bags, 0, ref[t]);
-		}
-		t0 = now_s();
-		reis_dlrm_forward(model, o.batch, dense, (const float *const *)emb, p_dev);
-		mlp_s += now_s() - t0;
-		reis_dlrm_forward(model, o.batch, dense, (const float *const *)ref, p_ref);
-		for (s = 0; s < o.batch; s++)
-			mismatches += p_dev[s] != p_ref[s];
-		if (!o.quiet) {
-			printf("batch %u: p(click) =", b);
-			for (s = 0; s < o.batch && s < 8; s++)
-				printf(" %.4f", (double)p_dev[s]);
-			printf("%s\n", o.batch > 8 ? " ..." : "");
+	bags.nbags = mc->o->batch;
+	bags.nidx = mc->o->batch * cfg->lookups;
+	bags.offsets = mc->offs;
+	bags.weights = NULL;
+	for (t = 0; t < nt; t++) {
+		reis_rf_trace_next(mc->tr[t], mc->idx[t], bags.nidx);
+		mr->digest = fnv(mr->digest, mc->idx[t], sizeof(uint32_t) * bags.nidx);
+		bags.indices = mc->idx[t];
+		reis_rf_sls_op_init(&mc->ops[t], mc->desc[t].tid, cfg->dim, &bags, 0, mc->emb[t]);
+		if (reis_rf_sls_submit(mc->dev, &mc->ops[t])) {
+			fprintf(stderr, "dlrm_demo: SLS: %s\n", reis_last_error(mc->dev));
+			while (t--)
+				reis_rf_sls_wait(mc->dev, &mc->ops[t], -1);
+			return 1;
 		}
 	}
-	printf("embedding stage in the drive: %" PRIu64 " lookups, %" PRIu64 " page reads, %"
-	       PRIu64 " cache hits; modeled %.3f ms and %.3f mJ per batch (summed over "
-	       "tables); host MLP %.3f ms per batch\n", lookups, page_reads, hits,
-	       (double)flash_ns / 1e6 / o.batches, (double)flash_pj / 1e9 / o.batches,
-	       mlp_s * 1e3 / o.batches);
-	if (mismatches)
+	for (t = 0; t < nt; t++) {
+		const struct reis_rf_sls_info *in = &mc->ops[t].info;
+
+		if (reis_rf_sls_wait(mc->dev, &mc->ops[t], -1)) {
+			fprintf(stderr, "dlrm_demo: SLS table %u: %s\n", mc->desc[t].tid,
+				reis_last_error(mc->dev));
+			for (t++; t < nt; t++)
+				reis_rf_sls_wait(mc->dev, &mc->ops[t], -1);
+			return 1;
+		}
+		mr->flash_ns += in->flash_ns;
+		mr->flash_pj += in->flash_pj;
+		mr->page_reads += in->page_reads;
+		mr->hits += in->cache_hits;
+		mr->misses += in->cache_misses;
+		mr->lookups += in->lookups;
+		/* the same sums on the host, for the check */
+		bags.indices = mc->idx[t];
+		reis_rf_sls_ref(mc->o->dtype, cfg->rows, cfg->dim, mc->wire[t], &bags, 0,
+				mc->ref[t]);
+	}
+	return 0;
+}
+
+/* One batch: dense features, the embedding stage in the drive, the MLPs
+ * on the host, the host-only inference beside it. Return: 0, or 1. */
+static int batch_run(struct mode_ctx *mc, uint32_t b, struct mode_run *mr)
+{
+	const struct opts *o = mc->o;
+	uint32_t s;
+	double t0;
+
+	reis_rf_fill_random(o->seed * 7919 + b, mc->dense, (size_t)o->batch * mc->cfg->bot[0],
+			    1.0f);
+	mr->digest = fnv(mr->digest, mc->dense, sizeof(float) * o->batch * mc->cfg->bot[0]);
+	if (batch_sls(mc, mr))
+		return 1;
+	t0 = now_s();
+	reis_dlrm_forward(mc->model, o->batch, mc->dense, (const float *const *)mc->emb, mc->p_dev);
+	mr->mlp_s += now_s() - t0;
+	reis_dlrm_forward(mc->model, o->batch, mc->dense, (const float *const *)mc->ref, mc->p_ref);
+	for (s = 0; s < o->batch; s++)
+		mr->mismatches += mc->p_dev[s] != mc->p_ref[s];
+	if (!o->quiet) {
+		printf("batch %u: p(click) =", b);
+		for (s = 0; s < o->batch && s < 8; s++)
+			printf(" %.4f", (double)mc->p_dev[s]);
+		printf("%s\n", o->batch > 8 ? " ..." : "");
+	}
+	return 0;
+}
+
+static void mode_report(const struct opts *o, const struct mode_run *mr, size_t plen)
+{
+	printf("embedding stage in the drive: %" PRIu64 " lookups, %" PRIu64 " page reads, ",
+	       mr->lookups, mr->page_reads);
+	if (mr->mode == REIS_RF_RECFLASH)
+		printf("%" PRIu64 " cache hits of %" PRIu64 " rows; ", mr->hits,
+		       mr->hits + mr->misses);
+	else
+		printf("no page cache in this mode; ");
+	printf("modeled %.3f ms and %.3f mJ per batch (summed over tables); host MLP %.3f ms "
+	       "per batch\n", (double)mr->flash_ns / 1e6 / o->batches,
+	       (double)mr->flash_pj / 1e9 / o->batches, mr->mlp_s * 1e3 / o->batches);
+	printf("inputs: %u batches after the %zu-lookup profiling prefix of every table, digest "
+	       "0x%016" PRIx64 "\n", o->batches, plen, mr->digest);
+	if (mr->mismatches)
 		printf("FAIL: %d of %u probabilities differ from the host-only inference\n",
-		       mismatches, o.batch * o.batches);
+		       mr->mismatches, o->batch * o->batches);
 	else
 		printf("OK: all %u probabilities equal the host-only inference\n",
-		       o.batch * o.batches);
-	mr->flash_ns = flash_ns;
-	mr->flash_pj = flash_pj;
-	mr->page_reads = page_reads;
-	mr->hits = hits;
-	mr->lookups = lookups;
-	mr->mlp_s = mlp_s;
-	mr->mismatches = mismatches;
-	rc = mismatches != 0;
-	goto out;
-oom:
-	fprintf(stderr, "dlrm_demo: out of memory (try a smaller --rows)\n");
-out:
-	if (deployed)
-		for (t = 0; t < cfg.ntables; t++)
-			reis_rf_delete(dev, desc[t].tid);
-	for (t = 0; desc && wire && emb && ref && idx && tr && t < cfg.ntables; t++) {
-		free((void *)(uintptr_t)desc[t].profile);
-		free(wire[t]);
-		free(emb[t]);
-		free(ref[t]);
-		free(idx[t]);
-		reis_rf_trace_close(tr[t]);
+		       o->batch * o->batches);
+}
+
+/*
+ * run_mode - one placement: tables made and deployed in @mode, the
+ * profiling prefix consumed, the batches run and checked against the
+ * host-only inference, the tables deleted. Return: 0, or 1 with a message.
+ */
+static int run_mode(struct reis_dev *dev, const struct opts *o, const struct reis_dlrm_cfg *cfg,
+		    struct reis_dlrm *model, uint32_t mode, struct mode_run *mr)
+{
+	struct mode_ctx mc;
+	uint32_t b;
+	int rc = 1;
+
+	memset(&mc, 0, sizeof(mc));
+	memset(mr, 0, sizeof(*mr));
+	mc.o = o;
+	mc.cfg = cfg;
+	mc.model = model;
+	mc.dev = dev;
+	mc.mode = mr->mode = mode;
+	mr->digest = UINT64_C(0xcbf29ce484222325);
+	printf("\n== %s: tables deployed in %s mode ==\n", mode_name(mode),
+	       mode == REIS_RF_RECSSD ? "recssd" : mode == REIS_RF_RMSSD ? "rmssd" : "recflash");
+	if (mode_alloc(&mc) || tables_make(&mc) || profile_prefix(&mc)) {
+		fprintf(stderr, "dlrm_demo: out of memory (try a smaller --rows)\n");
+		goto out;
 	}
-	free(desc);
-	free(tr);
-	free(ops);
-	free(wire);
-	free(emb);
-	free(ref);
-	free(idx);
-	free(dense);
-	free(p_dev);
-	free(p_ref);
-	free(offs);
-	free(rows);
+	if (tables_deploy(&mc))
+		goto out;
+	for (b = 0; b < o->batches; b++)
+		if (batch_run(&mc, b, mr))
+			goto out;
+	mode_report(o, mr, profile_len(&mc));
+	rc = mr->mismatches != 0;
+out:
+	mode_free(&mc);
 	return rc;
+}
+
+/* The three placements per batch, and why the cache hits what it hits. */
+static void print_side_by_side(const struct opts *o, const struct reis_dlrm_cfg *cfg,
+			       const struct reis_info *di, const struct mode_run *runs, uint32_t n)
+{
+	uint32_t i, same = 1;
+
+	printf("\n== side by side, per batch of %u (embedding stage modeled in the drive, "
+	       "MLPs measured on this CPU) ==\n", o->batch);
+	printf("%-12s %14s %12s %11s %11s %12s %14s\n", "mode", "embedding ms", "mJ",
+	       "page reads", "cache hits", "host MLP ms", "total ms");
+	for (i = 0; i < n; i++) {
+		const struct mode_run *r = &runs[i];
+		double ems = (double)r->flash_ns / 1e6 / o->batches;
+		double mlp = r->mlp_s * 1e3 / o->batches;
+		char hits[24];
+
+		if (r->mode == REIS_RF_RECFLASH)
+			snprintf(hits, sizeof(hits), "%.0f", (double)r->hits / o->batches);
+		else
+			snprintf(hits, sizeof(hits), "-");
+		printf("%-12s %14.3f %12.3f %11.0f %11s %12.3f %14.3f\n", mode_name(r->mode), ems,
+		       (double)r->flash_pj / 1e9 / o->batches, (double)r->page_reads / o->batches,
+		       hits, mlp, ems + mlp);
+		same &= r->digest == runs[0].digest;
+	}
+	printf("(the embedding stage and the MLPs run one after the other; "
+	       "RecFlash Fig. 10 compares the same three)\n");
+	if (same)
+		printf("same inputs: every mode ran the same %u batches (lookups and dense "
+		       "features, digest 0x%016" PRIx64 ")\n", o->batches, runs[0].digest);
+	else
+		printf("FAIL: the modes ran different batches\n");
+	printf("cache hits: only RecFlash has the page cache (III-C2; '-': none). A hit needs a "
+	       "row looked up again, by a later command, while its page is still in one of the "
+	       "cache's frames (III-C2's 128 KiB: %u pages of %u KiB on this drive, unless "
+	       "cache_bytes was changed), shared by the %u tables; each batch's SLS of every "
+	       "table bring that table's hottest pages in turn, so few survive to their next "
+	       "use. --params cache_bytes=1m (QEMU: isp-params=cache_bytes=1m) gives it room "
+	       "(docs/recflash.md §5).\n", di->page_bytes ? 131072u / di->page_bytes : 0,
+	       di->page_bytes / 1024, cfg->ntables);
 }
 
 int main(int argc, char **argv)
@@ -490,22 +647,9 @@ int main(int argc, char **argv)
 		n++;
 	}
 	if (n > 1) {
-		printf("\n== side by side, per batch of %u (embedding stage modeled in the drive, "
-		       "MLPs measured on this CPU) ==\n", o.batch);
-		printf("%-12s %14s %12s %11s %11s %12s %14s\n", "mode", "embedding ms", "mJ",
-		       "page reads", "cache hits", "host MLP ms", "total ms");
-		for (i = 0; i < n; i++) {
-			const struct mode_run *r = &runs[i];
-			double ems = (double)r->flash_ns / 1e6 / o.batches;
-			double mlp = r->mlp_s * 1e3 / o.batches;
-
-			printf("%-12s %14.3f %12.3f %11.0f %11.0f %12.3f %14.3f\n",
-			       mode_name(r->mode), ems, (double)r->flash_pj / 1e9 / o.batches,
-			       (double)r->page_reads / o.batches, (double)r->hits / o.batches, mlp,
-			       ems + mlp);
-		}
-		printf("(the embedding stage and the MLPs run one after the other; "
-		       "RecFlash Fig. 10 compares the same three)\n");
+		print_side_by_side(&o, &cfg, reis_dev_info(dev), runs, n);
+		for (i = 1; i < n; i++)
+			rc |= runs[i].digest != runs[0].digest;
 	}
 	reis_dlrm_close(model);
 	reis_close(dev);

@@ -356,19 +356,37 @@ static void progress(void *arg, uint64_t done, uint64_t total)
 	fflush(stdout);
 }
 
+/* Bytes of the UTF-8 character at @s (of @n), 0 for a control character or
+ * a byte that starts no valid one. */
+static uint32_t utf8_len(const uint8_t *s, uint32_t n)
+{
+	uint32_t l = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
+		     (s[0] & 0xf8) == 0xf0 ? 4 : 0, j;
+
+	if (s[0] < 0x20 || s[0] == 0x7f || l > n)
+		return 0;
+	for (j = 1; j < l; j++)
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+	return l;
+}
+
+/* @s wrapped at column 74 (characters, not bytes), continued lines indented. */
 static void print_wrapped(const uint8_t *s, uint32_t len, unsigned indent, int col0)
 {
-	uint32_t i, col = col0 > 0 ? (uint32_t)col0 : indent;
+	uint32_t i, l, col = col0 > 0 ? (uint32_t)col0 : indent;
 
-	for (i = 0; i < len; i++) {
-		char c = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
-
-		if (c == ' ' && col > 74) {
+	for (i = 0; i < len; i += l ? l : 1) {
+		l = utf8_len(s + i, len - i);
+		if (s[i] == ' ' && col > 74) {
 			printf("\n%*s", indent, "");
 			col = indent;
 			continue;
 		}
-		putchar(c);
+		if (l)
+			fwrite(s + i, 1, l, stdout);
+		else
+			putchar('?');
 		col++;
 	}
 	putchar('\n');
@@ -384,7 +402,8 @@ struct rag_q {
 
 /* Per question, for the summary table. */
 struct rag_row {
-	char text[RAG_SUMMARY_TEXT + 1];
+	char text[4 * RAG_SUMMARY_TEXT + 1];	/* UTF-8 */
+	uint32_t tbytes, tcols;			/* its bytes, its characters */
 	double drive_ns, drive_nj;
 	struct conv_cost conv;
 	double wall_read_s, wall_search_s;
@@ -549,8 +568,9 @@ static void print_summary(const struct rag_row *rows, uint32_t n)
 		uint64_t kept = r->conv.bytes > r->drive_bytes ? r->conv.bytes - r->drive_bytes : 0;
 
 		saved += kept;
-		printf("%-2u %-*s %9.3f %9.1f %9.3f %9.1f %6.0fx %11.1f %11.2f\n", i + 1,
-		       RAG_SUMMARY_TEXT, r->text, r->drive_ns / 1e6, r->drive_nj / 1e3, cms, cuj,
+		printf("%-2u %s%*s %9.3f %9.1f %9.3f %9.1f %6.0fx %11.1f %11.2f\n", i + 1,
+		       r->text, (int)(RAG_SUMMARY_TEXT - r->tcols), "", r->drive_ns / 1e6,
+		       r->drive_nj / 1e3, cms, cuj,
 		       r->drive_ns > 0 ? cms * 1e6 / r->drive_ns : 0.0, r->drive_bytes / 1e3,
 		       kept / 1e6);
 	}
@@ -558,44 +578,45 @@ static void print_summary(const struct rag_row *rows, uint32_t n)
 	       "conventional path moves that never left the drive (%.1f MB in all)\n", saved / 1e6);
 }
 
-static int cmd_run(int argc, char **argv)
-{
-	const char *dev_path = "/dev/ng0n1", *bundle = "/dev/nvme0n1", *inproc = NULL;
-	struct rag_q qs[RAG_MAX_USER];
-	struct rag_row rows[RAG_MAX_USER];
-	struct reis_db_image img;
-	struct reis_db_info info;
-	struct reis_quant quant;
-	struct reis_stats s0, s1;
-	struct fp_params fp;
-	struct reis_dev *dev;
-	const struct reis_info *di;
-	const uint8_t *sec;
-	uint8_t *user = NULL;
-	uint64_t qlen, qoff = UINT64_MAX;
-	uint32_t k = 5, recall = 9500, only = UINT32_MAX, qi, nrows = 0;
-	char err[256], *end;
-	int fd, ret, i, nq;
-	double t0;
+/* What `rag_demo run` was asked to do. */
+struct run_opts {
+	const char *dev_path;	/* the drive's char device */
+	const char *inproc;	/* or an in-process drive on this backing file */
+	const char *bundle;	/* block device (or file) the bundle is read from */
+	uint32_t k, recall, only;
+	uint64_t qoff;		/* the user's questions, or UINT64_MAX */
+};
 
+static int parse_run(int argc, char **argv, struct run_opts *ro)
+{
+	char *end;
+	int i;
+
+	ro->dev_path = "/dev/ng0n1";
+	ro->inproc = NULL;
+	ro->bundle = "/dev/nvme0n1";
+	ro->k = 5;
+	ro->recall = 9500;
+	ro->only = UINT32_MAX;
+	ro->qoff = UINT64_MAX;
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--dev") && i + 1 < argc)
-			dev_path = argv[++i];
+			ro->dev_path = argv[++i];
 		else if (!strcmp(argv[i], "--inproc") && i + 1 < argc)
-			inproc = argv[++i];
+			ro->inproc = argv[++i];
 		else if (!strcmp(argv[i], "--bundle") && i + 1 < argc)
-			bundle = argv[++i];
+			ro->bundle = argv[++i];
 		else if (!strcmp(argv[i], "--query") && i + 1 < argc)
-			only = (uint32_t)strtoul(argv[++i], NULL, 10);
+			ro->only = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--questions") && i + 1 < argc) {
 			errno = 0;
-			qoff = strtoull(argv[++i], &end, 0);
+			ro->qoff = strtoull(argv[++i], &end, 0);
 			if (errno || *end || end == argv[i])
-				qoff = UINT64_MAX - 1;
+				ro->qoff = UINT64_MAX - 1;
 		} else if (!strcmp(argv[i], "--k") && i + 1 < argc)
-			k = (uint32_t)strtoul(argv[++i], NULL, 10);
+			ro->k = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--recall") && i + 1 < argc)
-			recall = (uint32_t)(strtod(argv[++i], NULL) * 10000);
+			ro->recall = (uint32_t)(strtod(argv[++i], NULL) * 10000);
 		else {
 			fprintf(stderr, "usage: rag_demo [run] [--dev NG | --inproc BACKING] "
 				"[--bundle BLOCKDEV|FILE] [--query N | --questions OFFSET] [--k K] "
@@ -603,207 +624,302 @@ static int cmd_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!k || k > 50 || recall > 10000 || qoff == UINT64_MAX - 1) {
+	if (!ro->k || ro->k > 50 || ro->recall > 10000 || ro->qoff == UINT64_MAX - 1) {
 		fprintf(stderr, "rag_demo: --k must be 1..50, --recall in [0, 1] and --questions "
 			"a byte offset\n");
 		return 2;
 	}
+	return 0;
+}
 
-	printf("== RAG retrieval inside the SSD (REIS) ==\n");
-	/* 1. Normal SSD mode: the bundle comes off the namespace. */
-	t0 = now_s();
-	fd = open(bundle, O_RDONLY | O_CLOEXEC);
+/*
+ * Step 1, normal SSD mode: the bundle off the namespace with block reads,
+ * and the questions (the built-in section, or the user's after it). The
+ * questions point into @img or *@user. Return: their number, or -1.
+ */
+static int load_bundle(const struct run_opts *ro, struct reis_db_image *img, struct rag_q *qs,
+		       uint8_t **user)
+{
+	const uint8_t *sec;
+	uint64_t qlen;
+	char err[256];
+	double t0 = now_s();
+	int fd, ret, nq;
+
+	fd = open(ro->bundle, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "rag_demo: %s: %s\n", bundle, strerror(errno));
-		return 1;
+		fprintf(stderr, "rag_demo: %s: %s\n", ro->bundle, strerror(errno));
+		return -1;
 	}
-	ret = reis_db_image_read(fd, 0, &img, err, sizeof(err));
+	ret = reis_db_image_read(fd, 0, img, err, sizeof(err));
 	close(fd);
 	if (ret) {
 		fprintf(stderr, "rag_demo: %s: %s (scripts/rag-bundle.sh writes the bundle)\n",
-			bundle, err);
-		return 1;
+			ro->bundle, err);
+		return -1;
 	}
-	if (qoff != UINT64_MAX) {
-		user = read_questions(bundle, qoff, img.dim, &qlen);
-		if (!user)
-			return 1;
-		sec = user;
-		nq = rag_parse(sec, qlen, img.dim, RAG_MAX_USER, qs);
+	if (ro->qoff != UINT64_MAX) {
+		*user = read_questions(ro->bundle, ro->qoff, img->dim, &qlen);
+		if (!*user)
+			return -1;
+		nq = rag_parse(*user, qlen, img->dim, RAG_MAX_USER, qs);
 	} else {
-		sec = reis_db_image_extra(&img, RAG_QUERIES_SEC, &qlen);
-		nq = sec ? rag_parse(sec, qlen, img.dim, RAG_MAX_QUERIES, qs) : -EBADMSG;
+		sec = reis_db_image_extra(img, RAG_QUERIES_SEC, &qlen);
+		nq = sec ? rag_parse(sec, qlen, img->dim, RAG_MAX_QUERIES, qs) : -EBADMSG;
 	}
-	if (nq < 0 || !img.quant) {
+	if (nq < 0 || !img->quant) {
 		fprintf(stderr, "rag_demo: %s: malformed questions, or the image has no "
-			"quantizer\n", bundle);
-		return 1;
+			"quantizer\n", ro->bundle);
+		return -1;
 	}
 	printf("read the database bundle from %s (block reads, normal SSD mode): "
-	       "%" PRIu64 " passages, %u-d, %u clusters, in %.2f s\n", bundle, img.n, img.dim,
-	       img.nlist, now_s() - t0);
+	       "%" PRIu64 " passages, %u-d, %u clusters, in %.2f s\n", ro->bundle, img->n,
+	       img->dim, img->nlist, now_s() - t0);
+	return nq;
+}
 
-	/* 2. RAG mode: the database in the drive. */
-	if (inproc) {
-		struct reis_inproc_opts io;
+/*
+ * The drive: the one place that chooses how it is reached (the char device
+ * over io_uring, or a model in this process), and the normal SSD the
+ * conventional path is modeled on (this drive's preset and geometry).
+ * Return: the handle, or NULL with a message.
+ */
+static struct reis_dev *open_drive(const struct run_opts *ro, struct fp_params *fp)
+{
+	struct reis_inproc_opts io;
+	const struct reis_info *di;
+	struct reis_dev *dev;
+	const char *what = ro->dev_path;
+	char err[256];
+	int ret;
 
+	if (ro->inproc) {
 		memset(&io, 0, sizeof(io));
-		io.backing = inproc;
+		io.backing = ro->inproc;
 		io.errbuf = err;
 		io.errlen = sizeof(err);
 		ret = reis_open_inproc(&io, &dev);
-		dev_path = "in-process drive";
+		what = "in-process drive";
 	} else {
-		ret = reis_open(dev_path, 0, &dev);
+		ret = reis_open(ro->dev_path, 0, &dev);
 	}
 	if (ret) {
-		fprintf(stderr, "rag_demo: %s: %s\n", dev_path, reis_strerror(ret));
-		return 1;
+		fprintf(stderr, "rag_demo: %s: %s\n", what, reis_strerror(ret));
+		return NULL;
 	}
 	di = reis_dev_info(dev);
-	printf("drive %s (%s), preset %s: %u channels x %u dies x %u planes\n", dev_path,
+	printf("drive %s (%s), preset %s: %u channels x %u dies x %u planes\n", what,
 	       reis_transport(dev), di->preset, di->channels, di->dies_per_channel,
 	       di->planes_per_die);
-	/* The conventional path's normal SSD: this drive's preset and geometry. */
-	if (fp_preset(di->preset, &fp)) {
+	if (fp_preset(di->preset, fp)) {
 		fprintf(stderr, "rag_demo: unknown preset %s: no conventional-path model\n",
 			di->preset);
-		return 1;
+		reis_close(dev);
+		return NULL;
 	}
-	fp.channels = di->channels;
-	fp.dies_per_channel = di->dies_per_channel;
-	fp.planes_per_die = di->planes_per_die;
-	fp.page_bytes = di->page_bytes;
-	ret = reis_db_info(dev, img.did, &info);
-	/* A database from an older bundle (or without the quantizer in META)
-	 * is replaced. */
-	if (!ret && (info.state != REIS_DB_READY || info.n != img.n ||
-		     strcmp(info.name, img.name) || info.ncalib != img.ncalib ||
-		     info.df_threshold != img.df_threshold || !info.meta_bytes)) {
-		printf("database %u on the drive is stale: deleting it\n", img.did);
-		ret = reis_db_delete(dev, img.did);
-		if (ret) {
+	fp->channels = di->channels;
+	fp->dies_per_channel = di->dies_per_channel;
+	fp->planes_per_die = di->planes_per_die;
+	fp->page_bytes = di->page_bytes;
+	return dev;
+}
+
+/*
+ * Step 2, RAG mode: the database in the drive, deployed unless this
+ * bundle's is already there (an older bundle's, or one without the
+ * quantizer in META, is replaced). Return: 0, or 1 with a message.
+ */
+static int ensure_deployed(struct reis_dev *dev, struct reis_db_image *img)
+{
+	struct reis_deploy_opts o;
+	struct reis_db_info info;
+	double t0;
+	int ret = reis_db_info(dev, img->did, &info);
+
+	if (!ret && (info.state != REIS_DB_READY || info.n != img->n ||
+		     strcmp(info.name, img->name) || info.ncalib != img->ncalib ||
+		     info.df_threshold != img->df_threshold || !info.meta_bytes)) {
+		printf("database %u on the drive is stale: deleting it\n", img->did);
+		if (reis_db_delete(dev, img->did)) {
 			fprintf(stderr, "rag_demo: delete: %s\n", reis_last_error(dev));
 			return 1;
 		}
 		ret = -ENOENT;
 	}
-	if (ret == -ENOENT) {
-		struct reis_deploy_opts o;
-
-		memset(&o, 0, sizeof(o));
-		t0 = now_s();
-		o.progress = progress;
-		o.arg = &t0;
-		printf("deploying database %u '%s' into the drive (IVF_Deploy)...\n", img.did,
-		       img.name);
-		ret = reis_db_deploy(dev, &img, &o);
-		if (ret) {
-			fprintf(stderr, "rag_demo: deploy: %s\n", reis_last_error(dev));
-			return 1;
-		}
-		printf("deployed in %.1f s\n", now_s() - t0);
-	} else if (ret) {
+	if (!ret) {
+		printf("database %u '%s' already deployed (it survived the restart)\n", img->did,
+		       img->name);
+		return 0;
+	}
+	if (ret != -ENOENT) {
 		fprintf(stderr, "rag_demo: %s\n", reis_last_error(dev));
 		return 1;
-	} else {
-		printf("database %u '%s' already deployed (it survived the restart)\n", img.did,
-		       img.name);
 	}
-	/* The queries are encoded with the quantizer the drive keeps with the
-	 * database, not the bundle's: any host can search it. */
-	ret = reis_db_info(dev, img.did, &info);
-	if (!ret)
-		ret = reis_db_quantizer(dev, img.did, &quant);
-	if (ret) {
+	memset(&o, 0, sizeof(o));
+	t0 = now_s();
+	o.progress = progress;
+	o.arg = &t0;
+	printf("deploying database %u '%s' into the drive (IVF_Deploy)...\n", img->did, img->name);
+	if (reis_db_deploy(dev, img, &o)) {
+		fprintf(stderr, "rag_demo: deploy: %s\n", reis_last_error(dev));
+		return 1;
+	}
+	printf("deployed in %.1f s\n", now_s() - t0);
+	return 0;
+}
+
+/* The quantizer the drive keeps with the database (not the bundle's): any
+ * host can encode queries for it. Return: 0, or 1 with a message. */
+static int drive_quantizer(struct reis_dev *dev, uint32_t did, struct reis_quant *quant)
+{
+	struct reis_db_info info;
+
+	if (reis_db_info(dev, did, &info) || reis_db_quantizer(dev, did, quant)) {
 		fprintf(stderr, "rag_demo: quantizer: %s\n", reis_last_error(dev));
 		return 1;
 	}
 	printf("quantizer read from the drive (META section, %u bytes); distance-filter "
 	       "threshold %u (Hamming) applied in the dies\n", info.meta_bytes,
 	       info.df_threshold);
+	return 0;
+}
+
+/* The question text for the summary: its first RAG_SUMMARY_TEXT characters
+ * (UTF-8 kept whole, anything else one '?'), and their number. */
+static void summary_text(const struct rag_q *q, struct rag_row *row)
+{
+	uint32_t i = 0, n = 0;
+
+	while (i < q->tlen && n < RAG_SUMMARY_TEXT) {
+		uint32_t l = utf8_len((const uint8_t *)q->text + i, q->tlen - i);
+
+		if (!l) {
+			row->text[row->tbytes++] = '?';	/* not text: one mark */
+			i++;
+		} else {
+			memcpy(row->text + row->tbytes, q->text + i, l);
+			row->tbytes += l;
+			i += l;
+		}
+		n++;
+	}
+	row->text[row->tbytes] = 0;
+	row->tcols = n;
+}
+
+/* Step 3, one question: in the drive, then the conventional way. Return:
+ * 0, or 1 with a message. */
+static int ask(struct reis_dev *dev, const struct run_opts *ro, const struct reis_db_image *img,
+	       const struct reis_quant *quant, const struct rag_q *qq, const struct fp_params *fp,
+	       struct rag_row *row)
+{
+	struct reis_search_opts so;
+	struct reis_search_result r;
+	struct reis_queries q;
+	struct reis_stats a, b;
+	uint32_t j;
+	int ret;
+
+	if (reis_encode_queries(quant, qq->emb, 1, &q))
+		return 1;
+	memset(&so, 0, sizeof(so));
+	so.did = img->did;
+	so.k = ro->k;
+	so.target_recall = ro->recall;
+	so.flags = REIS_SF_DOCS;
+	if (reis_stats(dev, 0, &a))
+		memset(&a, 0, sizeof(a));
+	if (reis_ivf_search(dev, &so, &q, &r)) {
+		fprintf(stderr, "rag_demo: search: %s\n", reis_last_error(dev));
+		reis_queries_free(&q);
+		return 1;
+	}
+	if (reis_stats(dev, 0, &b))
+		b = a;
+	printf("\nquestion: \"%.*s\"\n", (int)qq->tlen, qq->text);
+	printf("IVF_Search(k = %u, R = %.2f) -> nprobe %u of %u clusters; modeled %.3f ms "
+	       "in the drive + %.3f ms document transfer, %.1f uJ\n", ro->k, ro->recall / 1e4,
+	       r.nprobe, img->nlist, r.search_ns / 1e6, r.read_ns / 1e6,
+	       (r.search_nj + r.read_nj) / 1e3);
+	for (j = 0; j < r.nhits[0]; j++) {
+		const struct reis_hit *x = &r.hits[j];
+		int col = printf("  %u.%s [passage %" PRIu64 ", hamming %u, score %" PRId64 "] ",
+				 j + 1, x->id == qq->ans ? " (*)" : "", x->id, x->hamming, x->score);
+
+		print_wrapped(x->doc, x->doc_len, 6, col);
+	}
+	if (qq->ans != RAG_NO_ANSWER)
+		printf("  (*) the gloss this example sentence comes from\n");
+	memset(row, 0, sizeof(*row));
+	summary_text(qq, row);
+	row->drive_ns = (double)(r.search_ns + r.read_ns);
+	row->drive_nj = (double)(r.search_nj + r.read_nj);
+	row->drive_bytes = b.link_bytes_c2h - a.link_bytes_c2h;
+	ret = conventional(ro->bundle, &so, r.nprobe, &q, &r, fp, row);
+	reis_queries_free(&q);
+	reis_search_result_free(&r);
+	return ret;
+}
+
+/* Step 4: what the drive did for all the questions. */
+static void print_drive_stats(struct reis_dev *dev, const struct reis_stats *s0)
+{
+	struct reis_stats s1;
+
+	if (reis_stats(dev, 0, &s1))
+		return;
+	printf("\ndrive statistics for these searches: %" PRIu64 " SLC page reads, %" PRIu64
+	       " TLC page reads, %.1f KB over the channels, %" PRIu64 " entries filtered in the "
+	       "dies, %" PRIu64 " crossed the channel, %.1f KB to the host; modeled energy "
+	       "%.1f uJ\n", s1.page_reads[REIS_CELL_SLC] - s0->page_reads[REIS_CELL_SLC],
+	       s1.page_reads[REIS_CELL_TLC] - s0->page_reads[REIS_CELL_TLC],
+	       (s1.channel_bytes - s0->channel_bytes) / 1e3,
+	       s1.filtered_entries - s0->filtered_entries, s1.ttl_entries - s0->ttl_entries,
+	       (s1.link_bytes_c2h - s0->link_bytes_c2h) / 1e3, (s1.energy_pj - s0->energy_pj) / 1e6);
+}
+
+/* `rag_demo run`: steps 1-4 of the header. */
+static int cmd_run(int argc, char **argv)
+{
+	struct rag_q qs[RAG_MAX_USER];
+	struct rag_row rows[RAG_MAX_USER];
+	struct run_opts ro;
+	struct reis_db_image img;
+	struct reis_quant quant;
+	struct reis_stats s0;
+	struct fp_params fp;
+	struct reis_dev *dev = NULL;
+	uint8_t *user = NULL;
+	uint32_t qi, nrows = 0;
+	int nq, rc = 1;
+
+	if (parse_run(argc, argv, &ro))
+		return 2;
+	memset(&img, 0, sizeof(img));
+	memset(&quant, 0, sizeof(quant));
+	printf("== RAG retrieval inside the SSD (REIS) ==\n");
+	nq = load_bundle(&ro, &img, qs, &user);
+	if (nq < 0 || !(dev = open_drive(&ro, &fp)) || ensure_deployed(dev, &img) ||
+	    drive_quantizer(dev, img.did, &quant))
+		goto out;
 	if (reis_stats(dev, 0, &s0))
 		memset(&s0, 0, sizeof(s0));
-
-	/* 3. Questions: embeddings computed on the host (no model in the
-	 * guest), each answered by the drive and the conventional way. */
 	for (qi = 0; qi < (uint32_t)nq; qi++) {
-		struct reis_search_opts so;
-		struct reis_search_result r;
-		struct reis_queries q;
-		struct reis_stats a, b;
-		struct rag_row *row = &rows[nrows];
-		uint32_t j, ans = qs[qi].ans;
-
-		if (only != UINT32_MAX && qi != only)
+		if (ro.only != UINT32_MAX && qi != ro.only)
 			continue;
-		if (reis_encode_queries(&quant, qs[qi].emb, 1, &q))
-			return 1;
-		memset(&so, 0, sizeof(so));
-		so.did = img.did;
-		so.k = k;
-		so.target_recall = recall;
-		so.flags = REIS_SF_DOCS;
-		if (reis_stats(dev, 0, &a))
-			memset(&a, 0, sizeof(a));
-		ret = reis_ivf_search(dev, &so, &q, &r);
-		if (ret) {
-			fprintf(stderr, "rag_demo: search: %s\n", reis_last_error(dev));
-			return 1;
-		}
-		if (reis_stats(dev, 0, &b))
-			b = a;
-		printf("\nquestion: \"%.*s\"\n", (int)qs[qi].tlen, qs[qi].text);
-		printf("IVF_Search(k = %u, R = %.2f) -> nprobe %u of %u clusters; modeled %.3f ms "
-		       "in the drive + %.3f ms document transfer, %.1f uJ\n", k, recall / 1e4,
-		       r.nprobe, img.nlist, r.search_ns / 1e6, r.read_ns / 1e6,
-		       (r.search_nj + r.read_nj) / 1e3);
-		for (j = 0; j < r.nhits[0]; j++) {
-			const struct reis_hit *x = &r.hits[j];
-
-			int col = printf("  %u.%s [passage %" PRIu64 ", hamming %u, score %" PRId64
-					 "] ", j + 1, x->id == ans ? " (*)" : "", x->id, x->hamming,
-					 x->score);
-
-			print_wrapped(x->doc, x->doc_len, 6, col);
-		}
-		if (ans != RAG_NO_ANSWER)
-			printf("  (*) the gloss this example sentence comes from\n");
-		memset(row, 0, sizeof(*row));
-		snprintf(row->text, sizeof(row->text), "%.*s", (int)qs[qi].tlen, qs[qi].text);
-		for (j = 0; row->text[j]; j++)
-			if ((unsigned char)row->text[j] < 0x20 || (unsigned char)row->text[j] >= 0x7f)
-				row->text[j] = '?';
-		row->drive_ns = (double)(r.search_ns + r.read_ns);
-		row->drive_nj = (double)(r.search_nj + r.read_nj);
-		row->drive_bytes = b.link_bytes_c2h - a.link_bytes_c2h;
-		ret = conventional(bundle, &so, r.nprobe, &q, &r, &fp, row);
-		reis_queries_free(&q);
-		reis_search_result_free(&r);
-		if (ret)
-			return 1;
+		if (ask(dev, &ro, &img, &quant, &qs[qi], &fp, &rows[nrows]))
+			goto out;
 		nrows++;
 	}
-
-	/* 4. What the drive did for them. */
-	if (!reis_stats(dev, 0, &s1)) {
-		printf("\ndrive statistics for these searches: %" PRIu64 " SLC page reads, %"
-		       PRIu64 " TLC page reads, %.1f KB over the channels, %" PRIu64
-		       " entries filtered in the dies, %" PRIu64 " crossed the channel, "
-		       "%.1f KB to the host; modeled energy %.1f uJ\n",
-		       s1.page_reads[REIS_CELL_SLC] - s0.page_reads[REIS_CELL_SLC],
-		       s1.page_reads[REIS_CELL_TLC] - s0.page_reads[REIS_CELL_TLC],
-		       (s1.channel_bytes - s0.channel_bytes) / 1e3,
-		       s1.filtered_entries - s0.filtered_entries, s1.ttl_entries - s0.ttl_entries,
-		       (s1.link_bytes_c2h - s0.link_bytes_c2h) / 1e3,
-		       (s1.energy_pj - s0.energy_pj) / 1e6);
-	}
+	print_drive_stats(dev, &s0);
 	print_summary(rows, nrows);
+	rc = 0;
+out:
 	reis_close(dev);
 	reis_quant_free(&quant);
 	reis_db_image_free(&img);
 	free(user);
-	return 0;
+	return rc;
 }
 
 int main(int argc, char **argv)

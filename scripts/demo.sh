@@ -13,7 +13,9 @@
 # ISP_DEMO="prog args" runs another guest program instead (e.g.
 # ISP_DEMO="reis info", ISP_DEMO=dlrm_demo, ISP_DEMO=bench_vm_latency).
 # The flash backing file lives in $BUILD/demo/, so what a demo deploys is
-# there next time. ISP_DRIVES=N boots N ISP drives (docs/group.md).
+# there next time. ISP_DRIVES=N boots N ISP drives (docs/group.md). The RAG
+# demo's summary and the DLRM demo's side-by-side table are also drawn, as
+# $BUILD/demo/summary.svg and dlrm-side-by-side.svg (scripts/demo-plot.sh).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/vm-lib.sh"
@@ -71,4 +73,10 @@ if [ "$rc" != 0 ]; then
     echo "demo: failed (guest program exit ${rc:-missing}; console log: $log)" >&2
     exit 1
 fi
+# The summary table drawn next to it (gnuplot).
+case $demo in
+rag_demo*) grep -q '^== summary' "$log" && "$ROOT/scripts/demo-plot.sh" rag "$log" "$dir/summary.svg" ;;
+dlrm_demo*) grep -q '^== side by side' "$log" &&
+    "$ROOT/scripts/demo-plot.sh" dlrm "$log" "$dir/dlrm-side-by-side.svg" ;;
+esac
 echo "demo: done (console log: $log)"

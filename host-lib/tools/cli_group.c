@@ -593,6 +593,7 @@ static const struct reis_cli_cmd group_cmds[] = {
 	  "  group bench [--members 1,2,4,8] [--n N] [--dim D] [--nq Q] [--k K]\n"
 	  "              [--ivf NLIST] [--batch B] [--preset P] [--rows R] [--rf-dim D]\n"
 	  "              [--what-if ENTRIES]   (analytic: the sweep's fit, scaled)\n"
+	  "              [--plot FILE.svg]     (the sweep drawn with gnuplot)\n"
 	  "DRIVES:\n"
 	  "      --drives P1,P2,...   the members (default: every ISP drive found)\n"
 	  "      --inproc-drives N    N in-process drives (--preset P, --backing-dir DIR)\n"

@@ -22,6 +22,7 @@ struct gb_args {
 	unsigned nmembers;
 	uint64_t n, dim, nq, k, nlist, batch, rows, rf_dim, what_if;
 	const char *preset;
+	const char *plot;	/* --plot FILE.svg */
 };
 
 struct gb_data {
@@ -64,6 +65,7 @@ static int gb_parse(int argc, char **argv, struct gb_args *a)
 		{ "rf-dim", required_argument, NULL, 'R' },
 		{ "preset", required_argument, NULL, 'P' },
 		{ "what-if", required_argument, NULL, 'W' },
+		{ "plot", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct { int opt; uint64_t *dst, lo, hi; } num[] = {
@@ -89,8 +91,8 @@ static int gb_parse(int argc, char **argv, struct gb_args *a)
 				return ret;
 			continue;
 		}
-		if (opt == 'P') {
-			a->preset = optarg;
+		if (opt == 'P' || opt == 'G') {
+			*(opt == 'P' ? &a->preset : &a->plot) = optarg;
 			continue;
 		}
 		for (i = 0; i < sizeof(num) / sizeof(num[0]); i++)
@@ -335,9 +337,80 @@ static void gb_print_rows(struct ctx *c, const struct gb_args *a, const struct g
 		       rw[i].rf_to_host);
 }
 
+/*
+ * --plot: the sweep as a gnuplot SVG (searches and bags per second, modeled
+ * and wall, against the member count), the rows inline. 0, or -errno with a
+ * message.
+ */
+static int gb_plot(const struct gb_args *a, const struct gb_row *rw, unsigned n)
+{
+	char cmd[64];
+	FILE *g;
+	unsigned i;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "gnuplot 1>&2");	/* its words on stderr: stdout may be JSON */
+	if (system("command -v gnuplot >/dev/null 2>&1")) {
+		cli_errno(-ENOENT, "group bench: --plot: gnuplot missing (scripts/setup-deps.sh "
+			  "installs gnuplot-nox)");
+		return -ENOENT;
+	}
+	g = popen(cmd, "w");
+	if (!g) {
+		cli_errno(-errno, "group bench: --plot: %s", strerror(errno));
+		return -EIO;
+	}
+	fprintf(g, "$d << EOD\n");
+	for (i = 0; i < n; i++)
+		fprintf(g, "%u %.0f %.0f %.0f %.0f %.0f\n", rw[i].m, rw[i].qps_model, rw[i].qps_2ph,
+			rw[i].qps_wall, 256e9 / rw[i].rf_model_ns, 256e9 / rw[i].rf_wall_ns);
+	fprintf(g, "EOD\n"
+		"set terminal svg size 900,460 dynamic font \"sans,11\" noenhanced\n"
+		"set output \"%s\"\n"
+		"set multiplot layout 1,2 title \"reis group bench: %s %" PRIu64 " x %" PRIu64
+		"-d, k=%" PRIu64 "; RecFlash %" PRIu64 " x %" PRIu64 " rows\"\n"
+		"set xlabel \"drives\"\nset grid\nset key top left\nset logscale y\n"
+		"set xtics (", a->plot, a->nlist ? "IVF" : "brute force", a->n, a->dim, a->k,
+		a->rows, a->rf_dim);
+	for (i = 0; i < n; i++)
+		fprintf(g, "%s%u", i ? ", " : "", rw[i].m);
+	fprintf(g, ")\n"
+		"set title \"searches per second\"\n"
+		"plot $d using 1:2 with linespoints lw 2 pt 7 title \"modeled\", "
+		"$d using 1:3 with linespoints dt 2 title \"modeled, two-phase\", "
+		"$d using 1:4 with linespoints pt 6 title \"wall (this CPU)\", "
+		"$d using 1:2:(sprintf(\"%%.0f\", $2)) with labels offset 0,0.8 font \",8\" "
+		"notitle\n"
+		"set title \"SLS bags per second\"\n"
+		"plot $d using 1:5 with linespoints lw 2 pt 7 title \"modeled\", "
+		"$d using 1:6 with linespoints pt 6 title \"wall (this CPU)\", "
+		"$d using 1:5:(sprintf(\"%%.0f\", $5)) with labels offset 0,0.8 font \",8\" "
+		"notitle\n"
+		"unset multiplot\n");
+	st = pclose(g);
+	if (st) {
+		cli_errno(-EIO, "group bench: --plot: gnuplot failed (exit %d) writing %s", st,
+			  a->plot);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* "53% saving", or what a negative saving means: more energy, not less. */
+static const char *saving_text(double saving, char *buf, size_t len)
+{
+	if (saving >= 0)
+		snprintf(buf, len, "%.0f%% saving", 100 * saving);
+	else
+		snprintf(buf, len, "no saving: %.2fx the host alone's energy", 1 - saving);
+	return buf;
+}
+
 static void gb_print_sched(struct ctx *c, const char *what,
 			   const struct reis_group_sched_report *p)
 {
+	char s1[64], s2[64];
+
 	if (c->json) {
 		j_obj(what);
 		j_u64("drives", p->nmembers);
@@ -376,11 +449,12 @@ static void gb_print_sched(struct ctx *c, const char *what,
 	       " bytes moved to the host\n", 100 * p->inside_share, p->bytes_inside,
 	       p->bytes_to_host);
 	printf("  energy per query   | dynamic: %.4f mJ with the drives, %.4f mJ host alone "
-	       "(%.0f%% saving; host %.1f W per core)\n", p->mj_per_query,
-	       p->host_alone_mj_per_query, 100 * p->energy_saving, p->host_w);
+	       "(%s; host %.1f W per core)\n", p->mj_per_query, p->host_alone_mj_per_query,
+	       saving_text(p->energy_saving, s1, sizeof(s1)), p->host_w);
 	printf("                     | server (%.1f W idle): %.3f mJ with the drives, %.3f mJ "
-	       "host alone (%.0f%% saving)\n", p->server_w, p->server_mj_per_query,
-	       p->server_host_alone_mj_per_query, 100 * p->server_energy_saving);
+	       "host alone (%s)\n", p->server_w, p->server_mj_per_query,
+	       p->server_host_alone_mj_per_query,
+	       saving_text(p->server_energy_saving, s2, sizeof(s2)));
 }
 
 static int gb_sched(struct ctx *c, const struct gb_args *a, struct gb_data *d, unsigned m)
@@ -538,6 +612,13 @@ int grp_bench(struct ctx *c, int argc, char **argv)
 		ret = gb_sched(c, &a, &d, a.members[a.nmembers - 1]);
 		if (!ret)
 			ret = gb_sched_rf(c, &a, &d, a.members[a.nmembers - 1]);
+		if (!ret && a.plot) {
+			ret = gb_plot(&a, rows, a.nmembers);
+			if (!ret && c->json)
+				j_str("plot", a.plot);
+			else if (!ret)
+				printf("\nplot: %s\n", a.plot);
+		}
 		if (c->json)
 			j_obj_end();
 	} else if (ret == -ENOMEM) {

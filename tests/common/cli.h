@@ -70,4 +70,59 @@ static inline int cli_count(const char *hay, const char *needle)
 	return n;
 }
 
+/*
+ * cli_plot_check - scripts/demo-plot.sh @kind on the program output @log
+ * makes an SVG holding each of @want (NULL-terminated) as a text element,
+ * i.e. the table's own labels and numbers. Without gnuplot it only says so.
+ * Return: the number of failed checks.
+ */
+static inline int cli_plot_check(const char *kind, const char *log, const char *const *want)
+{
+	char dir[] = "/tmp/cli_plot.XXXXXX", lp[64], sp[64], cmd[PATH_MAX + 256];
+	static char svg[1 << 18];
+	FILE *f;
+	size_t n;
+	int bad = 0;
+
+	if (system("command -v gnuplot >/dev/null 2>&1")) {
+		printf("gnuplot missing: %s plot not checked\n", kind);
+		return 0;
+	}
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(lp, sizeof(lp), "%s/log", dir);
+	snprintf(sp, sizeof(sp), "%s/out.svg", dir);
+	f = fopen(lp, "w");
+	if (!f || fputs(log, f) < 0 || fclose(f))
+		return 1;
+	snprintf(cmd, sizeof(cmd), "%s/../scripts/demo-plot.sh %s %s %s", TESTS_SRCDIR, kind, lp,
+		 sp);
+	if (cli_capture(cmd, svg, sizeof(svg)) != 0 || !strstr(svg, "demo-plot: wrote ")) {
+		fprintf(stderr, "demo-plot.sh %s failed: %s\n", kind, svg);
+		bad++;
+	}
+	f = fopen(sp, "r");
+	n = f ? fread(svg, 1, sizeof(svg) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	svg[n] = 0;
+	if (!strstr(svg, "<svg") || !strstr(svg, "</svg>")) {
+		fprintf(stderr, "%s: no SVG document\n", sp);
+		bad++;
+	}
+	for (; want && *want; want++) {
+		char t[256];
+
+		snprintf(t, sizeof(t), ">%s<", *want);
+		if (!strstr(svg, t)) {
+			fprintf(stderr, "%s plot lacks '%s'\n", kind, *want);
+			bad++;
+		}
+	}
+	unlink(lp);
+	unlink(sp);
+	rmdir(dir);
+	return bad;
+}
+
 #endif

@@ -157,6 +157,50 @@ int main(void)
 	CHECK(jget(&p, "what_if[0].qps_modeled") && jget(&p, "what_if[5].qps_modeled") &&
 	      atof(jget(&p, "what_if[5].qps_modeled")) > atof(jget(&p, "what_if[0].qps_modeled")));
 	CHECK(jget(&p, "scheduled_sls.server_energy_saving") != NULL);
+	/* the text says what a negative saving is: more energy */
+	{
+		char cmd[PATH_MAX + 256];
+		const char *q;
+		double e = atof(jget(&p, "scheduled_sls.energy_saving"));
+		int neg = 0;
+
+		snprintf(cmd, sizeof(cmd), "%s group bench --members 1,2 --n 2000 --dim 128 --nq 16 "
+			 "--rows 5000 --rf-dim 16 2>/dev/null", cli);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 0);
+		for (q = strstr(out, "% saving"); q; q = strstr(q + 1, "% saving")) {
+			const char *b = q;
+
+			while (b > out && b[-1] != '(')
+				b--;
+			neg |= *b == '-';
+		}
+		CHECK(!neg);
+		if (e < 0)
+			CHECK(strstr(out, "no saving: ") && strstr(out, "x the host alone's energy"));
+	}
+	/* --plot: the sweep as an SVG, with its modeled rates as labels */
+	if (!system("command -v gnuplot >/dev/null 2>&1")) {
+		char cmd[PATH_MAX + 256], svg[128], want[32];
+		static char doc[1 << 18];
+		FILE *f;
+		size_t n;
+
+		snprintf(svg, sizeof(svg), "%s/bench.svg", dir);
+		CHECK(run("bench --members 1,2 --n 2000 --dim 128 --nq 16 --rows 5000 --rf-dim 16 "
+			  "--plot /nonexistent-dir/x.svg") == 1);
+		snprintf(cmd, sizeof(cmd), "bench --members 1,2 --n 2000 --dim 128 --nq 16 --rows "
+			 "5000 --rf-dim 16 --plot %s", svg);
+		CHECK(run(cmd) == 0);
+		CHECK(jis(&p, "plot", svg));
+		f = fopen(svg, "r");
+		n = f ? fread(doc, 1, sizeof(doc) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		doc[n] = 0;
+		CHECK(strstr(doc, "</svg>") && strstr(doc, ">searches per second<"));
+		snprintf(want, sizeof(want), ">%.0f<", atof(jget(&p, "sweep[1].search_qps_modeled")));
+		CHECK(strstr(doc, want) != NULL);
+	}
 
 	snprintf(args, sizeof(args), "rm -rf %s", dir);
 	CHECK(system(args) == 0);

@@ -8,7 +8,11 @@
  * scripts/rag-bundle.sh does) take the built-in ones' place; malformed or
  * missing questions are refused. The helpers of examples/common/
  * conventional.h are checked directly: a changed hit is a difference, and
- * the normal-SSD cost model grows with the bytes.
+ * the normal-SSD cost model grows with the bytes. examples/group_demo
+ * (`make demo-group`) on the same bundle: each merged hit names the drive
+ * that returned it, and that is drive (entry mod 4), as its header says.
+ * scripts/demo-plot.sh draws the RAG summary and the group's scheduled run
+ * with their own numbers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -139,7 +143,7 @@ int main(void)
 	/* The user's questions, as scripts/rag-bundle.sh makes them. */
 	f = fopen(txt, "w");
 	REQUIRE(f);
-	fprintf(f, "what is the first question\nsecond question\nthird one here\n");
+	fprintf(f, "what is the first question\nsecond question\nthird: caf\xc3\xa9 cr\xc3\xa8me \xe2\x98\x95\n");
 	REQUIRE(fclose(f) == 0);
 	REQUIRE(reis_fvecs_write(vec, qf, NQ, DIM) == 0);
 	snprintf(args, sizeof(args), "questions %s %s %s", txt, vec, blob);
@@ -192,8 +196,38 @@ int main(void)
 	CHECK(cli_count(out, "conventional path (modeled)") == NQ);
 	CHECK(strstr(out, "== summary") != NULL);
 	CHECK(strstr(out, "2  second question") != NULL);
+	/* UTF-8 whole in the summary, its columns aligned by characters */
+	{
+		const char *r2 = strstr(out, "\n2  second question"), *r3 =
+			strstr(out, "\n3  third: caf\xc3\xa9 cr\xc3\xa8me \xe2\x98\x95 ");
+		unsigned c2 = 0, c3 = 0;
+		const char *p2, *p3;
+
+		CHECK(r3 != NULL);
+		/* characters up to the first number column */
+		for (p2 = r2 + 1; r2 && *p2 && !(p2[0] == ' ' && p2[1] >= '0' && p2[1] <= '9' &&
+			     p2 - r2 > 4); p2++)
+			c2 += ((unsigned char)*p2 & 0xc0) != 0x80;
+		for (p3 = r3 + 1; r3 && *p3 && !(p3[0] == ' ' && p3[1] >= '0' && p3[1] <= '9' &&
+			     p3 - r3 > 4); p3++)
+			c3 += ((unsigned char)*p3 & 0xc0) != 0x80;
+		CHECK(r2 && r3 && c2 == c3);
+	}
 	if (cli_count(out, ": the same 5 hits") != NQ)
 		fprintf(stderr, "%s\n", out);
+	/* the summary drawn: its questions and the drive's times as labels */
+	{
+		static char t1[24];
+		const char *w[] = { "2. second question", "3. third: caf\xc3\xa9 cr\xc3\xa8me \xe2\x98\x95",
+				    "4. and a fourth question?", t1, NULL };
+		const char *r1 = strstr(out, "\n1  what is the first question");
+		double ms = 0;
+
+		REQUIRE(r1);
+		CHECK(sscanf(r1 + strlen("\n1  what is the first question"), "%lf", &ms) == 1);
+		snprintf(t1, sizeof(t1), "%.3f", ms);
+		CHECK(cli_plot_check("rag", out, w) == 0);
+	}
 
 	/* The user's questions after the bundle; the database is found again. */
 	snprintf(args, sizeof(args), "run --inproc %s --bundle %s --questions %llu", flash,
@@ -212,6 +246,41 @@ int main(void)
 	snprintf(args, sizeof(args), "run --inproc %s --bundle %s --questions 12x", flash,
 		 img_path);
 	CHECK(run(args) == 2);
+
+	/* group_demo on the bundle: the shard rule it states is the one it shows */
+	{
+		char gd[PATH_MAX + 64], cmd[PATH_MAX * 2];
+		const char *h;
+		unsigned d, e, lines = 0, bad = 0;
+
+		snprintf(gd, sizeof(gd), "%s/examples/group_demo", p);
+		snprintf(cmd, sizeof(cmd), "%s %s --drives 4 2>&1", gd, img_path);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 0);
+		CHECK(strstr(out, "entry e of the database, in IVF cluster order, on drive e mod 4")
+		      != NULL);
+		CHECK(strstr(out, "passage p on drive p mod") == NULL);
+		CHECK(cli_count(out, "every hit came from drive (entry mod 4)") == 3);
+		for (h = strstr(out, "[drive "); h; h = strstr(h + 1, "[drive "))
+			if (sscanf(h, "[drive %u, entry %u,", &d, &e) == 2) {
+				lines++;
+				bad += e % 4 != d;
+			}
+		CHECK(lines == 3 * 3 && bad == 0);	/* 3 questions, top-3 */
+		{
+			static char host[24];
+			const char *w[] = { "host alone", "one drive", "group (scheduled)", host,
+					    NULL };
+			const char *ms = strstr(out, "vs host alone (");
+			double g = 0, hq = 0;
+
+			REQUIRE(ms);
+			CHECK(sscanf(ms, "vs host alone (%lf vs %lf q/s)", &g, &hq) == 2);
+			snprintf(host, sizeof(host), "%.0f", hq);
+			CHECK(cli_plot_check("group", out, w) == 0);
+		}
+		if (lines != 9 || bad)
+			fprintf(stderr, "%u hit lines, %u on another drive:\n%s\n", lines, bad, out);
+	}
 
 	unlink(txt);
 	unlink(vec);

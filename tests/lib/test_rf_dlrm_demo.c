@@ -4,7 +4,11 @@
  * default it runs the same batches with the tables placed RecSSD-like,
  * RM-SSD-like and by RecFlash, each checked against the host-only
  * inference, and prints them side by side with the host MLP time; one
- * --mode runs that one alone; a bad --mode is refused.
+ * --mode runs that one alone; a bad --mode is refused. The three modes are
+ * measured on the same batches: each batch's click probabilities are the
+ * same in every mode, and so is the digest of their inputs; the baselines,
+ * which have no cache, show '-' for cache hits. scripts/demo-plot.sh draws
+ * the side-by-side table with its own numbers.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +19,24 @@
 #include "cli.h"
 
 static char out[1 << 16];
+
+/* The n-th "batch B: p(click) = ..." line of @s (0-based), or NULL. */
+static const char *batch_line(const char *s, unsigned b, unsigned nth, char *buf, size_t len)
+{
+	char key[32];
+	const char *p = s;
+	unsigned i;
+
+	snprintf(key, sizeof(key), "\nbatch %u: p(click) =", b);
+	for (i = 0; i <= nth; i++) {
+		p = strstr(p, key);
+		if (!p)
+			return NULL;
+		p++;
+	}
+	snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+	return buf;
+}
 
 int main(void)
 {
@@ -37,6 +59,48 @@ int main(void)
 	CHECK(ems > 0 && mj > 0 && reads > 0 && mlp > 0);
 	CHECK(total > ems && total < ems + mlp + 0.01);
 	CHECK(strstr(out, "\nRecSSD-like ") && strstr(out, "\nRM-SSD-like "));
+	/* the same batches in every mode */
+	{
+		char a[256], b[256], c[256];
+		unsigned bt;
+		const char *d = strstr(out, "digest 0x");
+
+		for (bt = 0; bt < 2; bt++) {
+			REQUIRE(batch_line(out, bt, 0, a, sizeof(a)) && batch_line(out, bt, 1, b,
+				sizeof(b)) && batch_line(out, bt, 2, c, sizeof(c)));
+			CHECK(strcmp(a, b) == 0 && strcmp(a, c) == 0);
+			if (strcmp(a, c))
+				fprintf(stderr, "batch %u differs: '%s' / '%s'\n", bt, a, c);
+		}
+		REQUIRE(d);
+		snprintf(a, sizeof(a), "digest %.18s", d + 7);
+		CHECK(cli_count(out, a) == 4);	/* three modes and the side-by-side line */
+		CHECK(strstr(out, "same inputs: every mode ran the same 2 batches") != NULL);
+		CHECK(strstr(out, "FAIL") == NULL);
+	}
+	{
+		char dash[8] = "";
+
+		CHECK(sscanf(strstr(out, "\nRecSSD-like ") + 13, "%*f %*f %*f %7s", dash) == 1);
+		CHECK(strcmp(dash, "-") == 0);	/* no cache in that mode */
+	}
+	CHECK(strstr(out, "cache hits: only RecFlash has the page cache") != NULL);
+	/* the plot carries the table's modes and embedding times */
+	{
+		static char want[3][24];
+		const char *w[] = { "RecSSD-like", "RM-SSD-like", "RecFlash", want[0], want[1],
+				    want[2], NULL };
+		const char *rows[3] = { "\nRecSSD-like ", "\nRM-SSD-like ", "\nRecFlash " };
+		unsigned i;
+		double ms;
+
+		for (i = 0; i < 3; i++) {
+			REQUIRE(strstr(out, rows[i]));
+			CHECK(sscanf(strstr(out, rows[i]) + strlen(rows[i]), "%lf", &ms) == 1);
+			snprintf(want[i], sizeof(want[i]), "%.3f", ms);
+		}
+		CHECK(cli_plot_check("dlrm", out, w) == 0);
+	}
 	if (cli_count(out, "OK: all") != 3)
 		fprintf(stderr, "%s", out);
 
