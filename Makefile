@@ -66,10 +66,23 @@ guest: deps hostlib examples
 
 # The demo needs one stack only: the newer unless STACK says otherwise.
 # Q="question|question" (a command-line variable, so in the recipe's
-# environment) asks the user's questions (scripts/demo.sh).
+# environment) asks the user's questions (scripts/demo.sh): taken as
+# written ($ included, never expanded by make), kept from sub-makes.
+ifneq ($(origin Q),undefined)
+override Q := $(value Q)
+export Q
+MAKEOVERRIDES := $(filter-out Q=%,$(MAKEOVERRIDES))
+endif
 demo: corpus
+	@scripts/demo-questions.sh $(BUILD)/demo/questions.txt; [ $$? != 1 ]
 	@$(MAKE) --no-print-directory qemu guest STACK=$(DEMO_STACK)
 	STACK=$(DEMO_STACK) scripts/demo.sh
+
+# The user's questions alone, checked (what `make demo Q=...` passes on).
+.PHONY: demo-questions
+demo-questions:
+	@scripts/demo-questions.sh $(BUILD)/demo/questions.txt; rc=$$?; [ $$rc != 1 ] && \
+		{ [ $$rc = 3 ] && echo "no Q: the built-in questions" || cat $(BUILD)/demo/questions.txt; }
 
 check: hostlib examples
 	$(MAKE) --no-print-directory -C host-lib check-layers

@@ -39,12 +39,14 @@ demo=${ISP_DEMO:-rag_demo}
 stage() { echo "demo: stage $1: $(( $(date +%s) - t_stage )) s"; t_stage=$(date +%s); }
 t_stage=$(date +%s)
 if [ "$demo" = rag_demo ]; then
-    qtxt=
-    if [ -n "${Q:-}" ]; then
-        qtxt=$dir/questions.txt
-        printf '%s\n' "$Q" | tr '|' '\n' | sed 's/^[[:space:]]*//; s/[[:space:]]*$//' |
-            grep -v '^$' > "$qtxt" || { echo "demo: Q holds no question" >&2; exit 1; }
-    fi
+    qtxt=$dir/questions.txt
+    rc=0
+    "$ROOT/scripts/demo-questions.sh" "$qtxt" || rc=$?
+    case $rc in
+    0) ;;
+    3) qtxt= ;;		# Q unset: the built-in questions
+    *) exit 1 ;;
+    esac
     if ! "$ROOT/scripts/rag-bundle.sh" "$dir/ns.img" ${qtxt:+"$qtxt"} > "$dir/bundle.log"; then
         cat "$dir/bundle.log"
         exit 1

@@ -194,10 +194,10 @@ int reis__build_estimate(struct reis_db_image *img, struct reis_db_image *view,
 		return 0;
 	memset(&s, 0, sizeof(s));
 	if (o->calib_queries && o->ncalib_queries) {
-		/* held-out queries: their exact top-k (computed again: cheap next
-		 * to the calibration that already ran) */
+		/* held-out queries (at most REIS_EST_MAX_Q of them): their exact
+		 * top-k, computed here */
 		s.q = o->calib_queries;
-		s.nq = o->ncalib_queries;
+		s.nq = o->ncalib_queries < REIS_EST_MAX_Q ? o->ncalib_queries : REIS_EST_MAX_Q;
 		s.k = k < img->n ? k : (uint32_t)img->n;
 		s.stride = s.k;
 		s.truth = malloc((size_t)s.nq * s.k * sizeof(*s.truth));

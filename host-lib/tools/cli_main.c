@@ -547,6 +547,8 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 		j_u64("sls_bags", st.sls_bags);
 		j_u64("remaps", st.remaps);
 		j_bool("reset", flags & REIS_STATS_RESET);
+		j_str("counting_since", c->inproc ? "this process opened the drive" :
+		      "the drive's power-on or last reset");
 		j_obj_end();
 		return 0;
 	}
@@ -577,6 +579,9 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 	       st.cache_misses, st.remaps);
 	if (flags & REIS_STATS_RESET)
 		printf("(counters reset)\n");
+	if (c->inproc)
+		printf("(in-process drive: these count what this process did; a backing file "
+		       "keeps the databases and tables, not the counters)\n");
 	return 0;
 }
 

@@ -1592,10 +1592,8 @@ static void recall_warn(struct ctx *c, const struct search_args *a,
 static int search_fit_db(struct ctx *c, const char *cmd, struct search_args *a)
 {
 	struct reis_db_info *l;
-	int n, i, ret, none = 0;
+	int n, i, ret, none = 0, flat = 0;
 
-	if (a->o.flags & REIS_SF_NO_RERANK)
-		return 0;
 	l = calloc(DB_MAX_DBS, sizeof(*l));
 	if (!l)
 		return fail(c, cmd, -ENOMEM);
@@ -1608,13 +1606,20 @@ static int search_fit_db(struct ctx *c, const char *cmd, struct search_args *a)
 	} else {
 		ret = reis_db_info(c->dev, a->o.did, l);
 		none = !ret && !(l->flags & REIS_DBF_INT8);
+		flat = !ret && l->kind != REIS_DB_IVF;
 	}
 	free(l);
 	if (ret) {
 		fail(c, cmd, ret);
 		return 1;
 	}
-	if (!none)
+	if (a->ivf && flat) {
+		cli_err("%s: database %u is flat (deployed without --ivf NLIST): --ivf, --nprobe "
+			"and --recall are for IVF databases; drop them to search every entry", cmd,
+			a->o.did);
+		return 1;
+	}
+	if (!none || (a->o.flags & REIS_SF_NO_RERANK))
 		return 0;
 	if (a->rerank_asked) {
 		cli_err("%s: %s %u has no INT8 codes (deployed with --no-int8), and %s reranks "
@@ -1862,7 +1867,9 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 		       d.meta_bytes ? " (the quantizer: reis search needs no --quant)" : "");
 		if (d.group)
 			printf("partition      group %u, timestamp %" PRIu64 "\n", d.group, d.timestamp);
-		printf("searches       %" PRIu64 "\n", d.searches);
+		printf("searches       %" PRIu64 "%s\n", d.searches, c->inproc ?
+		       " (by this process: an in-process drive counts from its opening; the "
+		       "backing file keeps the database, not the count)" : "");
 		return 0;
 	}
 	return usage_err("db: unknown subcommand '%s' (list, info, delete)", argv[1]);

@@ -13,7 +13,8 @@
  *      and says why; --exact on it names the CLI's options;
  *   5. IVF without --calib: the default --recall search works (the table
  *      is measured on held-out rows);
- *   6. --json carries the mode and the estimate.
+ *   6. --json carries the mode and the estimate;
+ *   7. db info and stats say an in-process drive counts from its opening.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -217,6 +218,12 @@ int main(void)
 	CHECK(strstr(out, "\"mode\":\"exact\",\"recall_estimate\":{\"mode\":\"exact\",\"k\":10,"));
 	snprintf(args, sizeof(args), "--json search --did 1 --factor 7 %s", qpath);
 	CHECK(run(args, 0) == 0 && strstr(out, "\"mode\":\"approximate\",\"recall_estimate\":null"));
+	/* counters of an in-process drive are this process's, and it says so */
+	CHECK(run("db info 1", 0) == 0 && strstr(out, "searches       0 (by this process"));
+	CHECK(run("stats", 0) == 0 && strstr(out, "(in-process drive: these count what this "
+					       "process did"));
+	CHECK(run("--json stats", 0) == 0 &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
 	if (t_failures)
 		fprintf(stderr, "last output:\n%.4000s\n", out);
 

@@ -116,7 +116,7 @@ int main(void)
 	expect(errlog_search(dev, 7, 2, 0, 0, 0, 0, &q),
 	       "k = 2 exceeds the database's 1 entry", "data byte 8)");
 	expect(errlog_search(dev, 7, 1, 0, 0, 0, 4, &q),
-	       "nprobe 4 given but database 7 is brute force", "command byte 0)");
+	       "IVF_SEARCH on database 7, which is brute force", "command byte 0)");
 	expect(errlog_search(dev, 7, 1, REIS_SF_TAG, 3, 0, 0, &q),
 	       "tag 3 asked but database 7 has no tags", "data byte 12 bit 4)");
 	expect(errlog_search(dev, 7, 1, 0, 0, 999, 0, &q),

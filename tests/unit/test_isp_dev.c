@@ -231,6 +231,22 @@ static void test_stats(struct isp_dev *dev)
 	CHECK_EQ_U64(st.cmds[ISP_CLS_DEVICE], 3);
 }
 
+/* A reason longer than C2h's field is cut visibly, never silently. */
+static void test_err_msg_cut(void)
+{
+	struct isp_cpl cpl;
+	char want[ISP_ERR_MSG_LEN];
+
+	memset(&cpl, 0, sizeof(cpl));
+	isp_err_at(&cpl, 0, 0, 0, "%s", "short reason");
+	CHECK(strcmp(cpl.err_msg, "short reason") == 0);
+	isp_err_at(&cpl, 0, 0, 0, "%0200d", 7);
+	CHECK_EQ_U64(strlen(cpl.err_msg), ISP_ERR_MSG_LEN - 1);
+	memset(want, '0', sizeof(want));
+	memcpy(want + ISP_ERR_MSG_LEN - 4, "...", 4);
+	CHECK(strcmp(cpl.err_msg, want) == 0);
+}
+
 static void test_result_encoding(void)
 {
 	static const uint64_t e[] = { 0, 1, 7390, (1u << 19) - 1, 1u << 19,
@@ -389,6 +405,7 @@ int main(void)
 
 	test_open_errors();
 	test_result_encoding();
+	test_err_msg_cut();
 	test_effects();
 	REQUIRE(isp_dev_open(&cfg, &dev, err, sizeof(err)) == 0);
 	test_identify(dev);

@@ -528,13 +528,17 @@ void isp_err_at(struct isp_cpl *cpl, unsigned where, unsigned byte, unsigned bit
 		const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	cpl->err_where = (uint8_t)where;
 	cpl->err_byte = (uint16_t)byte;
 	cpl->err_bit = (uint8_t)(bit & 7u);
 	va_start(ap, fmt);
-	vsnprintf(cpl->err_msg, sizeof(cpl->err_msg), fmt, ap);
+	n = vsnprintf(cpl->err_msg, sizeof(cpl->err_msg), fmt, ap);
 	va_end(ap);
+	/* A reason longer than C2h's field says it was cut. */
+	if (n >= (int)sizeof(cpl->err_msg))
+		memcpy(cpl->err_msg + sizeof(cpl->err_msg) - 4, "...", 4);
 }
 
 /* Record a failed command; the ring keeps the newest ISP_ERR_RING. */

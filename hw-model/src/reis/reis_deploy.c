@@ -170,7 +170,7 @@ static int re_dram_take(struct re_eng *e, const char *cat, uint64_t bytes, const
 	int ret = fs_dram_reserve(e->fs, cat, bytes);
 
 	if (ret == -ENOSPC)
-		isp_err_at(cpl, 0, 0, 0, "controller DRAM: %s needs %llu bytes, %llu of %llu "
+		isp_err_at(cpl, 0, 0, 0, "controller DRAM: %s needs %llu B, %llu of %llu B "
 			   "free", what, (unsigned long long)bytes,
 			   (unsigned long long)(fs_dram_budget(e->fs) - fs_dram_used(e->fs, NULL)),
 			   (unsigned long long)fs_dram_budget(e->fs));
@@ -185,8 +185,8 @@ static void re_region_err(struct re_eng *e, uint32_t part, uint64_t pages, struc
 		return;
 	/* docs/reis-engine.md §7.1: whole stripes, or page rows of a shared one
 	 * (never the last free stripe), after compaction */
-	isp_err_at(cpl, 0, 0, 0, "%s flash: %llu pages needed, free run %llu, in shared "
-		   "stripes %llu, dead %llu", part == FG_PART_SLC ? "SLC" : "native",
+	isp_err_at(cpl, 0, 0, 0, "%s flash: %llu pages needed; free run %llu, shared %llu, "
+		   "dead %llu", part == FG_PART_SLC ? "SLC" : "native",
 		   (unsigned long long)pages, (unsigned long long)sp.largest_pages,
 		   (unsigned long long)sp.shared_free_pages, (unsigned long long)sp.dead_pages);
 }
@@ -205,13 +205,13 @@ static int re_db_reserve(struct re_eng *e, struct re_db *db, struct isp_ctx *ctx
 	stage = (uint64_t)nstage * slot + ((c->flags & ISP_REIS_DBF_TAGS) ? c->n * 4 : 0);
 	ret = re_dram_take(e, RE_DRAM_DB, RE_RDB_BYTES +
 			   (uint64_t)c->ncalib * sizeof(struct isp_wire_reis_calib),
-			   "the R-DB entry and calibration table", cpl);
+			   "R-DB entry + calibration", cpl);
 	if (ret)
 		return ret;
 	db->dram_db = RE_RDB_BYTES + (uint64_t)c->ncalib * sizeof(struct isp_wire_reis_calib);
 	if (c->nlist) {
 		ret = re_dram_take(e, RE_DRAM_IVF, (uint64_t)c->nlist * RE_RIVF_BYTES,
-				   "the R-IVF cluster table", cpl);
+				   "R-IVF cluster table", cpl);
 		if (ret)
 			return ret;
 		db->dram_ivf = (uint64_t)c->nlist * RE_RIVF_BYTES;

@@ -292,8 +292,8 @@ static uint16_t re_check_dbs(const struct re_run *r, const struct isp_wire_reis_
 		}
 		if (r->ivf && db->c.kind != ISP_REIS_IVF) {
 			*why = "IVF_SEARCH on a brute-force database";
-			isp_err_at(cpl, ISP_ERR_IN_SQE, 0, 0, "nprobe %u given but database %u is "
-				   "brute force (IVF_SEARCH on it)", s->nprobe, db->c.did);
+			isp_err_at(cpl, ISP_ERR_IN_SQE, 0, 0, "IVF_SEARCH on database %u, which is "
+				   "brute force (no clusters): use SEARCH", db->c.did);
 			return ISP_BAD_FIELD;
 		}
 		if (r->rerank && !(db->c.flags & ISP_REIS_DBF_INT8)) {

@@ -1,0 +1,54 @@
+#!/bin/sh
+# test_build_quiet.sh - a build prints what it makes, not every compiler
+# line, and no glibc static-link warnings (the Makefiles' `say`,
+# scripts/static-link.sh):
+#   1. one hw-model object: "  CC    hw-model/..." and no cc command line;
+#      V=1 prints the command line; make -s prints nothing;
+#   2. static-link.sh drops glibc's "Using 'dlopen' ... statically linked"
+#      warning and its "in function" line, keeps any other linker warning,
+#      and keeps a failing link's message and status.
+# Root-free. Exit 0 pass, 1 fail, 77 skip.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+command -v cc >/dev/null 2>&1 || { echo "SKIP: no cc"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+obj=$tmp/hw-model/flash/flash_geom.o
+make --no-print-directory -C "$TOP/hw-model" BUILD="$tmp" OUT="$tmp/hw-model" "$obj" >"$tmp/out" 2>&1 ||
+    fail "compiling $obj: $(cat "$tmp/out")"
+grep -q "^  CC    hw-model/flash/flash_geom.o$" "$tmp/out" || fail "no short line: $(cat "$tmp/out")"
+grep -q -- " -c -o " "$tmp/out" && fail "the compiler line is printed: $(cat "$tmp/out")"
+rm -f "$obj"
+make --no-print-directory -C "$TOP/hw-model" BUILD="$tmp" OUT="$tmp/hw-model" V=1 "$obj" >"$tmp/out" 2>&1
+grep -q -- " -c -o $obj" "$tmp/out" || fail "V=1 does not print the command: $(cat "$tmp/out")"
+rm -f "$obj"
+make -s --no-print-directory -C "$TOP/hw-model" BUILD="$tmp" OUT="$tmp/hw-model" "$obj" >"$tmp/out" 2>&1
+[ -s "$tmp/out" ] && fail "make -s prints: $(cat "$tmp/out")"
+
+cat >"$tmp/p.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(void) { char b[L_tmpnam]; return dlopen("x", RTLD_NOW) != 0 || !tmpnam(b); }
+C
+if cc -static -o "$tmp/p" "$tmp/p.c" -ldl 2>"$tmp/raw"; then
+    grep -q "statically linked applications" "$tmp/raw" ||
+        echo "note: this toolchain gives no static dlopen warning"
+    "$TOP/scripts/static-link.sh" cc -static -o "$tmp/p" "$tmp/p.c" -ldl >"$tmp/out" 2>&1 ||
+        fail "static-link.sh failed a good link: $(cat "$tmp/out")"
+    grep -q "statically linked applications" "$tmp/out" && fail "glibc's warning kept: $(cat "$tmp/out")"
+    grep -q "in function \`main'" "$tmp/out" && grep -q "dlopen" "$tmp/out" &&
+        fail "its 'in function' line kept: $(cat "$tmp/out")"
+    grep -q "tmpnam" "$tmp/raw" && ! grep -q "tmpnam" "$tmp/out" &&
+        fail "another linker warning dropped: $(cat "$tmp/out")"
+else
+    echo "note: no static libc here; only the failing link is checked"
+fi
+printf 'int f(void);\nint main(void) { return f(); }\n' >"$tmp/u.c"
+"$TOP/scripts/static-link.sh" cc -static -o "$tmp/u" "$tmp/u.c" >"$tmp/out" 2>&1 &&
+    fail "a failing link succeeded"
+grep -q "undefined reference to \`f'" "$tmp/out" || fail "the link error is gone: $(cat "$tmp/out")"
+[ "$fails" = 0 ] || exit 1
+echo "build output: short lines, no static-link noise, errors kept"
