@@ -78,6 +78,10 @@ die() { echo "qemu-build $QEMU_VERSION: error: $*" >&2; exit 1; }
 sha() { sha256sum | cut -c1-16; }
 
 mkdir -p "$DL" "$ISP_CACHE/qemu" "$OUT"
+# The real directory: the wrapper names its binary by this path, and a
+# BUILD reached through a symlink (a scratch tree of tests/doc-commands.sh)
+# must not leave a wrapper pointing into that scratch tree.
+OUT=$(cd "$OUT" && pwd -P)
 # shellcheck disable=SC1091
 . "$ROOT/scripts/lock-lib.sh"
 LOCK_LOG="qemu-build $QEMU_VERSION"
