@@ -112,7 +112,7 @@ static void check_logs(const char *path)
 	}
 
 	CHECK_EQ_U64(reis_log_page(dev, 0xc7, 0, log, 4096), -EINVAL);
-	CHECK(strstr(reis_last_error(dev), "Invalid Field in Command: ") != NULL);
+	CHECK(strstr(reis_last_error(dev), "log page c7h: Invalid Field in Command (status 0x") != NULL);
 	CHECK_EQ_U64(reis_log_page(dev, REIS_LID_STATS, 2, log, 4096), -EINVAL);
 	CHECK_EQ_U64(reis_log_page(dev, REIS_LID_STATS, 0, log, 6), -EINVAL);
 	CHECK_EQ_U64(reis_log_page(dev, REIS_LID_STATS, 0, NULL, 4096), -EINVAL);
