@@ -289,6 +289,16 @@ static void ck_doc_read(const char *out, int rc)
 	CHECK_EQ_U64(reis_doc_read(dev, DID, 3, b, sizeof(b)), len);
 	CHECK(memcmp(a + 4, b, len <= 508 ? len : 0) == 0);
 	CHECK_EQ_U64(after(out, "entry 3: "), len);
+	/* the document's text itself, not only its length */
+	{
+		char want[96];
+
+		snprintf(want, sizeof(want), "entry 3: %u bytes: %.*s\n", len,
+			 (int)(len < 40 ? len : 40), (const char *)b);
+		CHECK(strstr(out, want) != NULL);
+		if (!strstr(out, want))
+			fprintf(stderr, "reis-doc-read printed '%s', want '%s'\n", out, want);
+	}
 }
 
 static void ck_tbl_stats(const char *out, int rc)
