@@ -124,6 +124,12 @@ test: deps corpus
 	-@$(MAKE) --no-print-directory qtest
 	@tests/summary.sh $(BUILD)/results $(TEST_STACKS)
 
+# libreis, its headers, the reis tool and the man pages (host-lib/Makefile:
+# PREFIX=/usr/local, DESTDIR=).
+.PHONY: install
+install: hostlib
+	$(MAKE) -C host-lib install
+
 bench: hostlib examples corpus
 	$(MAKE) -C examples bench
 
