@@ -122,7 +122,20 @@ test: deps corpus
 	-@$(MAKE) --no-print-directory check
 	-@$(MAKE) --no-print-directory vmtest
 	-@$(MAKE) --no-print-directory qtest
+	-@$(MAKE) --no-print-directory doctest
 	@tests/summary.sh $(BUILD)/results $(TEST_STACKS)
+
+# The commands of README.md and docs/*.md, as written (README.md, "Commands
+# in these documents are tested"): the host ones, then those that need
+# root or a VM; the guest ones run in the VM suite (test_vm_doc_cmds).
+.PHONY: doctest doc-test-long
+doctest: hostlib examples
+	-@tests/doc-commands.sh run host $(BUILD)/results
+	-@tests/doc-commands.sh run vm $(BUILD)/results
+
+# The minutes-long ones (benchmarks, make fidelity, sanitizers).
+doc-test-long: hostlib examples
+	@tests/doc-commands.sh run long $(BUILD)/results
 
 # libreis, its headers, the reis tool and the man pages (host-lib/Makefile:
 # PREFIX=/usr/local, DESTDIR=).

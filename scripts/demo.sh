@@ -81,4 +81,10 @@ rag_demo*) grep -q '^== summary' "$log" && "$ROOT/scripts/demo-plot.sh" rag "$lo
 dlrm_demo*) grep -q '^== side by side' "$log" &&
     "$ROOT/scripts/demo-plot.sh" dlrm "$log" "$dir/dlrm-side-by-side.svg" ;;
 esac
+# The flash file is sparse (the whole modeled drive, a few hundred GB
+# apparent): say so before anyone copies build/demo/ plainly.
+if [ -f "$dir/flash.img" ]; then
+    echo "demo: $dir/flash.img is sparse: $(( $(stat -c %s "$dir/flash.img") / 1000000000 )) GB apparent," \
+        "$(( $(du -k "$dir/flash.img" | cut -f1) / 1024 )) MiB on disk; copy it with cp --sparse=always or tar -S"
+fi
 echo "demo: done (console log: $log)"

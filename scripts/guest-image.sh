@@ -205,7 +205,8 @@ busybox=$(dpkg -L busybox-static 2>/dev/null | grep -m1 '/bin/busybox$') ||
 manifest=$OUT/initramfs.manifest
 image=$OUT/initramfs.cpio.gz
 inputs=("$ROOT/scripts/guest-image.sh" "$ROOT/tests/vm/guest-init.sh"
-    "$ROOT/docs/nvme-cli.md" "$busybox" "$kdeb" "${progs[@]}")
+    "$ROOT"/docs/*.md "$busybox" "$kdeb" "${progs[@]}")
+[ -f "$ROOT/README.md" ] && inputs+=("$ROOT/README.md")
 # shellcheck disable=SC2206
 [ "$fabric" = 0 ] || inputs+=($FABRIC_SCRIPTS)
 inputs+=(${interps[@]+"${interps[@]}"} ${lib_paths[@]+"${lib_paths[@]}"})
@@ -353,9 +354,12 @@ done
 for i in "${!lib_names[@]}"; do
     cp -L "${lib_paths[$i]}" "$stage/lib/x86_64-linux-gnu/${lib_names[$i]}"
 done
-# The nvme-cli recipes, which test_vm_nvme_cli runs from the document itself.
+# The documents: test_vm_nvme_cli runs the nvme-cli recipes from them, and
+# test_vm_doc_cmds every other guest command block (README.md, "Commands in
+# these documents are tested").
 mkdir -p "$stage/usr/share/doc/isp-ssd"
-cp "$ROOT/docs/nvme-cli.md" "$stage/usr/share/doc/isp-ssd/"
+cp "$ROOT"/docs/*.md "$stage/usr/share/doc/isp-ssd/"
+[ -f "$ROOT/README.md" ] && cp "$ROOT/README.md" "$stage/usr/share/doc/isp-ssd/"
 
 # --- pack -------------------------------------------------------------------------
 # Under a temporary name, renamed when complete; the manifest comes last.

@@ -26,6 +26,11 @@ add lib "$results/lib.counts"
 add fuzz "$results/fuzz.counts"
 # the build scripts' tests (tests/scripts)
 add scripts "$results/scripts.counts"
+# the documents' commands (tests/doc-commands.sh): every block linted, the
+# host and VM ones run (make test)
+add docs-lint "$results/docs-lint.counts"
+add docs-host "$results/docs-host.counts"
+add docs-vm "$results/docs-vm.counts"
 for stack in "$@"; do
     p0=$pass f0=$fail s0=$skip
     add "vm ($stack)" "$results/$stack/vm.counts"
