@@ -87,6 +87,7 @@ struct re_eng {
 	const struct fp_params *p;
 	const struct fg_geom *g;
 	re_hamming_fn ham;
+	re_scan_fn scan;	/* the fused scan (reis_filter.c) */
 	re_int8_fn score;
 	pthread_mutex_t lock;
 	struct re_db *db[RE_MAX_DBS];	/* dense, unordered */
@@ -168,26 +169,46 @@ struct re_cand {
 };
 
 /*
- * TTL-E / TTL-C on the host: entries below the bound are appended; a full
- * buffer (RE_TOPC_SLACK x keep) is cut to the best keep by quickselect,
- * which sets the bound. The set kept equals the drive's quickselect after
- * every round (keys are unique), whose cost reis_cost.c models; a bounded
- * heap measured slower here (docs/benchmarks.md).
+ * TTL-E / TTL-C on the host, a counting select over the small distance
+ * range (distances are at most the dimension): a count per distance of the
+ * entries held gives D, the smallest distance at or below which at least
+ * keep entries are held, after every append; nothing farther than D can
+ * make the cut, so the bound follows D at once and the scan's kernel drops
+ * those codes itself (re_topc_lim()). A full buffer (RE_TOPC_SLACK x keep)
+ * drops what lies beyond D; only when the entries at D alone overflow it
+ * are they cut by entry index (quickselect), which bounds the key too.
+ * The set kept is the keep smallest keys of the stream, the drive's
+ * quickselect's set after every round (keys are unique), whose cost
+ * reis_cost.c models from counts.
  */
-#define RE_TOPC_SLACK 2u
+#define RE_TOPC_SLACK 4u
 struct re_topc {
 	struct re_cand *v;
 	uint32_t n, cap, keep;
 	uint64_t bound;		/* keys >= bound can no longer make the cut */
+	uint32_t *hist;		/* entries held per distance, 0..maxd */
+	uint32_t maxd;		/* the largest distance a key may have */
+	uint32_t dmax;		/* while fewer than keep are held: their largest */
+	uint32_t dstar;		/* then D */
+	uint32_t nle;		/* entries held at distances <= D */
 };
 
-int re_topc_init(struct re_topc *t, uint32_t keep);
-void re_topc_reset(struct re_topc *t, uint32_t keep);
+/* @maxd: the largest distance of a key (the dimension). */
+int re_topc_init(struct re_topc *t, uint32_t keep, uint32_t maxd);
+/* Reuse the buffer for another query with @keep <= the initial keep and
+ * @maxd <= the initial maxd. */
+void re_topc_reset(struct re_topc *t, uint32_t keep, uint32_t maxd);
 void re_topc_free(struct re_topc *t);
+/* Append @key (below t->bound, its distance at most maxd). */
 void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr);
 /* Keep the best @keep, the @nsort smallest first in ascending order;
  * returns how many are kept. */
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
+/* Host bytes of a TTL of @keep entries over distances 0..@maxd. */
+static inline uint64_t re_topc_bytes(uint64_t keep, uint32_t maxd)
+{
+	return RE_TOPC_SLACK * keep * sizeof(struct re_cand) + ((uint64_t)maxd + 1) * 4u;
+}
 /* Sort @v[0..n) ascending. */
 void re_sort_u64(uint64_t *v, uint64_t n);
 /* Stable radix sort through @tmp (@n entries); @n below 2^32. */
@@ -259,6 +280,13 @@ struct re_cost {
 	uint64_t fin_ready, fin_end;
 	struct re_fin_list cur;	/* the chain recorded last */
 	struct re_fin_list late;	/* rests of chains whose reads are issued */
+	/* A round's page reads, issued together when it ends
+	 * (ft_page_read_row(): the same calls, one lock); none when the
+	 * buffers could not be had (each page is then issued at once). */
+	uint32_t *row_plane;
+	struct ft_page_op *row_op;
+	uint64_t *row_dram;
+	uint32_t nrow, caprow;
 };
 
 void re_cost_init(struct re_cost *c, struct ft *ft, struct ft_cmd *cmd, int pl);
@@ -363,8 +391,10 @@ struct re_run {
 	struct re_cost c;
 	int ivf, df_dev, mpibc, rerank, tag;
 	uint32_t flags, k, factor, qtag, nprobe, target, thr;
+	uint32_t maxd;		/* the query dimension: the largest distance */
 	uint8_t *page;		/* one page slot: data + OOB */
 	uint16_t *dist;
+	uint16_t *sidx, *sdist;	/* the fused scan's output: a page's entries */
 	uint64_t *qw;		/* the binary query, aligned (in qws) */
 	int8_t *code;		/* one INT8 code */
 	struct re_topc *top;	/* TTL-E of the query being run (in tops) */
@@ -421,12 +451,18 @@ void re_fine_charge(struct re_run *r, struct re_db *db, uint32_t j, uint64_t t,
 
 /* reis_filter.c: the threshold in *@thr; whether the die filters by it. */
 int re_filter_threshold(const struct re_run *r, const struct re_db *db, uint32_t *thr);
-/* The sensed page's entries in @segs (their OOB at @oob) through the
- * filters into TTL-E; returns how many passed, counts the compared ones in
- * *@ncmp. */
+/* The sensed page's entries in @segs (codes at @codes, OOB at @oob)
+ * against query @qw: the fused scan and the filters into TTL-E r->top;
+ * returns how many passed, counts the compared ones in *@ncmp. */
 uint32_t re_filter_page(struct re_run *r, const struct re_layout *L, uint64_t pg,
-			const uint8_t *oob, const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
+			const uint8_t *codes, const uint8_t *oob, const uint64_t *qw,
+			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
 			uint32_t *ncmp);
+/* The fused scan's limit for TTL @t: distances below it may still enter. */
+static inline uint32_t re_topc_lim(const struct re_topc *t)
+{
+	return t->bound == UINT64_MAX ? UINT32_MAX : (uint32_t)(t->bound >> 32) + 1;
+}
 
 /* reis_ivf.c: nprobe of @db (explicit, or from its calibration table). */
 uint32_t re_nprobe(const struct re_run *r, const struct re_db *db);

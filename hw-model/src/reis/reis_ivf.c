@@ -150,13 +150,13 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n, thr;
+	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n, thr, nc, below = 0;
 	uint64_t pg, ppa, cum = 0, sent = 0, tot;
 	const uint8_t *p, *oob;
 	/* DF compares each centroid in-die and sends the nprobe kept (A26). */
 	int df = re_filter_threshold(r, db, &thr);
 
-	re_topc_reset(&r->ctop, np);
+	re_topc_reset(&r->ctop, np, L->dim);
 	re_cost_phase(&r->c, t, np, L->ttl_c, (uint32_t)df);
 	for (pg = 0; pg < L->cpages; pg++) {
 		uint64_t left = db->c.nlist - pg * L->cpb;
@@ -166,10 +166,12 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 			return -ECANCELED;	/* isp_dev_exec_cancel() */
 		if (re_map_page(e, &db->slc, L->c_first + pg, r->page, &p, &oob, &ppa))
 			return -EIO;
-		e->ham(r->qw, p, L->cb, words, cnt, r->dist);
-		for (j = 0; j < cnt; j++)	/* TTL-C: DIST, EMB, EADR, TAG */
-			re_topc_add(&r->ctop, re_key(r->dist[j], pg * L->cpb + j),
-				    oob[j], 0);
+		/* TTL-C: DIST, EMB, EADR, TAG; only centroids below its bound. */
+		nc = e->scan(r->qw, p, L->cb, words, cnt, re_topc_lim(&r->ctop), UINT32_MAX,
+			     r->sidx, r->sdist, &below);
+		for (j = 0; j < nc; j++)
+			re_topc_add(&r->ctop, re_key(r->sdist[j], pg * L->cpb + r->sidx[j]),
+				    oob[r->sidx[j]], 0);
 		fs_page_unmap(e->fs);
 		cum += cnt;
 		tot = df ? re_cost_coarse_passed(cum, np, db->c.nlist) : cum;

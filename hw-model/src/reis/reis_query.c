@@ -136,6 +136,8 @@ static void re_run_free(struct re_run *r)
 	r->budget = 0;
 	free(r->page);
 	free(r->dist);
+	free(r->sidx);
+	free(r->sdist);
 	free(r->qws);
 	free(r->code);
 	free(r->probe);
@@ -188,7 +190,7 @@ static void re_run_sizes(const struct re_run *r, struct re_db **dbs, uint32_t nd
 static uint32_t re_qblock(const struct re_run *r, uint32_t nq, uint32_t ndbs, uint64_t cand,
 			  uint64_t bpages)
 {
-	uint64_t per = RE_TOPC_SLACK * cand * sizeof(struct re_cand) + bpages * sizeof(uint32_t) +
+	uint64_t per = re_topc_bytes(cand, r->maxd) + bpages * sizeof(uint32_t) +
 		       ISP_REIS_MAX_DIM / 8 + sizeof(struct re_topc);
 	uint64_t n = RE_QBLOCK_BYTES / per;
 
@@ -206,6 +208,8 @@ static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
 	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
 	r->page = malloc(fs_slot_bytes(r->e->fs));
 	r->dist = malloc(per * sizeof(*r->dist));
+	r->sidx = malloc(per * sizeof(*r->sidx));
+	r->sdist = malloc(per * sizeof(*r->sdist));
 	r->qws = malloc((size_t)r->qblock * (ISP_REIS_MAX_DIM / 8));
 	r->code = malloc(ISP_REIS_MAX_DIM);
 	r->probe = malloc(np * sizeof(*r->probe));
@@ -221,11 +225,11 @@ static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
 		if (!r->bpass || !r->bplane || !r->bncmp || !r->bord)
 			return -ENOMEM;
 	}
-	if (!r->page || !r->dist || !r->qws || !r->code || !r->probe || !r->cdist || !r->pc ||
-	    !r->rk || !r->tops || re_topc_init(&r->ctop, (uint32_t)np))
+	if (!r->page || !r->dist || !r->sidx || !r->sdist || !r->qws || !r->code || !r->probe ||
+	    !r->cdist || !r->pc || !r->rk || !r->tops || re_topc_init(&r->ctop, (uint32_t)np, r->maxd))
 		return -ENOMEM;
 	for (j = 0; j < r->qblock; j++)
-		if (re_topc_init(&r->tops[j], (uint32_t)cand))
+		if (re_topc_init(&r->tops[j], (uint32_t)cand, r->maxd))
 			return -ENOMEM;
 	r->qw = r->qws;
 	r->top = r->tops;
@@ -421,6 +425,7 @@ static void re_run_setup(struct re_run *r, struct re_eng *e, struct isp_ctx *ctx
 	r->nprobe = s->nprobe;
 	r->target = s->target_recall;
 	r->thr = s->df_threshold;
+	r->maxd = s->dim;
 	r->df_dev = e->p->reis_df && !(s->flags & ISP_REIS_SF_NO_DF);
 	r->mpibc = e->p->reis_mpibc && !(s->flags & ISP_REIS_SF_NO_MPIBC);
 }
@@ -471,10 +476,11 @@ static uint64_t re_search_budget_bytes(const struct re_run *r, const struct isp_
 		if (dbs[i]->c.flags & ISP_REIS_DBF_IDS)
 			ids = s->k;
 	return re_cost_fin_bytes(need + ids, ids, s->nq) + fs_slot_bytes(r->e->fs) +
-	       per * sizeof(*r->dist) + qb * (ISP_REIS_MAX_DIM / 8) +
+	       per * (sizeof(*r->dist) + sizeof(*r->sidx) + sizeof(*r->sdist)) +
+	       qb * (ISP_REIS_MAX_DIM / 8) +
 	       ISP_REIS_MAX_DIM + np * (sizeof(*r->probe) + sizeof(*r->cdist)) +
 	       need * (sizeof(*r->pc) + sizeof(*r->rk)) +
-	       RE_TOPC_SLACK * (qb * cand + np) * sizeof(struct re_cand) +
+	       qb * re_topc_bytes(cand, r->maxd) + re_topc_bytes(np, r->maxd) +
 	       qb * sizeof(struct re_topc) +
 	       (r->ivf ? 0 : bp * (qb * sizeof(*r->bpass) + sizeof(*r->bplane) +
 				  sizeof(*r->bncmp) + 2 * sizeof(*r->bord))) +

@@ -188,6 +188,196 @@ static void re_ham_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stri
 #endif
 
 /*
+ * The scan fused with the filter (re_scan_fn): the distances of a block
+ * of codes in a small buffer, then one compare loop the compiler
+ * vectorises; what the variants without an AVX-512 kernel use.
+ */
+#define RE_SCAN_STEP 64u
+
+static inline uint32_t re_scan_pick(const uint16_t *d, uint32_t n, uint32_t base, uint32_t lim,
+				    uint32_t thr, uint16_t *idx, uint16_t *dist, uint32_t *below)
+{
+	uint32_t i, nc = 0, nb = 0, mn = UINT32_MAX;
+
+	for (i = 0; i < n; i++) {
+		nb += d[i] < thr;
+		mn = d[i] < mn ? d[i] : mn;
+	}
+	*below += nb;
+	if (mn >= lim)
+		return 0;	/* the common case once TTL-E is full */
+	for (i = 0; i < n; i++) {
+		if (d[i] < lim) {
+			idx[nc] = (uint16_t)(base + i);
+			dist[nc++] = d[i];
+		}
+	}
+	return nc;
+}
+
+#define RE_SCAN_VIA(name, ham, attr)                                                    \
+	attr static uint32_t name(const uint64_t *q, const uint8_t *codes, uint32_t stride, \
+				  uint32_t words, uint32_t n, uint32_t lim, uint32_t thr,   \
+				  uint16_t *idx, uint16_t *dist, uint32_t *below)           \
+	{                                                                               \
+		uint16_t d[RE_SCAN_STEP];                                               \
+		uint32_t i, m, nc = 0;                                                  \
+                                                                                        \
+		for (i = 0; i < n; i += m) {                                            \
+			m = n - i < RE_SCAN_STEP ? n - i : RE_SCAN_STEP;                \
+			ham(q, codes + (size_t)i * stride, stride, words, m, d);        \
+			nc += re_scan_pick(d, m, i, lim, thr, idx + nc, dist + nc, below); \
+		}                                                                       \
+		return nc;                                                              \
+	}
+
+RE_SCAN_VIA(re_scan_portable, re_ham_portable, )
+#ifdef RE_X86
+RE_SCAN_VIA(re_scan_popcnt, re_ham_popcnt, __attribute__((target("popcnt"))))
+RE_SCAN_VIA(re_scan_avx2, re_ham_avx2, __attribute__((target("avx2,popcnt"))))
+
+#define RE_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vpopcntdq")))
+/* Inlined into each specialisation, so @words is a constant there. */
+#define RE_INLINE __attribute__((always_inline)) inline
+
+/* Popcounts per word of code @x ^ @q, @words words (chunks of 8, masked tail). */
+RE_AVX512 static RE_INLINE __m512i re_pop_code(const uint64_t *q, const uint8_t *x, uint32_t words)
+{
+	__m512i a = _mm512_setzero_si512();
+	uint32_t w;
+
+	for (w = 0; w + 8 <= words; w += 8)
+		a = _mm512_add_epi64(a, _mm512_popcnt_epi64(_mm512_xor_si512(
+			_mm512_loadu_si512((const void *)(q + w)),
+			_mm512_loadu_si512((const void *)(x + 8 * w)))));
+	if (w < words) {
+		__mmask8 m = (__mmask8)((1u << (words - w)) - 1);
+
+		a = _mm512_add_epi64(a, _mm512_popcnt_epi64(_mm512_xor_si512(
+			_mm512_maskz_loadu_epi64(m, q + w), _mm512_maskz_loadu_epi64(m, x + 8 * w))));
+	}
+	return a;
+}
+
+/*
+ * Eight codes' sums without a horizontal reduction per code: a word's
+ * count is at most 64 a chunk and a code's sum at most ISP_REIS_MAX_DIM
+ * (8192), so four codes share a 64-bit lane in 16-bit fields (shifts and
+ * adds) and two vectors are reduced together; words 0..7 of the result
+ * are codes 0..7.
+ */
+RE_AVX512 static RE_INLINE __m128i re_sum8(const __m512i *v)
+{
+	__m512i p0 = _mm512_add_epi64(_mm512_add_epi64(v[0], _mm512_slli_epi64(v[1], 16)),
+				      _mm512_add_epi64(_mm512_slli_epi64(v[2], 32),
+						       _mm512_slli_epi64(v[3], 48)));
+	__m512i p1 = _mm512_add_epi64(_mm512_add_epi64(v[4], _mm512_slli_epi64(v[5], 16)),
+				      _mm512_add_epi64(_mm512_slli_epi64(v[6], 32),
+						       _mm512_slli_epi64(v[7], 48)));
+	__m512i a = _mm512_add_epi64(_mm512_unpacklo_epi64(p0, p1), _mm512_unpackhi_epi64(p0, p1));
+
+	a = _mm512_add_epi64(a, _mm512_shuffle_i64x2(a, a, 0x4e));
+	a = _mm512_add_epi64(a, _mm512_shuffle_i64x2(a, a, 0xb1));
+	return _mm512_castsi512_si128(a);
+}
+
+/* Codes [@i, @i + 8) of @n's sums @d against @vl and @vt (@mv: the ones
+ * that exist): the count below the threshold into *@nb, the ones below the
+ * limit out; returns the new count out. */
+RE_AVX512 static RE_INLINE uint32_t re_take8(__m128i d, __m128i vl, __m128i vt, uint32_t mv,
+					     uint32_t i, uint16_t *idx, uint16_t *dist,
+					     uint32_t nc, uint32_t *nb)
+{
+	uint32_t m = _mm_cmplt_epu16_mask(d, vl) & mv, j;
+
+	*nb += (uint32_t)__builtin_popcount(_mm_cmplt_epu16_mask(d, vt) & mv);
+	if (m) {
+		uint16_t dd[8];
+
+		_mm_storeu_si128((__m128i *)(void *)dd, d);
+		while (m) {
+			j = (uint32_t)__builtin_ctz(m);
+			m &= m - 1;
+			idx[nc] = (uint16_t)(i + j);
+			dist[nc++] = dd[j];
+		}
+	}
+	return nc;
+}
+
+/*
+ * AVX-512: eight codes a step, their eight sums compared with @lim and
+ * @thr at once (two masks); only the codes below @lim are written out.
+ * @words is a constant in the specialisations below, so the chunk loop
+ * unrolls. Codes past @n are not loaded.
+ */
+RE_AVX512 static RE_INLINE uint32_t re_scan512(const uint64_t *q, const uint8_t *codes,
+					       uint32_t stride, uint32_t words, uint32_t n,
+					       uint32_t lim, uint32_t thr, uint16_t *idx,
+					       uint16_t *dist, uint32_t *below)
+{
+	__m128i vl = _mm_set1_epi16((short)(lim < 0xffff ? lim : 0xffff));
+	__m128i vt = _mm_set1_epi16((short)(thr < 0xffff ? thr : 0xffff));
+	size_t s1 = stride, c;
+	uint32_t i = 0, nc = 0, nb = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		const uint8_t *x = codes + i * s1;
+		__m512i v[8];
+
+		for (c = 0; c < 8 * s1; c += 64)
+			_mm_prefetch((const char *)x + RE_PF_KERNEL + c, _MM_HINT_T0);
+		v[0] = re_pop_code(q, x, words);
+		v[1] = re_pop_code(q, x + s1, words);
+		v[2] = re_pop_code(q, x + 2 * s1, words);
+		v[3] = re_pop_code(q, x + 3 * s1, words);
+		v[4] = re_pop_code(q, x + 4 * s1, words);
+		v[5] = re_pop_code(q, x + 5 * s1, words);
+		v[6] = re_pop_code(q, x + 6 * s1, words);
+		v[7] = re_pop_code(q, x + 7 * s1, words);
+		nc = re_take8(re_sum8(v), vl, vt, 0xff, i, idx, dist, nc, &nb);
+	}
+	if (i < n) {
+		__m512i v[8];
+		uint32_t j;
+
+		for (j = 0; j < 8; j++)
+			v[j] = i + j < n ? re_pop_code(q, codes + (i + j) * s1, words) :
+			       _mm512_setzero_si512();
+		nc = re_take8(re_sum8(v), vl, vt, (1u << (n - i)) - 1, i, idx, dist, nc, &nb);
+	}
+	*below += nb;
+	return nc;
+}
+
+#define RE_SCAN512(name, w)                                                             \
+	RE_AVX512 static uint32_t name(const uint64_t *q, const uint8_t *codes,          \
+				       uint32_t stride, uint32_t words, uint32_t n,      \
+				       uint32_t lim, uint32_t thr, uint16_t *idx,        \
+				       uint16_t *dist, uint32_t *below)                  \
+	{                                                                               \
+		return re_scan512(q, codes, stride, (w) ? (w) : words, n, lim, thr, idx, \
+				  dist, below);                                         \
+	}
+
+RE_SCAN512(re_scan_avx512_8, 8)
+RE_SCAN512(re_scan_avx512_16, 16)
+RE_SCAN512(re_scan_avx512_n, 0)
+
+/* The three as one variant: 512- and 1024-bit codes unrolled. */
+static uint32_t re_scan_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stride,
+			       uint32_t words, uint32_t n, uint32_t lim, uint32_t thr,
+			       uint16_t *idx, uint16_t *dist, uint32_t *below)
+{
+	if (words == 8)
+		return re_scan_avx512_8(q, codes, stride, words, n, lim, thr, idx, dist, below);
+	if (words == 16)
+		return re_scan_avx512_16(q, codes, stride, words, n, lim, thr, idx, dist, below);
+	return re_scan_avx512_n(q, codes, stride, words, n, lim, thr, idx, dist, below);
+}
+#endif
+
+/*
  * The variant named @name of @v[0..n) (ordered narrowest first), or the
  * widest one this CPU runs for NULL: its index (its name in *@chosen),
  * -ENOTSUP, -ENOENT.
@@ -209,10 +399,31 @@ int re_variant_pick(const struct re_variant *v, unsigned n, const char *name,
 	return -ENOENT;
 }
 
-int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
+/*
+ * The variant of the four ISA levels (portable, POPCNT, AVX2, AVX-512)
+ * named @name, or the widest this CPU runs: its index, or -ENOTSUP /
+ * -ENOENT. @bwvl: the AVX-512 variant also needs AVX-512BW and VL.
+ */
+static int re_level_pick(const char *name, int bwvl, const char **chosen)
 {
 	struct re_variant v[] = { { "portable", 1 }, { "popcnt", 0 }, { "avx2", 0 },
 				  { "avx512", 0 } };
+
+#ifdef RE_X86
+	__builtin_cpu_init();
+	v[1].ok = __builtin_cpu_supports("popcnt") != 0;
+	v[2].ok = v[1].ok && __builtin_cpu_supports("avx2") != 0;
+	v[3].ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq") &&
+		  (!bwvl || (__builtin_cpu_supports("avx512bw") &&
+			     __builtin_cpu_supports("avx512vl")));
+#else
+	(void)bwvl;
+#endif
+	return re_variant_pick(v, 4, name, chosen);
+}
+
+int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
+{
 	const re_hamming_fn f[] = {
 		re_ham_portable,
 #ifdef RE_X86
@@ -225,13 +436,27 @@ int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
 
 	if (!fn)
 		return -EINVAL;
+	i = re_level_pick(name, 0, chosen);
+	if (i >= 0)
+		*fn = f[i];
+	return i < 0 ? i : 0;
+}
+
+int re_scan_get(const char *name, re_scan_fn *fn, const char **chosen)
+{
+	const re_scan_fn f[] = {
+		re_scan_portable,
 #ifdef RE_X86
-	__builtin_cpu_init();
-	v[1].ok = __builtin_cpu_supports("popcnt") != 0;
-	v[2].ok = v[1].ok && __builtin_cpu_supports("avx2") != 0;
-	v[3].ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+		re_scan_popcnt, re_scan_avx2, re_scan_avx512,
+#else
+		NULL, NULL, NULL,
 #endif
-	i = re_variant_pick(v, 4, name, chosen);
+	};
+	int i;
+
+	if (!fn)
+		return -EINVAL;
+	i = re_level_pick(name, 1, chosen);
 	if (i >= 0)
 		*fn = f[i];
 	return i < 0 ? i : 0;
@@ -282,15 +507,13 @@ static int re_fine_scan(struct re_run *r, struct re_db *db, uint64_t pg,
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	uint32_t lo = segs[0].lo, hi = segs[nseg - 1].hi;
 	const uint8_t *p, *oob;
 	uint64_t ppa;
 
 	if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &oob, &ppa))
 		return -EIO;
-	e->ham(r->qw, p + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
 	v->ncmp = 0;
-	v->npass = re_filter_page(r, L, pg, oob, segs, nseg, df, thr, &v->ncmp);
+	v->npass = re_filter_page(r, L, pg, p, oob, r->qw, segs, nseg, df, thr, &v->ncmp);
 	fs_page_unmap(e->fs);
 	v->plane = fg_ppa_plane(e->g, ppa);
 	return 0;
@@ -318,7 +541,7 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
 	int ret, pf = db->c.n * L->cb > RE_PF_MIN_CODES;
 	uint32_t i;
 
-	re_topc_reset(r->top, (uint32_t)cand);
+	re_topc_reset(r->top, (uint32_t)cand, L->dim);
 	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
 	/* The host scans in r->vs.ord; the drive's order charges. */
 	for (i = 0; i < r->vs.nv; i++) {
@@ -372,9 +595,9 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	uint32_t j, words = L->cb / 8;
 	const uint8_t *p, *oob;
 	uint64_t i, ppa;
+	uint32_t j;
 	int ret;
 
 	if (r->ivf)
@@ -383,7 +606,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 	if (ret)
 		return ret;
 	for (j = 0; j < nq; j++)
-		re_topc_reset(&r->tops[j], (uint32_t)cand);
+		re_topc_reset(&r->tops[j], (uint32_t)cand, L->dim);
 	for (i = 0; i < L->bpages; i++) {
 		uint64_t pg = r->bord[i] & 0xffffffffu, left = db->c.n - pg * L->epb;
 		struct re_seg whole = { 0, (uint32_t)(left < L->epb ? left : L->epb) };
@@ -403,10 +626,9 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 			uint32_t ncmp = 0;
 
 			r->top = &r->tops[j];
-			e->ham(r->qws + (size_t)j * RE_QWORDS, p, L->cb, words, whole.hi, r->dist);
 			r->bpass[(size_t)j * L->bpages + pg] =
-				re_filter_page(r, L, pg, oob, &whole, 1, df, thr,
-					       &ncmp);
+				re_filter_page(r, L, pg, p, oob, r->qws + (size_t)j * RE_QWORDS,
+					       &whole, 1, df, thr, &ncmp);
 		}
 		fs_page_unmap(e->fs);
 	}
