@@ -143,6 +143,13 @@ typedef uint32_t (*re_scan_fn)(const uint64_t *q, const uint8_t *codes, uint32_t
  */
 int re_scan_get(const char *name, re_scan_fn *fn, const char **chosen);
 
+/**
+ * re_scan_get2() - re_scan_get(), and in *@cached (if not NULL) the same
+ * variant for codes already in the host's cache (a block's later queries
+ * on a page): without the software prefetch ahead. Same output.
+ */
+int re_scan_get2(const char *name, re_scan_fn *fn, re_scan_fn *cached, const char **chosen);
+
 /*
  * Score of INT8 code @x against INT8 query @q over @dim dimensions for the
  * rerank (REIS §4.2): the inner product for ISP_REIS_IP, else the squared

@@ -84,11 +84,14 @@ static void scan_compare(const uint64_t *q, const uint8_t *codes, uint32_t strid
 	lims[2] = med + 1;
 	lims[3] = med + words * 4;
 	lims[4] = UINT32_MAX;
-	for (v = 0; v < sizeof(ham_names) / sizeof(ham_names[0]); v++) {
-		re_scan_fn fn;
+	for (v = 0; v < 2 * sizeof(ham_names) / sizeof(ham_names[0]); v++) {
+		re_scan_fn fn, fc;
 
-		if (re_scan_get(ham_names[v], &fn, NULL))
+		/* Each variant, then its form for codes in the cache. */
+		if (re_scan_get2(ham_names[v / 2], &fn, &fc, NULL))
 			continue;
+		if (v % 2)
+			fn = fc;
 		for (t = 0; t < 5; t++) {
 			uint32_t lim = lims[t], thr = lims[4 - t], nw = 0, nb = 0, below = 7, nc;
 
@@ -104,8 +107,9 @@ static void scan_compare(const uint64_t *q, const uint8_t *codes, uint32_t strid
 			nc = fn(q, codes, stride, words, n, lim, thr, idx, dist, &below);
 			if (nc != nw || below != 7 + nb || memcmp(idx, widx, nw * 2) ||
 			    memcmp(dist, wdist, nw * 2) || (n < 300 && idx[n] != 0xeeee)) {
-				fprintf(stderr, "scan %s: words %u stride %u n %u lim %u thr %u: "
-					"%u codes (want %u), below %u (want %u)\n", ham_names[v],
+				fprintf(stderr, "scan %s%s: words %u stride %u n %u lim %u thr %u: "
+					"%u codes (want %u), below %u (want %u)\n", ham_names[v / 2],
+					v % 2 ? " (cached)" : "",
 					words, stride, n, lim, thr, nc, nw, below - 7, nb);
 				t_failures++;
 			}

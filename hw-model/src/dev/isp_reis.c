@@ -130,7 +130,7 @@ static int re_open(struct isp_dev *dev, const void *blob, size_t len, void **sta
 	e->g = fs_geom(e->fs);
 	ret = re_hamming_get(NULL, &e->ham, NULL);
 	if (!ret)
-		ret = re_scan_get(NULL, &e->scan, NULL);
+		ret = re_scan_get2(NULL, &e->scan, &e->scan_c, NULL);
 	if (!ret)
 		ret = re_int8_get(NULL, &e->score, NULL);
 	if (!ret)

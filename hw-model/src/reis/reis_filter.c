@@ -78,7 +78,7 @@ uint32_t re_filter_page(struct re_run *r, const struct re_layout *L, uint64_t pg
 		lim = re_topc_lim(r->top);
 		if (df && thr < lim)
 			lim = thr;
-		nc = r->e->scan(qw, codes + (size_t)lo * L->cb, L->cb, L->cb / 8, n, lim,
+		nc = r->scan(qw, codes + (size_t)lo * L->cb, L->cb, L->cb / 8, n, lim,
 				df ? thr : UINT32_MAX, r->sidx, r->sdist, &below);
 		npass += below;
 		for (c = 0; c < nc; c++) {

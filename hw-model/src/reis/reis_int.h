@@ -88,6 +88,7 @@ struct re_eng {
 	const struct fg_geom *g;
 	re_hamming_fn ham;
 	re_scan_fn scan;	/* the fused scan (reis_filter.c) */
+	re_scan_fn scan_c;	/* the same on codes in the cache: no prefetch */
 	re_int8_fn score;
 	pthread_mutex_t lock;
 	struct re_db *db[RE_MAX_DBS];	/* dense, unordered */
@@ -395,6 +396,7 @@ struct re_run {
 	uint8_t *page;		/* one page slot: data + OOB */
 	uint16_t *dist;
 	uint16_t *sidx, *sdist;	/* the fused scan's output: a page's entries */
+	re_scan_fn scan;	/* e->scan, or e->scan_c on a page in the cache */
 	uint64_t *qw;		/* the binary query, aligned (in qws) */
 	int8_t *code;		/* one INT8 code */
 	struct re_topc *top;	/* TTL-E of the query being run (in tops) */
@@ -417,6 +419,9 @@ struct re_run {
 	uint32_t *cdist;		/* probe[i]'s centroid distance */
 	struct re_pcount *pc;
 	struct re_rk *rk;
+	uint64_t *cppa;		/* the rerank's codes: page, offset, in place */
+	uint32_t *coff;
+	const uint8_t **cptr;
 	uint64_t reranked;
 	uint32_t nprobe_used;
 	uint64_t budget;	/* bytes held of the command buffer budget */

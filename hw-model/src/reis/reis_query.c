@@ -145,6 +145,9 @@ static void re_run_free(struct re_run *r)
 	free(r->pc);
 	re_cost_free(&r->c);
 	free(r->rk);
+	free(r->cppa);
+	free(r->coff);
+	free(r->cptr);
 	for (j = 0; r->tops && j < r->qblock; j++)
 		re_topc_free(&r->tops[j]);
 	free(r->tops);
@@ -216,6 +219,9 @@ static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
 	r->cdist = malloc(np * sizeof(*r->cdist));
 	r->pc = malloc(need * sizeof(*r->pc));
 	r->rk = malloc(need * sizeof(*r->rk));
+	r->cppa = malloc(need * sizeof(*r->cppa));
+	r->coff = malloc(need * sizeof(*r->coff));
+	r->cptr = malloc(need * sizeof(*r->cptr));
 	r->tops = calloc(r->qblock, sizeof(*r->tops));
 	if (!r->ivf) {
 		r->bpass = malloc((size_t)r->qblock * bp * sizeof(*r->bpass));
@@ -226,7 +232,8 @@ static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
 			return -ENOMEM;
 	}
 	if (!r->page || !r->dist || !r->sidx || !r->sdist || !r->qws || !r->code || !r->probe ||
-	    !r->cdist || !r->pc || !r->rk || !r->tops || re_topc_init(&r->ctop, (uint32_t)np, r->maxd))
+	    !r->cdist || !r->pc || !r->rk || !r->cppa || !r->coff || !r->cptr || !r->tops ||
+	    re_topc_init(&r->ctop, (uint32_t)np, r->maxd))
 		return -ENOMEM;
 	for (j = 0; j < r->qblock; j++)
 		if (re_topc_init(&r->tops[j], (uint32_t)cand, r->maxd))
@@ -414,6 +421,7 @@ static void re_run_setup(struct re_run *r, struct re_eng *e, struct isp_ctx *ctx
 			 const struct isp_wire_reis_search *s, int ivf)
 {
 	r->e = e;
+	r->scan = e->scan;
 	r->ctx = ctx;
 	r->ivf = ivf;
 	r->flags = s->flags;
@@ -479,7 +487,8 @@ static uint64_t re_search_budget_bytes(const struct re_run *r, const struct isp_
 	       per * (sizeof(*r->dist) + sizeof(*r->sidx) + sizeof(*r->sdist)) +
 	       qb * (ISP_REIS_MAX_DIM / 8) +
 	       ISP_REIS_MAX_DIM + np * (sizeof(*r->probe) + sizeof(*r->cdist)) +
-	       need * (sizeof(*r->pc) + sizeof(*r->rk)) +
+	       need * (sizeof(*r->pc) + sizeof(*r->rk) + sizeof(*r->cppa) + sizeof(*r->coff) +
+		       sizeof(*r->cptr)) +
 	       qb * re_topc_bytes(cand, r->maxd) + re_topc_bytes(np, r->maxd) +
 	       qb * sizeof(struct re_topc) +
 	       (r->ivf ? 0 : bp * (qb * sizeof(*r->bpass) + sizeof(*r->bplane) +

@@ -314,7 +314,7 @@ RE_AVX512 static RE_INLINE uint32_t re_take8(__m128i d, __m128i vl, __m128i vt, 
 RE_AVX512 static RE_INLINE uint32_t re_scan512(const uint64_t *q, const uint8_t *codes,
 					       uint32_t stride, uint32_t words, uint32_t n,
 					       uint32_t lim, uint32_t thr, uint16_t *idx,
-					       uint16_t *dist, uint32_t *below)
+					       uint16_t *dist, uint32_t *below, int pf)
 {
 	__m128i vl = _mm_set1_epi16((short)(lim < 0xffff ? lim : 0xffff));
 	__m128i vt = _mm_set1_epi16((short)(thr < 0xffff ? thr : 0xffff));
@@ -325,7 +325,7 @@ RE_AVX512 static RE_INLINE uint32_t re_scan512(const uint64_t *q, const uint8_t 
 		const uint8_t *x = codes + i * s1;
 		__m512i v[8];
 
-		for (c = 0; c < 8 * s1; c += 64)
+		for (c = 0; pf && c < 8 * s1; c += 64)
 			_mm_prefetch((const char *)x + RE_PF_KERNEL + c, _MM_HINT_T0);
 		v[0] = re_pop_code(q, x, words);
 		v[1] = re_pop_code(q, x + s1, words);
@@ -350,31 +350,38 @@ RE_AVX512 static RE_INLINE uint32_t re_scan512(const uint64_t *q, const uint8_t 
 	return nc;
 }
 
-#define RE_SCAN512(name, w)                                                             \
+#define RE_SCAN512(name, w, pf)                                                         \
 	RE_AVX512 static uint32_t name(const uint64_t *q, const uint8_t *codes,          \
 				       uint32_t stride, uint32_t words, uint32_t n,      \
 				       uint32_t lim, uint32_t thr, uint16_t *idx,        \
 				       uint16_t *dist, uint32_t *below)                  \
 	{                                                                               \
 		return re_scan512(q, codes, stride, (w) ? (w) : words, n, lim, thr, idx, \
-				  dist, below);                                         \
+				  dist, below, pf);                                     \
 	}
 
-RE_SCAN512(re_scan_avx512_8, 8)
-RE_SCAN512(re_scan_avx512_16, 16)
-RE_SCAN512(re_scan_avx512_n, 0)
+RE_SCAN512(re_scan_avx512_8, 8, 1)
+RE_SCAN512(re_scan_avx512_16, 16, 1)
+RE_SCAN512(re_scan_avx512_n, 0, 1)
+RE_SCAN512(re_scan_avx512_8c, 8, 0)
+RE_SCAN512(re_scan_avx512_16c, 16, 0)
+RE_SCAN512(re_scan_avx512_nc, 0, 0)
 
-/* The three as one variant: 512- and 1024-bit codes unrolled. */
-static uint32_t re_scan_avx512(const uint64_t *q, const uint8_t *codes, uint32_t stride,
-			       uint32_t words, uint32_t n, uint32_t lim, uint32_t thr,
-			       uint16_t *idx, uint16_t *dist, uint32_t *below)
-{
-	if (words == 8)
-		return re_scan_avx512_8(q, codes, stride, words, n, lim, thr, idx, dist, below);
-	if (words == 16)
-		return re_scan_avx512_16(q, codes, stride, words, n, lim, thr, idx, dist, below);
-	return re_scan_avx512_n(q, codes, stride, words, n, lim, thr, idx, dist, below);
-}
+/* The three as one variant: 512- and 1024-bit codes unrolled; the _c
+ * form on codes already in the cache (a block's later queries): without
+ * the prefetch, which costs an instruction every 64 bytes for nothing. */
+#define RE_SCAN512_ANY(name, w8, w16, wn)                                                \
+	static uint32_t name(const uint64_t *q, const uint8_t *codes, uint32_t stride,    \
+			     uint32_t words, uint32_t n, uint32_t lim, uint32_t thr,      \
+			     uint16_t *idx, uint16_t *dist, uint32_t *below)              \
+	{                                                                                \
+		return (words == 8 ? w8 : words == 16 ? w16 : wn)(q, codes, stride, words, \
+								   n, lim, thr, idx, dist,  \
+								   below);                  \
+	}
+
+RE_SCAN512_ANY(re_scan_avx512, re_scan_avx512_8, re_scan_avx512_16, re_scan_avx512_n)
+RE_SCAN512_ANY(re_scan_avx512c, re_scan_avx512_8c, re_scan_avx512_16c, re_scan_avx512_nc)
 #endif
 
 /*
@@ -444,10 +451,23 @@ int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen)
 
 int re_scan_get(const char *name, re_scan_fn *fn, const char **chosen)
 {
+	return re_scan_get2(name, fn, NULL, chosen);
+}
+
+int re_scan_get2(const char *name, re_scan_fn *fn, re_scan_fn *cached, const char **chosen)
+{
 	const re_scan_fn f[] = {
 		re_scan_portable,
 #ifdef RE_X86
 		re_scan_popcnt, re_scan_avx2, re_scan_avx512,
+#else
+		NULL, NULL, NULL,
+#endif
+	};
+	const re_scan_fn fc[] = {
+		re_scan_portable,
+#ifdef RE_X86
+		re_scan_popcnt, re_scan_avx2, re_scan_avx512c,
 #else
 		NULL, NULL, NULL,
 #endif
@@ -457,8 +477,11 @@ int re_scan_get(const char *name, re_scan_fn *fn, const char **chosen)
 	if (!fn)
 		return -EINVAL;
 	i = re_level_pick(name, 1, chosen);
-	if (i >= 0)
+	if (i >= 0) {
 		*fn = f[i];
+		if (cached)
+			*cached = fc[i];
+	}
 	return i < 0 ? i : 0;
 }
 
@@ -625,6 +648,8 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 		for (j = 0; j < nq; j++) {
 			uint32_t ncmp = 0;
 
+			/* The first query brings the page into the cache. */
+			r->scan = j ? e->scan_c : e->scan;
 			r->top = &r->tops[j];
 			r->bpass[(size_t)j * L->bpages + pg] =
 				re_filter_page(r, L, pg, p, oob, r->qws + (size_t)j * RE_QWORDS,
@@ -632,6 +657,7 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 		}
 		fs_page_unmap(e->fs);
 	}
+	r->scan = e->scan;
 	return 0;
 }
 
