@@ -635,7 +635,7 @@ static int re_est_coarse(struct re_est_run *r, const struct re_est *e, uint32_t 
 	 * the comparator passes an entry whose DIST is under the threshold),
 	 * so with DF the coarse phase also compares each centroid in-die and
 	 * sends only the nprobe it keeps to the TTL-C, spread evenly over the
-	 * centroid pages (timing-model.md A26; the engine's re_coarse()
+	 * centroid pages (timing-model.md A26; the engine's re_coarse_cost()
 	 * charges the same).
 	 */
 	re_cost_phase(&r->c, *t, r->np, L->ttl_c, (uint32_t)r->df);

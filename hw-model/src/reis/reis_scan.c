@@ -546,42 +546,50 @@ static int re_fine_scan(struct re_run *r, struct re_db *db, uint64_t pg,
 static void re_fine_next(struct re_run *r, struct re_db *db, const struct re_visit *nx)
 {
 	const struct re_layout *L = &db->L;
-	const struct re_seg *sg = r->vs.s + nx->seg0;
+	const struct re_seg *sg = r->vs->s + nx->seg0;
 
 	re_prefetch_page(r->e, &db->slc, L->b_first + nx->page, sg[0].lo * L->cb,
 			 (sg[nx->nseg - 1].hi - sg[0].lo) * L->cb);
 }
 
 /*
- * The fine-grained search of one IVF query (REIS §4.3.1): the pages of
- * the probed clusters (re_coarse() has filled r->vs), candidates into
- * TTL-E; returns the phase's end in *@tend.
+ * The fine-grained search of one IVF query (REIS §4.3.1), the host's part:
+ * the pages of the probed clusters (re_coarse_host() has filled r->vs),
+ * candidates into TTL-E r->top, each visit's plane and counts recorded for
+ * re_fine_cost().
  */
-int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
-	    uint32_t thr, uint64_t *tend)
+int re_fine_host(struct re_run *r, struct re_db *db, uint64_t cand, int df, uint32_t thr)
 {
 	const struct re_layout *L = &db->L;
 	int ret, pf = db->c.n * L->cb > RE_PF_MIN_CODES;
 	uint32_t i;
 
 	re_topc_reset(r->top, (uint32_t)cand, L->dim);
-	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
-	/* The host scans in r->vs.ord; the drive's order charges. */
-	for (i = 0; i < r->vs.nv; i++) {
-		struct re_visit *v = &r->vs.v[(uint32_t)r->vs.ord[i]];
+	/* The host scans in r->vs->ord; the drive's order charges. */
+	for (i = 0; i < r->vs->nv; i++) {
+		struct re_visit *v = &r->vs->v[(uint32_t)r->vs->ord[i]];
 
 		if (isp_ctx_cancelled(r->ctx))
 			return -ECANCELED;	/* isp_dev_exec_cancel() */
-		if (i + 1 < r->vs.nv && pf)
-			re_fine_next(r, db, &r->vs.v[(uint32_t)r->vs.ord[i + 1]]);
-		ret = re_fine_scan(r, db, v->page, r->vs.s + v->seg0, v->nseg, df, thr, v);
+		if (i + 1 < r->vs->nv && pf)
+			re_fine_next(r, db, &r->vs->v[(uint32_t)r->vs->ord[i + 1]]);
+		ret = re_fine_scan(r, db, v->page, r->vs->s + v->seg0, v->nseg, df, thr, v);
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < r->vs.nv; i++)
-		re_cost_page(&r->c, r->vs.v[i].plane, r->vs.v[i].ncmp, r->vs.v[i].npass);
-	*tend = re_cost_phase_end(&r->c);
 	return 0;
+}
+
+/* Its charges from @t, in the drive's page order; the phase's end in *@tend. */
+void re_fine_cost(struct re_run *r, struct re_db *db, const struct re_visits *vs, uint64_t t,
+		  uint64_t cand, int df, uint64_t *tend)
+{
+	uint32_t i;
+
+	re_cost_phase(&r->c, t, cand, db->L.ttl_e, (uint32_t)(df + r->tag));
+	for (i = 0; i < vs->nv; i++)
+		re_cost_page(&r->c, vs->v[i].plane, vs->v[i].ncmp, vs->v[i].npass);
+	*tend = re_cost_phase_end(&r->c);
 }
 
 /*
@@ -589,9 +597,10 @@ int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int d
  * block's pages are read as one ascending stream of memory or of the file
  * mapping. The drive's order (logical pages across the planes, REIS §4.1)
  * visits one page per block in turn, more streams than the host's
- * prefetchers follow (docs/benchmarks.md). Once per command.
+ * prefetchers follow (docs/benchmarks.md). With each page's plane and
+ * entry count, for the charges; once per command, before any scan.
  */
-static int re_bf_order(struct re_run *r, struct re_db *db)
+int re_bf_order(struct re_run *r, struct re_db *db)
 {
 	const struct re_layout *L = &db->L;
 	uint64_t pg, ppa;
@@ -599,9 +608,13 @@ static int re_bf_order(struct re_run *r, struct re_db *db)
 	if (r->bord_db == db)
 		return 0;
 	for (pg = 0; pg < L->bpages; pg++) {
+		uint64_t left = db->c.n - pg * L->epb;
+
 		if (fs_region_ppa(r->e->fs, &db->slc, L->b_first + pg, &ppa))
 			return -EIO;
 		r->bord[pg] = fg_page_index(r->e->g, ppa) << 32 | pg;
+		r->bplane[pg] = fg_ppa_plane(r->e->g, ppa);
+		r->bncmp[pg] = (uint32_t)(left < L->epb ? left : L->epb);
 	}
 	/* Page indices that do not fit the key keep the drive's order. */
 	if (fg_page_slots(r->e->g) <= UINT32_MAX)
@@ -613,46 +626,37 @@ static int re_bf_order(struct re_run *r, struct re_db *db)
 	return 0;
 }
 
-int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand, int df,
-		  uint32_t thr)
+int re_scan_pages(struct re_run *r, struct re_db *db, const uint64_t *qws,
+		  struct re_topc *const *tops, uint32_t nq, uint64_t i0, uint64_t i1,
+		  uint32_t *bpass, int df, uint32_t thr)
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
 	const uint8_t *p, *oob;
 	uint64_t i, ppa;
 	uint32_t j;
-	int ret;
 
-	if (r->ivf)
-		return 0;	/* IVF scans after each query's coarse search */
-	ret = re_bf_order(r, db);
-	if (ret)
-		return ret;
-	for (j = 0; j < nq; j++)
-		re_topc_reset(&r->tops[j], (uint32_t)cand, L->dim);
-	for (i = 0; i < L->bpages; i++) {
-		uint64_t pg = r->bord[i] & 0xffffffffu, left = db->c.n - pg * L->epb;
-		struct re_seg whole = { 0, (uint32_t)(left < L->epb ? left : L->epb) };
+	for (i = i0; i < i1; i++) {
+		uint64_t pg = r->bord[i] & 0xffffffffu;
+		struct re_seg whole = { 0, r->bncmp[pg] };
 
 		if (isp_ctx_cancelled(r->ctx))
 			return -ECANCELED;	/* isp_dev_exec_cancel() */
 		/* The next block's first page: the hardware prefetcher follows
 		 * a block's pages but not the jump to another block. */
-		if (i + 1 < L->bpages && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
+		if (i + 1 < i1 && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
 			re_prefetch_page(e, &db->slc, L->b_first + (r->bord[i + 1] & 0xffffffffu), 0,
 					 RE_PF_AHEAD);
 		if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &oob, &ppa))
 			return -EIO;
-		r->bplane[pg] = fg_ppa_plane(e->g, ppa);
-		r->bncmp[pg] = whole.hi;
 		for (j = 0; j < nq; j++) {
 			uint32_t ncmp = 0;
 
 			/* The first query brings the page into the cache. */
 			r->scan = j ? e->scan_c : e->scan;
-			r->top = &r->tops[j];
-			r->bpass[(size_t)j * L->bpages + pg] =
-				re_filter_page(r, L, pg, p, oob, r->qws + (size_t)j * RE_QWORDS,
+			r->top = tops[j];
+			bpass[(size_t)j * L->bpages + pg] =
+				re_filter_page(r, L, pg, p, oob, qws + (size_t)j * RE_QWORDS,
 					       &whole, 1, df, thr, &ncmp);
 		}
 		fs_page_unmap(e->fs);
@@ -661,11 +665,10 @@ int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand
 	return 0;
 }
 
-void re_fine_charge(struct re_run *r, struct re_db *db, uint32_t j, uint64_t t,
+void re_fine_charge(struct re_run *r, struct re_db *db, const uint32_t *pass, uint64_t t,
 		    uint64_t cand, int df, uint64_t *tend)
 {
 	const struct re_layout *L = &db->L;
-	const uint32_t *pass = r->bpass + (size_t)j * L->bpages;
 	uint64_t pg;
 
 	re_cost_phase(&r->c, t, cand, L->ttl_e, (uint32_t)(df + r->tag));
