@@ -3,7 +3,7 @@
  * bench_search - what the emulator costs beside just doing the search
  * (docs/benchmarks.md): host CPU time per query and codes/s of
  *   - the emulator: the in-process drive (no completion delay, one host
- *     thread a command unless --threads) running brute-force SEARCH and
+ *     thread a command: host_threads=1) running brute-force SEARCH and
  *     IVF_SEARCH, k = 10, INT8 rerank of the top 100, in commands of 64
  *     queries and of one;
  *   - the strongest plain host search we can write (common/plain_search.h,
@@ -23,9 +23,10 @@
  * Every method's top 10 is compared with the emulator's ("same top": the
  * plain ones must give 1.000).
  *
- * --scale N: one command of N queries (brute force on the corpus) on a
- * drive with one host thread and on one with --threads T (default 2),
- * alternated, wall time: the in-model split of one command (both cores).
+ * --scale N: instead of the above, one command of N queries (brute force
+ * on the corpus) on a drive with one host thread and on one with
+ * --threads T (default 2), alternated, wall time: the in-model split of
+ * one command (both cores, scale_run()).
  *
  * Usage: bench_search [--big N] [--big-nq Q] [--nq Q] [--rounds R]
  *                     [--faiss SCRIPT|none] [--faiss-popcnt DIR|none]
@@ -507,19 +508,23 @@ struct opts {
 	const char *only;	/* --profile: one emulator method, nothing else */
 };
 
-/* The in-process drive holding @img, one search thread a command unless
- * @threads (0: the model's default). */
-static struct reis_dev *drive_open(struct reis_db_image *img, uint32_t threads)
+/* The in-process drive holding @img, its commands' host work on @threads
+ * host threads (host_threads=, 0: the model's default, the online CPUs);
+ * @max_xfer 0: the default MDTS. */
+static struct reis_dev *drive_open(struct reis_db_image *img, uint32_t threads,
+				   uint32_t max_xfer)
 {
 	struct reis_inproc_opts io;
 	struct reis_dev *dev;
-	char err[256];
+	char err[256], params[32];
 
 	memset(&io, 0, sizeof(io));
 	io.preset = "reis-ssd1";
 	io.errbuf = err;
 	io.errlen = sizeof(err);
-	(void)threads;
+	io.max_xfer = max_xfer;
+	snprintf(params, sizeof(params), "host_threads=%u", threads);
+	io.params = threads ? params : NULL;
 	if (reis_open_inproc(&io, &dev)) {
 		fprintf(stderr, "bench_search: drive: %s\n", err);
 		exit(1);
@@ -529,6 +534,103 @@ static struct reis_dev *drive_open(struct reis_db_image *img, uint32_t threads)
 		exit(1);
 	}
 	return dev;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this thread: the in-process drive (no workers) executes a
+ * command on the thread that submits it, so this is the command's own
+ * thread's share of the host work. */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Whether two results of the same search are the same (hits, modeled time
+ * and energy, counters). */
+static int same_result(const struct reis_search_result *a, const struct reis_search_result *b)
+{
+	uint32_t i;
+
+	if (a->nq != b->nq || a->k != b->k || a->search_ns != b->search_ns ||
+	    a->search_nj != b->search_nj || a->pages_read != b->pages_read ||
+	    a->entries_compared != b->entries_compared || a->entries_passed != b->entries_passed ||
+	    a->reranked != b->reranked || memcmp(a->nhits, b->nhits, a->nq * sizeof(*a->nhits)))
+		return 0;
+	for (i = 0; i < a->nq * a->k; i++)
+		if (a->hits[i].entry != b->hits[i].entry || a->hits[i].score != b->hits[i].score ||
+		    a->hits[i].hamming != b->hits[i].hamming || a->hits[i].id != b->hits[i].id)
+			return 0;
+	return 1;
+}
+
+/*
+ * --scale N: one brute-force SEARCH of N queries (k = 10, INT8 rerank) on
+ * a drive whose worker set is one host thread and on one of --threads T,
+ * alternated for the rounds, in one command each (the largest MDTS); the
+ * fastest wall and CPU time of each, and whether the two drives gave the
+ * same hits, modeled time and energy every round. The command's own
+ * thread's CPU time is printed too: on a loaded host the wall time says
+ * little, while all CPU over the command thread's share bounds what idle
+ * cores would give.
+ */
+static void scale_run(struct reis_db_image *img, const struct reis_queries *q,
+		      const struct opts *o)
+{
+	struct reis_dev *d[2];
+	struct reis_search_opts so;
+	struct reis_queries sub = corpus_qslice(q, 0, o->scale < q->nq ? o->scale : q->nq);
+	uint32_t th[2] = { 1, o->threads }, rd, i, ncmds = 0;
+	double wall[2] = { 1e300, 1e300 }, cpu[2] = { 1e300, 1e300 }, own[2] = { 1e300, 1e300 };
+	int same = 1;
+
+	for (i = 0; i < 2; i++)
+		d[i] = drive_open(img, th[i], 2u << 20);	/* ISP_MAX_XFER_CAP */
+	memset(&so, 0, sizeof(so));
+	so.did = img->did;
+	so.k = K;
+	so.rerank_factor = FACTOR;
+	for (rd = 0; rd < o->rounds; rd++) {
+		struct reis_search_result res[2];
+
+		for (i = 0; i < 2; i++) {
+			double w0 = wall_s(), c0 = cpu_s(), t0 = thread_cpu_s(), w, c, t;
+
+			if (reis_search(d[i], &so, &sub, &res[i])) {
+				fprintf(stderr, "bench_search: scale: %s\n", reis_last_error(d[i]));
+				exit(1);
+			}
+			w = wall_s() - w0;
+			c = cpu_s() - c0;
+			t = thread_cpu_s() - t0;
+			wall[i] = w < wall[i] ? w : wall[i];
+			cpu[i] = c < cpu[i] ? c : cpu[i];
+			own[i] = t < own[i] ? t : own[i];
+			ncmds = res[i].ncmds > ncmds ? res[i].ncmds : ncmds;
+		}
+		same &= same_result(&res[0], &res[1]);
+		reis_search_result_free(&res[0]);
+		reis_search_result_free(&res[1]);
+	}
+	printf("\n== one SEARCH of %u queries, brute force (%u commands with its RESULT_READs), "
+	       "min of %u rounds, alternated\n", sub.nq, ncmds, o->rounds);
+	printf("  host_threads=1: %.1f ms wall, %.1f ms CPU\n", wall[0] * 1e3, cpu[0] * 1e3);
+	printf("  host_threads=%u: %.1f ms wall, %.1f ms CPU, %.1f ms of it on the command's "
+	       "thread (%.2fx)\n", th[1], wall[1] * 1e3, cpu[1] * 1e3, own[1] * 1e3,
+	       cpu[0] / own[1]);
+	printf("    %.2fx faster in wall time on %u threads; hits, modeled time and energy %s\n",
+	       wall[0] / wall[1], th[1], same ? "identical" : "DIFFER");
+	for (i = 0; i < 2; i++)
+		reis_close(d[i]);
 }
 
 /*
@@ -767,7 +869,14 @@ static void corpus_bench(const char *dir, const struct opts *o)
 		fprintf(stderr, "bench_search: build: %s\n", err);
 		exit(1);
 	}
-	dev = drive_open(&img, o->threads);
+	if (o->scale) {
+		scale_run(&img, &q, o);
+		reis_queries_free(&q);
+		reis_db_image_free(&img);
+		corpus_free(&c);
+		return;
+	}
+	dev = drive_open(&img, 1, 0);
 	work_init(&bf, "WordNet corpus", &img, &q, o->nq);
 	bf.gt = &c.gt;
 	ivf = bf;
@@ -832,7 +941,7 @@ static void big_bench(const struct opts *o)
 	q.dim = dim;
 	q.bin = qb;
 	q.int8 = q8;
-	dev = drive_open(&img, o->threads);
+	dev = drive_open(&img, 1, 0);
 	work_init(&bf, "generated database", &img, &q, o->big_nq);
 	printf("\n== %s: %" PRIu64 " x %u bits (random codes, seed 42)\n", bf.name, img.n, dim);
 	bench(dev, &bf, NULL, o);
@@ -852,7 +961,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 1000000, 64, 2000, 5, 1, 0, NULL, NULL, NULL };
+	struct opts o = { 1000000, 64, 2000, 5, 2, 0, NULL, NULL, NULL };
 	const char *dir = NULL;
 	struct stat st;
 	int i;
@@ -884,11 +993,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.rounds || !o.nq || !o.big_nq || o.big > (1ull << 31) ||
-	    (o.big && o.big < 1000) || o.scale > 1024 ||
+	    (o.big && o.big < 1000) || o.scale > 1024 || !o.threads || o.threads > 16 ||
 	    (o.only && strcmp(o.only, "bf") && strcmp(o.only, "bf1") && strcmp(o.only, "ivf") &&
 	     strcmp(o.only, "ivf1"))) {
 		fprintf(stderr, "bench_search: rounds, nq >= 1; --big 0 or 1000..2^31; "
-			"--scale <= 1024\n");
+			"--scale <= 1024; --threads 1..16\n");
 		usage();
 		return 2;
 	}
@@ -906,7 +1015,7 @@ int main(int argc, char **argv)
 	printf("bench_search: host CPU time per query, one thread per method "
 	       "(docs/benchmarks.md)\n");
 	corpus_bench(dir, &o);
-	if (o.big)
+	if (o.big && !o.scale)
 		big_bench(&o);
 	return 0;
 }
