@@ -2,36 +2,36 @@
 /*
  * bench_search - what the emulator costs beside just doing the search
  * (docs/benchmarks.md): host CPU time per query and codes/s of
- *   - the emulator: the in-process drive (no completion delay) running
- *     brute-force SEARCH and IVF_SEARCH, k = 10, INT8 rerank of the top 100;
- *   - a plain host search written here: XOR + popcount over the same binary
- *     codes with the widest kernel this CPU has (compiled -O3), the top 100
- *     by (Hamming, entry) in a bounded max-heap, the same INT8 rerank; for
- *     IVF the same centroids and nprobe;
- *   - FAISS from Debian (bench_search_faiss.py: IndexBinaryFlat and
- *     IndexBinaryIVF on the same codes, one thread, k x 10, then the same
- *     INT8 rerank in numpy), in a child process;
- * and the ratios emulator / plain and emulator / FAISS.
+ *   - the emulator: the in-process drive (no completion delay, one host
+ *     thread a command: host_threads=1) running brute-force SEARCH and
+ *     IVF_SEARCH, k = 10, INT8 rerank of the top 100, in commands of 64
+ *     queries and of one;
+ *   - the strongest plain host search we can write (common/plain_search.h,
+ *     -O3): the same codes in one array, an AVX-512 VPOPCNTDQ kernel eight
+ *     codes a step against a threshold mask, a counting select over the
+ *     Hamming range with the emulator's tie rule, the same INT8 rerank in
+ *     C; brute force one query at a time and in blocks of 64 sharing each
+ *     16 KiB of codes, IVF over the image's own clusters; kernel and
+ *     buffers (the image's, or copies on huge pages) picked by timing;
+ *   - FAISS (bench_search_faiss.py: IndexBinaryFlat and IndexBinaryIVF over
+ *     the image's own centroids and clusters, one thread, all queries in
+ *     one call) returning k x 10 candidates, reranked by the same C rerank
+ *     here; Debian's build (no POPCNT) and, with --faiss-popcnt, FAISS
+ *     1.7.3 built from Debian's source with upstream's FAISS_OPT_LEVEL=avx2
+ *     (-mpopcnt; scripts/faiss-popcnt.sh);
+ * and each emulator row's ratio to the plain row of the same batching.
+ * Every method's top 10 is compared with the emulator's ("same top": the
+ * plain ones must give 1.000).
  *
- * Steps:
- *  1. the 20 k WordNet corpus (docs/corpus.md): build the IVF database
- *     (about sqrt(n) clusters), deploy it; the smallest nprobe of the
- *     emulator's IVF that reaches recall@10 0.95 on the evaluation queries;
- *  2. a generated brute-force database of --big entries x 1024 bits
- *     (random codes, seeded), deployed the same way;
- *  3. per workload, five interleaved rounds of every method; the minimum
- *     CPU time of each; top-10 agreement with the emulator and recall@10
- *     against the exact float truth (corpus only). Brute force also runs
- *     the plain scan blocked as the emulator blocks a command's queries
- *     (64 queries share each 16 KiB of codes) and the emulator with one
- *     query per command (no block to share).
+ * --scale N: instead of the above, one command of N queries (brute force
+ * on the corpus) on a drive with one host thread and on one with
+ * --threads T (default 2), alternated, wall time: the in-model split of
+ * one command (both cores, scale_run()).
  *
  * Usage: bench_search [--big N] [--big-nq Q] [--nq Q] [--rounds R]
- *                     [--faiss SCRIPT|none] [--profile bf|bf1|ivf] [CORPUS_DIR]
- *   --big 0 skips the generated database (default 1000000); FAISS runs
- *   only with --faiss (make bench-search passes bench_search_faiss.py).
- *   --profile runs only that emulator method (brute force in commands of
- *   64, of one query, IVF) for perf, and prints its CPU time.
+ *                     [--faiss SCRIPT|none] [--faiss-popcnt DIR|none]
+ *                     [--threads T] [--scale N] [--profile bf|bf1|ivf|ivf1]
+ *                     [CORPUS_DIR]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,13 +48,13 @@
 #define K 10
 #define FACTOR 10
 #define CAND (K * FACTOR)
+#define PS_K K
+#define PS_CAND CAND
+#include "plain_search.h"
+
 #define BATCH 64
 #define TARGET_RECALL 0.95
-#define PLAIN_MAX_PROBE 64	/* the largest nprobe pick_nprobe() tries */
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#define PICK_QUERIES 128	/* queries the plain configurations are timed on */
 
 static double cpu_s(void)
 {
@@ -64,248 +64,7 @@ static double cpu_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* ---- the plain host search ---- */
-
-typedef uint32_t (*ham_fn)(const uint8_t *a, const uint8_t *b, uint32_t bytes);
-
-static inline uint32_t ham_scalar(const uint8_t *a, const uint8_t *b, uint32_t bytes)
-{
-	uint32_t d = 0, i;
-
-	for (i = 0; i + 8 <= bytes; i += 8) {
-		uint64_t x, y;
-
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		d += (uint32_t)__builtin_popcountll(x ^ y);
-	}
-	return d;
-}
-
-#if defined(__x86_64__)
-__attribute__((target("popcnt")))
-static inline uint32_t ham_popcnt(const uint8_t *a, const uint8_t *b, uint32_t bytes)
-{
-	return ham_scalar(a, b, bytes);
-}
-
-/* Codes are a multiple of 512 bits here (the corpus and the generated set). */
-__attribute__((target("avx512f,avx512vpopcntdq")))
-static inline uint32_t ham_avx512(const uint8_t *a, const uint8_t *b, uint32_t bytes)
-{
-	__m512i acc = _mm512_setzero_si512();
-	uint32_t i;
-
-	for (i = 0; i < bytes; i += 64)
-		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(
-			_mm512_xor_si512(_mm512_loadu_si512((const void *)(a + i)),
-					 _mm512_loadu_si512((const void *)(b + i)))));
-	return (uint32_t)_mm512_reduce_add_epi64(acc);
-}
-
-/*
- * Four codes per step, each query chunk loaded once for the four (the
- * emulator's kernel has the same shape): on Zen 4 faster than one code at
- * a time once the codes stream from memory.
- */
-__attribute__((target("avx512f,avx512vpopcntdq")))
-static void ham4_avx512(const uint8_t *q, const uint8_t *x, uint32_t bytes, uint32_t *d)
-{
-	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-	uint32_t i;
-
-	for (i = 0; i < bytes; i += 64) {
-		__m512i qv = _mm512_loadu_si512((const void *)(q + i));
-
-#define HAM4_ACC(a, c) a = _mm512_add_epi64(a, _mm512_popcnt_epi64(_mm512_xor_si512(qv, \
-			_mm512_loadu_si512((const void *)(x + (c) * bytes + i)))))
-		HAM4_ACC(a0, 0);
-		HAM4_ACC(a1, 1);
-		HAM4_ACC(a2, 2);
-		HAM4_ACC(a3, 3);
-#undef HAM4_ACC
-	}
-	d[0] = (uint32_t)_mm512_reduce_add_epi64(a0);
-	d[1] = (uint32_t)_mm512_reduce_add_epi64(a1);
-	d[2] = (uint32_t)_mm512_reduce_add_epi64(a2);
-	d[3] = (uint32_t)_mm512_reduce_add_epi64(a3);
-}
-#endif
-
-typedef int64_t (*dot_fn)(const int8_t *q, const int8_t *x, uint32_t dim);
-
-/* The INT8 dot product, vectorised by the compiler for each ISA. */
-#define PLAIN_DOT(name, attr)                                                   \
-	attr static int64_t name(const int8_t *q, const int8_t *x, uint32_t dim)  \
-	{                                                                         \
-		int32_t s = 0;                                                    \
-		uint32_t d;                                                       \
-                                                                                  \
-		for (d = 0; d < dim; d++)                                         \
-			s += (int16_t)q[d] * (int16_t)x[d];                       \
-		return s;                                                         \
-	}
-
-PLAIN_DOT(dot_scalar, )
-#if defined(__x86_64__)
-PLAIN_DOT(dot_avx2, __attribute__((target("avx2"))))
-PLAIN_DOT(dot_avx512, __attribute__((target("avx512f,avx512bw"))))
-#endif
-
-struct plain;
-typedef void (*scan_fn)(struct plain *p, const uint8_t *codes, uint64_t first, uint64_t n,
-			uint32_t bytes, const uint8_t *q);
-
-struct plain {
-	ham_fn ham;
-	scan_fn scan;
-	dot_fn dot;
-	const char *name;
-	const uint8_t *bin;	/* the codes: the image's, or a huge-page copy */
-	uint64_t heap[CAND];	/* max-heap of (Hamming << 32 | entry) */
-	uint32_t nh;
-};
-
-static void heap_push(struct plain *p, uint64_t key)
-{
-	uint32_t i, c;
-
-	if (p->nh < CAND) {
-		for (i = p->nh++; i && p->heap[(i - 1) / 2] < key; i = (i - 1) / 2)
-			p->heap[i] = p->heap[(i - 1) / 2];
-		p->heap[i] = key;
-		return;
-	}
-	if (key >= p->heap[0])
-		return;
-	for (i = 0; (c = 2 * i + 1) < CAND; i = c) {
-		if (c + 1 < CAND && p->heap[c + 1] > p->heap[c])
-			c++;
-		if (p->heap[c] <= key)
-			break;
-		p->heap[i] = p->heap[c];
-	}
-	p->heap[i] = key;
-}
-
-/* One loop per kernel, the distance inlined, the heap touched only below its top. */
-#define PLAIN_SCAN(name, ham, attr)                                                     \
-	attr static void name(struct plain *p, const uint8_t *codes, uint64_t first,      \
-			      uint64_t n, uint32_t bytes, const uint8_t *q)               \
-	{                                                                                 \
-		uint64_t e;                                                               \
-                                                                                          \
-		for (e = first; e < first + n; e++) {                                     \
-			uint64_t key = (uint64_t)ham(q, codes + e * bytes, bytes) << 32 | e; \
-                                                                                          \
-			if (p->nh < CAND || key < p->heap[0])                             \
-				heap_push(p, key);                                        \
-		}                                                                         \
-	}
-
-PLAIN_SCAN(scan_scalar, ham_scalar, )
-#if defined(__x86_64__)
-PLAIN_SCAN(scan_popcnt, ham_popcnt, __attribute__((target("popcnt"))))
-PLAIN_SCAN(scan_avx512, ham_avx512, __attribute__((target("avx512f,avx512vpopcntdq"))))
-
-__attribute__((target("avx512f,avx512vpopcntdq")))
-static void scan_avx512x4(struct plain *p, const uint8_t *codes, uint64_t first, uint64_t n,
-			  uint32_t bytes, const uint8_t *q)
-{
-	uint64_t e = first, end = first + n;
-	uint32_t d[4], j;
-
-	for (; e + 4 <= end; e += 4) {
-		ham4_avx512(q, codes + e * bytes, bytes, d);
-		for (j = 0; j < 4; j++) {
-			uint64_t key = (uint64_t)d[j] << 32 | (e + j);
-
-			if (p->nh < CAND || key < p->heap[0])
-				heap_push(p, key);
-		}
-	}
-	for (; e < end; e++) {
-		uint64_t key = (uint64_t)ham_avx512(q, codes + e * bytes, bytes) << 32 | e;
-
-		if (p->nh < CAND || key < p->heap[0])
-			heap_push(p, key);
-	}
-}
-#endif
-
-/*
- * The kernels this CPU runs, narrowest first; plain_pick() keeps the
- * fastest on the workload (the widest is not always the fastest at 512 bits).
- */
-static unsigned plain_kernels(struct plain *k, uint32_t bytes)
-{
-	unsigned n = 0;
-
-	k[n].ham = ham_scalar;
-	k[n].scan = scan_scalar;
-	k[n++].name = "portable";
-#if defined(__x86_64__)
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("popcnt")) {
-		k[n].ham = ham_popcnt;
-		k[n].scan = scan_popcnt;
-		k[n++].name = "popcnt";
-	}
-	if (bytes % 64 == 0 && __builtin_cpu_supports("avx512f") &&
-	    __builtin_cpu_supports("avx512vpopcntdq")) {
-		k[n].ham = ham_avx512;
-		k[n].scan = scan_avx512;
-		k[n++].name = "avx512-vpopcntdq";
-		k[n].ham = ham_avx512;
-		k[n].scan = scan_avx512x4;
-		k[n++].name = "avx512-vpopcntdq x4";
-	}
-#else
-	(void)bytes;
-#endif
-	return n;
-}
-
-/* The widest INT8 dot product this CPU runs. */
-static dot_fn plain_dot(void)
-{
-#if defined(__x86_64__)
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-		return dot_avx512;
-	if (__builtin_cpu_supports("avx2"))
-		return dot_avx2;
-#endif
-	return dot_scalar;
-}
-
-/* Rerank the heap: best inner product first, then (Hamming, entry). */
-static void plain_rerank(struct plain *p, const int8_t *int8, uint32_t dim, const int8_t *q8,
-			 uint32_t *out)
-{
-	int64_t sc[K];
-	uint64_t ky[K];
-	uint32_t i, j, nk = 0;
-
-	for (i = 0; i < p->nh; i++) {
-		uint64_t key = p->heap[i];
-		int64_t s = p->dot(q8, int8 + (key & 0xffffffffu) * dim, dim);
-
-		if (nk == K && (s < sc[K - 1] || (s == sc[K - 1] && key > ky[K - 1])))
-			continue;
-		j = nk < K ? nk++ : K - 1;
-		for (; j > 0 && (s > sc[j - 1] || (s == sc[j - 1] && key < ky[j - 1])); j--) {
-			sc[j] = sc[j - 1];
-			ky[j] = ky[j - 1];
-		}
-		sc[j] = s;
-		ky[j] = key;
-	}
-	for (i = 0; i < K; i++)
-		out[i] = i < nk ? (uint32_t)ky[i] : UINT32_MAX;
-}
-
-/* ---- workloads ---- */
+/* ---- workloads and results ---- */
 
 struct work {
 	const char *name;
@@ -314,7 +73,7 @@ struct work {
 	uint32_t nq;
 	const struct reis_vecs *gt;	/* float truth, or NULL */
 	uint32_t nprobe;		/* 0: brute force */
-	uint32_t *cl_first;		/* IVF: first entry of each cluster */
+	uint64_t *cl_first;		/* IVF: first entry of each cluster */
 };
 
 struct result {
@@ -325,6 +84,30 @@ struct result {
 	double agree;
 	int ok;
 };
+
+static struct result res_new(uint32_t nq)
+{
+	struct result r;
+
+	memset(&r, 0, sizeof(r));
+	r.top = calloc((size_t)nq * K, sizeof(*r.top));
+	if (!r.top)
+		exit(1);
+	r.us = 1e300;
+	return r;
+}
+
+static void res_time(struct result *r, double t, uint64_t codes, uint32_t nq)
+{
+	double us = t * 1e6 / nq;
+
+	if (us < r->us) {
+		r->us = us;
+		r->codes_s = codes / t;
+	}
+}
+
+/* ---- the emulator ---- */
 
 /* The emulator, @batch queries per command. */
 static int emu_run(struct reis_dev *dev, const struct work *w, uint32_t batch, struct result *r,
@@ -357,96 +140,48 @@ static int emu_run(struct reis_dev *dev, const struct work *w, uint32_t batch, s
 	return 0;
 }
 
-/* The nprobe nearest centroids by (Hamming, cluster), then their entries. */
-static uint64_t plain_ivf(struct plain *p, const struct work *w, const uint8_t *qb)
-{
-	const struct reis_db_image *img = w->img;
-	uint32_t bytes = img->dim / 8, c;
-	uint64_t best[PLAIN_MAX_PROBE], key, codes = img->nlist;
-	uint32_t nb = 0, j;
+/* ---- the plain search ---- */
 
-	for (c = 0; c < img->nlist; c++) {
-		key = (uint64_t)p->ham(qb, img->centroids + (size_t)c * bytes, bytes) << 32 | c;
-		if (nb == w->nprobe && key >= best[nb - 1])
-			continue;
-		j = nb < w->nprobe ? nb++ : nb - 1;
-		for (; j > 0 && best[j - 1] > key; j--)
-			best[j] = best[j - 1];
-		best[j] = key;
-	}
-	for (j = 0; j < nb; j++) {
-		c = (uint32_t)best[j];
-		p->scan(p, p->bin, w->cl_first[c], img->cluster_sizes[c], bytes, qb);
-		codes += img->cluster_sizes[c];
-	}
-	return codes;
-}
+enum { PM_BF_ONE, PM_BF_BLOCK, PM_IVF_ONE };
 
-static uint64_t plain_run(struct plain *p, const struct work *w, struct result *r)
+/* A configuration of the plain search: kernel and buffers. */
+struct plain {
+	struct ps ps;
+	struct ps_db db;
+	const char *kname, *dname;
+	int huge_codes, huge_int8;
+};
+
+static uint64_t plain_run(struct plain *p, int method, const struct work *w, uint32_t nq,
+			  uint32_t *top)
 {
-	const struct reis_db_image *img = w->img;
-	uint32_t bytes = img->dim / 8, qi;
+	uint32_t bytes = w->img->dim / 8, dim = w->img->dim, q0, n;
 	uint64_t codes = 0;
 
-	for (qi = 0; qi < w->nq; qi++) {
-		const uint8_t *qb = w->q->bin + (size_t)qi * bytes;
+	for (q0 = 0; q0 < nq; q0 += n) {
+		const uint8_t *qb = w->q->bin + (size_t)q0 * bytes;
+		const int8_t *q8 = w->q->int8 + (size_t)q0 * dim;
 
-		p->nh = 0;
-		if (w->nprobe) {
-			codes += plain_ivf(p, w, qb);
-		} else {
-			p->scan(p, p->bin, 0, img->n, bytes, qb);
-			codes += img->n;
-		}
-		plain_rerank(p, img->int8, img->dim, w->q->int8 + (size_t)qi * img->dim,
-			     r->top + (size_t)qi * K);
+		n = method == PM_BF_BLOCK ? (nq - q0 < BATCH ? nq - q0 : BATCH) : 1;
+		if (method == PM_BF_BLOCK)
+			codes += ps_bf_block(&p->ps, &p->db, qb, q8, n, top + (size_t)q0 * K);
+		else if (method == PM_BF_ONE)
+			codes += ps_bf_one(&p->ps, &p->db, qb, q8, top + (size_t)q0 * K);
+		else
+			codes += ps_ivf_one(&p->ps, &p->db, w->nprobe, qb, q8, top + (size_t)q0 * K);
 	}
 	return codes;
 }
 
-/* Codes a blocked plain scan takes at a time: one 16 KiB flash page's worth. */
-#define PLAIN_CHUNK_BYTES 16384u
-
 /*
- * Brute force as the emulator blocks it: BATCH queries (one command) at a
- * time, each 16 KiB of codes scanned for all of them while in L1, a heap
- * per query; the same rerank.
- */
-static uint64_t plain_run_blocked(const struct plain *p, const struct work *w,
-				  struct result *r)
-{
-	const struct reis_db_image *img = w->img;
-	uint32_t bytes = img->dim / 8, q0, j, nb;
-	uint64_t chunk = PLAIN_CHUNK_BYTES / bytes ? PLAIN_CHUNK_BYTES / bytes : 1, e;
-	static struct plain pb[BATCH];
-
-	for (q0 = 0; q0 < w->nq; q0 += nb) {
-		nb = w->nq - q0 < BATCH ? w->nq - q0 : BATCH;
-		for (j = 0; j < nb; j++) {
-			pb[j] = *p;
-			pb[j].nh = 0;
-		}
-		for (e = 0; e < img->n; e += chunk)
-			for (j = 0; j < nb; j++)
-				p->scan(&pb[j], p->bin, e, img->n - e < chunk ? img->n - e : chunk,
-					bytes, w->q->bin + (size_t)(q0 + j) * bytes);
-		for (j = 0; j < nb; j++)
-			plain_rerank(&pb[j], img->int8, img->dim,
-				     w->q->int8 + (size_t)(q0 + j) * img->dim,
-				     r->top + (size_t)(q0 + j) * K);
-	}
-	return (uint64_t)w->nq * img->n;
-}
-
-/*
- * A copy of @n bytes of codes on transparent huge pages (2 MiB aligned,
+ * A copy of @n bytes on transparent huge pages (2 MiB aligned,
  * MADV_HUGEPAGE: this host's THP mode is "madvise"), so a scan crosses no
- * 4 KiB TLB or prefetch boundary; NULL when the kernel refuses.
+ * 4 KiB TLB boundary; NULL when the kernel refuses. *@len: its mapping.
  */
-static uint8_t *codes_huge(const uint8_t *bin, size_t n, size_t *len)
+static void *copy_huge(const void *src, size_t n, size_t *len)
 {
 	size_t a = 2u << 20;
-	uint8_t *m;
+	void *m;
 
 	*len = (n + a - 1) / a * a;
 	m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -456,38 +191,81 @@ static uint8_t *codes_huge(const uint8_t *bin, size_t n, size_t *len)
 		munmap(m, *len);
 		return NULL;
 	}
-	memcpy(m, bin, n);
+	memcpy(m, src, n);
 	return m;
 }
 
-/*
- * The fastest kernel and codes buffer (the image's, or @huge when not
- * NULL) on @w's first queries: the strongest baseline.
- */
-static void plain_pick(struct plain *p, const struct work *w, const uint8_t *huge)
+struct bufs {
+	void *codes, *int8;	/* huge-page copies, or NULL */
+	size_t codes_len, int8_len;
+};
+
+static void plain_db(struct ps_db *db, const struct work *w, const struct bufs *b, int hc,
+		     int hi)
 {
-	struct plain k[4];
-	struct work w1 = *w;
-	uint32_t *top = malloc((size_t)w->nq * K * sizeof(*top));
-	unsigned nk = plain_kernels(k, w->img->dim / 8), j, h;
-	double best = 1e300;
+	const struct reis_db_image *img = w->img;
+
+	memset(db, 0, sizeof(*db));
+	db->bin = hc ? b->codes : img->bin;
+	db->int8 = hi ? b->int8 : img->int8;
+	db->n = img->n;
+	db->dim = img->dim;
+	db->bytes = img->dim / 8;
+	db->centroids = img->centroids;
+	db->csize = img->cluster_sizes;
+	db->cfirst = w->cl_first;
+	db->nlist = img->nlist;
+}
+
+/*
+ * The fastest configuration of @method on @w's first queries: every
+ * kernel this CPU runs on the image's codes or their huge-page copy, the
+ * INT8 codes likewise. The strongest baseline we can pick.
+ */
+static void plain_pick(struct plain *best, int method, const struct work *w,
+		       const struct bufs *b)
+{
+	struct ps_kernel k[4];
+	uint32_t nq = w->nq < PICK_QUERIES ? w->nq : PICK_QUERIES;
+	uint32_t *top = malloc((size_t)nq * K * sizeof(*top));
+	unsigned nk = ps_kernels(k, w->img->dim / 8), j;
+	double tbest = 1e300;
+	const char *dname;
+	ps_dot_fn dot = ps_dot_pick(w->img->dim, &dname);
+	int hc, hi;
 
 	if (!top)
 		exit(1);
-	w1.nq = w->nq < 200 ? w->nq : 200;
-	for (h = 0; h < (huge ? 2u : 1u); h++) {
-		for (j = 0; j < nk; j++) {
-			struct result r = { .top = top };
-			double t;
+	if (method == PM_BF_BLOCK && nq < BATCH && w->nq >= BATCH)
+		nq = BATCH;
+	if (w->img->n >= 100000 && method != PM_BF_BLOCK)
+		nq = nq < 8 ? nq : 8;	/* a query reads the whole 1 M database */
+	memset(best, 0, sizeof(*best));
+	for (hc = 0; hc < (b->codes ? 2 : 1); hc++) {
+		for (hi = 0; hi < (b->int8 ? 2 : 1); hi++) {
+			for (j = 0; j < nk; j++) {
+				struct plain p;
+				double t;
 
-			k[j].dot = plain_dot();
-			k[j].bin = h ? huge : w->img->bin;
-			t = cpu_s();
-			plain_run(&k[j], &w1, &r);
-			t = cpu_s() - t;
-			if (t < best) {
-				best = t;
-				*p = k[j];
+				memset(&p, 0, sizeof(p));
+				if (ps_init(&p.ps, k[j].scan, dot, BATCH))
+					exit(1);
+				plain_db(&p.db, w, b, hc, hi);
+				plain_run(&p, method, w, nq < 8 ? nq : 8, top);	/* warm */
+				t = cpu_s();
+				plain_run(&p, method, w, nq, top);
+				t = cpu_s() - t;
+				if (t < tbest) {
+					ps_free(&best->ps);
+					tbest = t;
+					*best = p;
+					best->kname = k[j].name;
+					best->dname = dname;
+					best->huge_codes = hc;
+					best->huge_int8 = hi;
+				} else {
+					ps_free(&p.ps);
+				}
 			}
 		}
 	}
@@ -510,66 +288,163 @@ static int write_file(const char *dir, const char *name, const void *b, size_t l
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-static int read_top(const char *dir, const char *name, uint32_t *top, size_t n)
+static void *read_file(const char *dir, const char *name, size_t len)
 {
 	char p[700];
 	FILE *f;
+	void *b = malloc(len ? len : 1);
 	size_t got;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	f = fopen(p, "rb");
-	if (!f)
-		return -1;
-	got = fread(top, sizeof(*top), n, f);
+	if (!f || !b) {
+		if (f)
+			fclose(f);
+		free(b);
+		return NULL;
+	}
+	got = fread(b, 1, len, f);
 	fclose(f);
-	return got == n ? 0 : -1;
+	if (got != len) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* FAISS's rows: its search time, then the C rerank of its candidates. */
+struct faiss_res {
+	struct result flat, ivf;
+	double flat_search_us, ivf_search_us, flat_rerank_us, ivf_rerank_us;
+	char version[64], build[64];
+};
+
+/*
+ * The C rerank of FAISS's candidates (@cand: nq x CAND labels, -1 none;
+ * @dist their Hamming distances) into @r->top, timed over @rounds.
+ */
+static double faiss_rerank(const struct work *w, const int64_t *cand, const int32_t *dist,
+			   uint32_t rounds, struct result *r)
+{
+	const struct reis_db_image *img = w->img;
+	uint64_t key[CAND];
+	uint8_t *qu = malloc(img->dim);
+	const char *dn;
+	ps_dot_fn dot = ps_dot_pick(img->dim, &dn);
+	double best = 1e300, t;
+	uint32_t rd, qi, i, n;
+
+	if (!qu)
+		exit(1);
+	for (rd = 0; rd < rounds; rd++) {
+		t = cpu_s();
+		for (qi = 0; qi < w->nq; qi++) {
+			for (i = n = 0; i < CAND; i++) {
+				int64_t e = cand[(size_t)qi * CAND + i];
+
+				if (e >= 0 && (uint64_t)e < img->n)
+					key[n++] = (uint64_t)(uint32_t)dist[(size_t)qi * CAND + i] << 32 |
+						   (uint64_t)e;
+			}
+			ps_rerank(dot, key, n, img->int8, img->dim,
+				  w->q->int8 + (size_t)qi * img->dim, qu, r->top + (size_t)qi * K);
+		}
+		t = cpu_s() - t;
+		best = t < best ? t : best;
+	}
+	free(qu);
+	return best * 1e6 / w->nq;
 }
 
 /*
- * Run @script on @w's codes: results for IndexBinaryFlat (@flat) and, for
- * IVF, IndexBinaryIVF at the same nlist and nprobe (@ivf).
+ * Run @script (with PYTHONPATH=@pypath when not NULL) on @bf's codes:
+ * IndexBinaryFlat and, with @ivf, IndexBinaryIVF over the image's
+ * centroids and clusters at @ivf's nprobe; then the C rerank here.
  */
-static int faiss_run(const char *script, const struct work *bf, const struct work *ivf,
-		     uint32_t rounds, struct result *flat, struct result *fivf)
+static int faiss_run(const char *script, const char *pypath, const struct work *bf,
+		     const struct work *ivf, uint32_t rounds, struct faiss_res *fr)
 {
 	const struct reis_db_image *img = bf->img;
-	char dir[] = "/tmp/bench_search.XXXXXX", cmd[2048], line[256];
-	uint32_t bytes = img->dim / 8;
+	char dir[] = "/tmp/bench_search.XXXXXX", cmd[4096], line[256];
+	uint32_t bytes = img->dim / 8, c;
+	size_t nc = (size_t)bf->nq * CAND;
 	FILE *pp;
 	int ret = -1;
 
 	if (!mkdtemp(dir))
 		return -1;
 	if (write_file(dir, "codes.bin", img->bin, img->n * bytes) ||
-	    write_file(dir, "int8.bin", img->int8, img->n * img->dim) ||
-	    write_file(dir, "qbin.bin", bf->q->bin, (size_t)bf->nq * bytes) ||
-	    write_file(dir, "q8.bin", bf->q->int8, (size_t)bf->nq * img->dim))
+	    write_file(dir, "qbin.bin", bf->q->bin, (size_t)bf->nq * bytes))
 		goto out;
+	if (ivf) {
+		int64_t *as = malloc(img->n * sizeof(*as));
+		uint64_t e = 0;
+
+		if (!as)
+			goto out;
+		for (c = 0; c < img->nlist; c++)
+			for (uint32_t i = 0; i < img->cluster_sizes[c]; i++)
+				as[e++] = c;
+		ret = write_file(dir, "assign.bin", as, img->n * sizeof(*as)) ||
+		      write_file(dir, "centroids.bin", img->centroids, (size_t)img->nlist * bytes);
+		free(as);
+		if (ret)
+			goto out;
+		ret = -1;
+	}
 	snprintf(cmd, sizeof(cmd),
-		 "'%s' '%s' --dir %s --n %" PRIu64 " --dim %u --nq %u --k %u --factor %u "
+		 "%s%s%s'%s' '%s' --dir %s --n %" PRIu64 " --dim %u --nq %u --cand %u "
 		 "--rounds %u --nlist %u --nprobe %u",
-		 getenv("PYTHON") ? getenv("PYTHON") : "/usr/bin/python3", script, dir, img->n, img->dim, bf->nq, K, FACTOR, rounds,
-		 ivf ? img->nlist : 0, ivf ? ivf->nprobe : 0);
+		 pypath ? "PYTHONPATH='" : "", pypath ? pypath : "", pypath ? "' " : "",
+		 getenv("PYTHON") ? getenv("PYTHON") : "/usr/bin/python3", script, dir, img->n,
+		 img->dim, bf->nq, CAND, rounds, ivf ? img->nlist : 0, ivf ? ivf->nprobe : 0);
 	pp = popen(cmd, "r");
 	if (!pp)
 		goto out;
 	while (fgets(line, sizeof(line), pp)) {
 		double us;
-		char what[32];
+		char what[32], val[64];
 
-		if (sscanf(line, "%31s %lf", what, &us) != 2)
+		if (sscanf(line, "%31s %63s", what, val) != 2)
 			continue;
+		us = strtod(val, NULL);
 		if (!strcmp(what, "flat")) {
-			flat->us = us;
-			flat->ok = !read_top(dir, "flat.top", flat->top, (size_t)bf->nq * K);
+			fr->flat_search_us = us;
+			fr->flat.ok = 1;
 		} else if (!strcmp(what, "ivf") && ivf) {
-			fivf->us = us;
-			fivf->ok = !read_top(dir, "ivf.top", fivf->top, (size_t)ivf->nq * K);
+			fr->ivf_search_us = us;
+			fr->ivf.ok = 1;
 		} else if (!strcmp(what, "version")) {
-			printf("FAISS: %s", line + 8);
+			snprintf(fr->version, sizeof(fr->version), "%s", val);
+		} else if (!strcmp(what, "build")) {
+			snprintf(fr->build, sizeof(fr->build), "%s", val);
 		}
 	}
 	ret = pclose(pp) == 0 ? 0 : -1;
+	for (c = 0; c < 2 && !ret; c++) {
+		const struct work *w = c ? ivf : bf;
+		struct result *r = c ? &fr->ivf : &fr->flat;
+		int64_t *lab;
+		int32_t *dist;
+
+		if (!r->ok)
+			continue;
+		lab = read_file(dir, c ? "ivf.lab" : "flat.lab", nc * sizeof(*lab));
+		dist = read_file(dir, c ? "ivf.dist" : "flat.dist", nc * sizeof(*dist));
+		if (!lab || !dist) {
+			r->ok = 0;
+			ret = -1;
+		} else if (c) {
+			fr->ivf_rerank_us = faiss_rerank(w, lab, dist, rounds, r);
+			r->us = fr->ivf_search_us + fr->ivf_rerank_us;
+		} else {
+			fr->flat_rerank_us = faiss_rerank(w, lab, dist, rounds, r);
+			r->us = fr->flat_search_us + fr->flat_rerank_us;
+		}
+		r->codes_s = c ? -1 : img->n / (r->us / 1e6);
+		free(lab);
+		free(dist);
+	}
 out:
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
@@ -599,197 +474,57 @@ static void score(const struct work *w, struct result *r, const uint32_t *emu)
 	r->recall = w->gt ? (double)hit / (w->nq * K) : -1;
 }
 
-static void row(const char *what, const struct result *r, const struct result *emu)
+static void row(const char *what, const struct result *r)
 {
 	if (!r->ok) {
-		printf("  %-34s %12s\n", what, "skipped");
+		printf("  %-44s %12s\n", what, "skipped");
 		return;
 	}
-	printf("  %-34s %12.1f", what, r->us);
+	printf("  %-44s %12.1f", what, r->us);
 	if (r->codes_s >= 0)
-		printf(" %12.3g", r->codes_s);
+		printf(" %10.3g", r->codes_s);
 	else
-		printf(" %12s", "-");
-	printf(" %9.3f", r->agree);
+		printf(" %10s", "-");
+	printf(" %8.3f", r->agree);
 	if (r->recall >= 0)
-		printf(" %9.3f", r->recall);
+		printf(" %9.3f\n", r->recall);
 	else
-		printf(" %9s", "-");
-	if (r != emu)
-		printf("   emulator is %.2fx its speed", r->us / emu->us);
-	printf("\n");
+		printf(" %9s\n", "-");
+}
+
+/* "emulator is 0.62x <what>": its speed over @base's. */
+static void ratio(const char *emu, const struct result *e, const char *what,
+		  const struct result *base)
+{
+	if (!e->ok || !base->ok)
+		return;
+	printf("    %s: %.2fx the speed of %s\n", emu, base->us / e->us, what);
 }
 
 struct opts {
 	uint64_t big;
-	uint32_t big_nq, nq, rounds;
-	const char *faiss;
+	uint32_t big_nq, nq, rounds, threads, scale;
+	const char *faiss, *faiss_popcnt;
 	const char *only;	/* --profile: one emulator method, nothing else */
 };
 
-static struct result res_new(uint32_t nq)
-{
-	struct result r;
-
-	memset(&r, 0, sizeof(r));
-	r.top = calloc((size_t)nq * K, sizeof(*r.top));
-	if (!r.top)
-		exit(1);
-	r.us = 1e300;
-	return r;
-}
-
-/*
- * --profile: only the emulator method @o->only ("bf", "bf1": one query per
- * command, "ivf") for the rounds, so perf sees nothing else.
- */
-static void profile_run(struct reis_dev *dev, const struct work *bf, const struct work *ivf,
-			const struct opts *o)
-{
-	const struct work *w = !strcmp(o->only, "ivf") ? ivf : bf;
-	struct result r;
-	uint64_t codes;
-	uint32_t rd;
-	double t;
-
-	if (!w)
-		return;
-	r = res_new(w->nq);
-	t = cpu_s();
-	for (rd = 0; rd < o->rounds; rd++)
-		if (emu_run(dev, w, strcmp(o->only, "bf1") ? BATCH : 1, &r, &codes))
-			exit(1);
-	printf("  %s, %s: %.1f CPU us/query over %u rounds\n", w->name, o->only,
-	       (cpu_s() - t) * 1e6 / ((double)w->nq * o->rounds), o->rounds);
-	free(r.top);
-}
-
-/* @bf and, when not NULL, @ivf on one deployed database, interleaved. */
-static void bench(struct reis_dev *dev, const struct work *bf, const struct work *ivf,
-		  const struct opts *o)
-{
-	struct result e[2], p[2], f[2], pb, e1;
-	const struct work *ws[2] = { bf, ivf };
-	struct plain pl;
-	uint32_t rd, i;
-	size_t hlen = 0;
-	uint8_t *huge;
-
-	if (o->only) {
-		profile_run(dev, bf, ivf, o);
-		return;
-	}
-	huge = codes_huge(bf->img->bin, bf->img->n * (bf->img->dim / 8), &hlen);
-	plain_pick(&pl, bf, huge);
-	pb = res_new(bf->nq);
-	pb.ok = 1;
-	e1 = res_new(bf->nq);
-	e1.ok = 1;
-	for (i = 0; i < 2; i++) {
-		e[i] = res_new(bf->nq);
-		p[i] = res_new(bf->nq);
-		f[i] = res_new(bf->nq);
-		e[i].ok = p[i].ok = ws[i] != NULL;
-	}
-	for (rd = 0; rd < o->rounds; rd++) {
-		for (i = 0; i < 2; i++) {
-			uint64_t codes;
-			double t;
-
-			if (!ws[i])
-				continue;
-			t = cpu_s();
-			if (emu_run(dev, ws[i], BATCH, &e[i], &codes))
-				exit(1);
-			t = (cpu_s() - t) * 1e6 / ws[i]->nq;
-			if (t < e[i].us) {
-				e[i].us = t;
-				e[i].codes_s = codes / (t * ws[i]->nq / 1e6);
-			}
-			t = cpu_s();
-			codes = plain_run(&pl, ws[i], &p[i]);
-			t = (cpu_s() - t) * 1e6 / ws[i]->nq;
-			if (t < p[i].us) {
-				p[i].us = t;
-				p[i].codes_s = codes / (t * ws[i]->nq / 1e6);
-			}
-			if (i)
-				continue;
-			t = cpu_s();
-			if (emu_run(dev, ws[i], 1, &e1, &codes))
-				exit(1);
-			t = (cpu_s() - t) * 1e6 / ws[i]->nq;
-			if (t < e1.us) {
-				e1.us = t;
-				e1.codes_s = codes / (t * ws[i]->nq / 1e6);
-			}
-			t = cpu_s();
-			codes = plain_run_blocked(&pl, ws[i], &pb);
-			t = (cpu_s() - t) * 1e6 / ws[i]->nq;
-			if (t < pb.us) {
-				pb.us = t;
-				pb.codes_s = codes / (t * ws[i]->nq / 1e6);
-			}
-		}
-	}
-	if (strcmp(o->faiss, "none") &&
-	    faiss_run(o->faiss, bf, ivf, o->rounds, &f[0], &f[1]))
-		fprintf(stderr, "bench_search: FAISS run failed (scripts/setup-bench-deps.sh)\n");
-	for (i = 0; i < 2; i++) {
-		if (!ws[i])
-			continue;
-		score(ws[i], &e[i], e[i].top);
-		score(ws[i], &p[i], e[i].top);
-		if (f[i].ok) {
-			score(ws[i], &f[i], e[i].top);
-			/* FAISS does not count what IVF compares. */
-			f[i].codes_s = i ? -1 : ws[i]->img->n / (f[i].us / 1e6);
-		}
-		printf("\n%s, %s", ws[i]->name, i ? "IVF" : "brute force");
-		if (i)
-			printf(" (nlist %u, nprobe %u)", ws[i]->img->nlist, ws[i]->nprobe);
-		printf(", k = %u, INT8 rerank of the top %u, %u queries, min of %u rounds\n", K,
-		       CAND, ws[i]->nq, o->rounds);
-		printf("  %-34s %12s %12s %9s %9s\n", "method", "CPU us/query", "codes/s",
-		       "same top", "recall@10");
-		row("emulator (in-process drive)", &e[i], &e[i]);
-		row(i ? "plain IVF scan + rerank (C -O3)" : "plain scan + rerank (C -O3)",
-		    &p[i], &e[i]);
-		if (!i) {
-			score(ws[i], &pb, e[i].top);
-			row("plain, 64-query blocks (C -O3)", &pb, &e[i]);
-			score(ws[i], &e1, e[i].top);
-			row("emulator, one query per command", &e1, &e[i]);
-			printf("  %-34s the emulator at one query per command is %.2fx the plain "
-			       "scan's speed\n", "", p[i].us / e1.us);
-		}
-		row(i ? "FAISS IndexBinaryIVF + rerank" : "FAISS IndexBinaryFlat + rerank", &f[i],
-		    &e[i]);
-		free(e[i].top);
-		free(p[i].top);
-		free(f[i].top);
-	}
-	free(pb.top);
-	free(e1.top);
-	printf("  (plain kernel: %s on %s, the fastest here; codes/s: codes compared per CPU "
-	       "second; same top: share of the emulator's top-10 entries)\n", pl.name,
-	       pl.bin == huge ? "huge pages" : "4 KiB pages");
-	if (huge)
-		munmap(huge, hlen);
-}
-
-/* A drive holding @img, and the brute-force workload @name over it. */
-static struct reis_dev *open_drive(struct reis_db_image *img, const struct reis_queries *q,
-				   const char *name, struct work *bf)
+/* The in-process drive holding @img, its commands' host work on @threads
+ * host threads (host_threads=, 0: the model's default, the online CPUs);
+ * @max_xfer 0: the default MDTS. */
+static struct reis_dev *drive_open(struct reis_db_image *img, uint32_t threads,
+				   uint32_t max_xfer)
 {
 	struct reis_inproc_opts io;
 	struct reis_dev *dev;
-	char err[256];
+	char err[256], params[32];
 
 	memset(&io, 0, sizeof(io));
 	io.preset = "reis-ssd1";
 	io.errbuf = err;
 	io.errlen = sizeof(err);
+	io.max_xfer = max_xfer;
+	snprintf(params, sizeof(params), "host_threads=%u", threads);
+	io.params = threads ? params : NULL;
 	if (reis_open_inproc(&io, &dev)) {
 		fprintf(stderr, "bench_search: drive: %s\n", err);
 		exit(1);
@@ -798,12 +533,283 @@ static struct reis_dev *open_drive(struct reis_db_image *img, const struct reis_
 		fprintf(stderr, "bench_search: deploy: %s\n", reis_last_error(dev));
 		exit(1);
 	}
-	memset(bf, 0, sizeof(*bf));
-	bf->name = name;
-	bf->img = img;
-	bf->q = q;
-	bf->nq = q->nq;
 	return dev;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this thread: the in-process drive (no workers) executes a
+ * command on the thread that submits it, so this is the command's own
+ * thread's share of the host work. */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Whether two results of the same search are the same (hits, modeled time
+ * and energy, counters). */
+static int same_result(const struct reis_search_result *a, const struct reis_search_result *b)
+{
+	uint32_t i;
+
+	if (a->nq != b->nq || a->k != b->k || a->search_ns != b->search_ns ||
+	    a->search_nj != b->search_nj || a->pages_read != b->pages_read ||
+	    a->entries_compared != b->entries_compared || a->entries_passed != b->entries_passed ||
+	    a->reranked != b->reranked || memcmp(a->nhits, b->nhits, a->nq * sizeof(*a->nhits)))
+		return 0;
+	for (i = 0; i < a->nq * a->k; i++)
+		if (a->hits[i].entry != b->hits[i].entry || a->hits[i].score != b->hits[i].score ||
+		    a->hits[i].hamming != b->hits[i].hamming || a->hits[i].id != b->hits[i].id)
+			return 0;
+	return 1;
+}
+
+/*
+ * --scale N: one brute-force SEARCH of N queries (k = 10, INT8 rerank) on
+ * a drive whose worker set is one host thread and on one of --threads T,
+ * alternated for the rounds, in one command each (the largest MDTS); the
+ * fastest wall and CPU time of each, and whether the two drives gave the
+ * same hits, modeled time and energy every round. The command's own
+ * thread's CPU time is printed too: on a loaded host the wall time says
+ * little, while all CPU over the command thread's share bounds what idle
+ * cores would give.
+ */
+static void scale_run(struct reis_db_image *img, const struct reis_queries *q,
+		      const struct opts *o)
+{
+	struct reis_dev *d[2];
+	struct reis_search_opts so;
+	struct reis_queries sub = corpus_qslice(q, 0, o->scale < q->nq ? o->scale : q->nq);
+	uint32_t th[2] = { 1, o->threads }, rd, i, ncmds = 0;
+	double wall[2] = { 1e300, 1e300 }, cpu[2] = { 1e300, 1e300 }, own[2] = { 1e300, 1e300 };
+	int same = 1;
+
+	for (i = 0; i < 2; i++)
+		d[i] = drive_open(img, th[i], 2u << 20);	/* ISP_MAX_XFER_CAP */
+	memset(&so, 0, sizeof(so));
+	so.did = img->did;
+	so.k = K;
+	so.rerank_factor = FACTOR;
+	for (rd = 0; rd < o->rounds; rd++) {
+		struct reis_search_result res[2];
+
+		for (i = 0; i < 2; i++) {
+			double w0 = wall_s(), c0 = cpu_s(), t0 = thread_cpu_s(), w, c, t;
+
+			if (reis_search(d[i], &so, &sub, &res[i])) {
+				fprintf(stderr, "bench_search: scale: %s\n", reis_last_error(d[i]));
+				exit(1);
+			}
+			w = wall_s() - w0;
+			c = cpu_s() - c0;
+			t = thread_cpu_s() - t0;
+			wall[i] = w < wall[i] ? w : wall[i];
+			cpu[i] = c < cpu[i] ? c : cpu[i];
+			own[i] = t < own[i] ? t : own[i];
+			ncmds = res[i].ncmds > ncmds ? res[i].ncmds : ncmds;
+		}
+		same &= same_result(&res[0], &res[1]);
+		reis_search_result_free(&res[0]);
+		reis_search_result_free(&res[1]);
+	}
+	printf("\n== one SEARCH of %u queries, brute force (%u commands with its RESULT_READs), "
+	       "min of %u rounds, alternated\n", sub.nq, ncmds, o->rounds);
+	printf("  host_threads=1: %.1f ms wall, %.1f ms CPU\n", wall[0] * 1e3, cpu[0] * 1e3);
+	printf("  host_threads=%u: %.1f ms wall, %.1f ms CPU, %.1f ms of it on the command's "
+	       "thread (%.2fx)\n", th[1], wall[1] * 1e3, cpu[1] * 1e3, own[1] * 1e3,
+	       cpu[0] / own[1]);
+	printf("    %.2fx faster in wall time on %u threads; hits, modeled time and energy %s\n",
+	       wall[0] / wall[1], th[1], same ? "identical" : "DIFFER");
+	for (i = 0; i < 2; i++)
+		reis_close(d[i]);
+}
+
+/*
+ * --profile: only the emulator method @o->only ("bf", "bf1": one query per
+ * command, "ivf", "ivf1") for the rounds, so perf sees nothing else.
+ */
+static void profile_run(struct reis_dev *dev, const struct work *bf, const struct work *ivf,
+			const struct opts *o)
+{
+	const struct work *w = !strncmp(o->only, "ivf", 3) ? ivf : bf;
+	uint32_t batch = strchr(o->only, '1') ? 1 : BATCH, rd;
+	struct result r;
+	uint64_t codes;
+	double t;
+
+	if (!w)
+		return;
+	r = res_new(w->nq);
+	t = cpu_s();
+	for (rd = 0; rd < o->rounds; rd++)
+		if (emu_run(dev, w, batch, &r, &codes))
+			exit(1);
+	printf("  %s, %s: %.1f CPU us/query over %u rounds\n", w->name, o->only,
+	       (cpu_s() - t) * 1e6 / ((double)w->nq * o->rounds), o->rounds);
+	free(r.top);
+}
+
+/* The rows of one database: emulator and plain, same batching, interleaved. */
+enum { R_EMU64, R_EMU1, R_PLAIN_BLOCK, R_PLAIN_ONE, R_IVF64, R_IVF1, R_PLAIN_IVF, R_N };
+
+static void bench(struct reis_dev *dev, const struct work *bf, const struct work *ivf,
+		  const struct opts *o)
+{
+	static const char *const names[R_N] = {
+		[R_EMU64] = "emulator, 64 queries a command",
+		[R_EMU1] = "emulator, one query a command",
+		[R_PLAIN_BLOCK] = "plain, blocks of 64 queries",
+		[R_PLAIN_ONE] = "plain, one query at a time",
+		[R_IVF64] = "emulator IVF, 64 queries a command",
+		[R_IVF1] = "emulator IVF, one query a command",
+		[R_PLAIN_IVF] = "plain IVF, one query at a time",
+	};
+	struct result r[R_N];
+	struct plain pl[3];
+	struct faiss_res fd, fp;
+	struct bufs b;
+	const struct reis_db_image *img = bf->img;
+	uint32_t rd, i;
+	int have[R_N];
+
+	if (o->only) {
+		profile_run(dev, bf, ivf, o);
+		return;
+	}
+	memset(&b, 0, sizeof(b));
+	memset(&fd, 0, sizeof(fd));
+	memset(&fp, 0, sizeof(fp));
+	fd.flat = res_new(bf->nq);
+	fd.ivf = res_new(bf->nq);
+	fp.flat = res_new(bf->nq);
+	fp.ivf = res_new(bf->nq);
+	b.codes = copy_huge(img->bin, img->n * (img->dim / 8), &b.codes_len);
+	b.int8 = copy_huge(img->int8, img->n * img->dim, &b.int8_len);
+	for (i = 0; i < R_N; i++) {
+		r[i] = res_new(bf->nq);
+		have[i] = i < R_IVF64 || ivf;
+		r[i].ok = have[i];
+	}
+	plain_pick(&pl[0], PM_BF_BLOCK, bf, &b);
+	plain_pick(&pl[1], PM_BF_ONE, bf, &b);
+	if (ivf)
+		plain_pick(&pl[2], PM_IVF_ONE, ivf, &b);
+	for (rd = 0; rd < o->rounds; rd++) {
+		for (i = 0; i < R_N; i++) {
+			const struct work *w = i >= R_IVF64 ? ivf : bf;
+			uint64_t codes = 0;
+			double t;
+
+			if (!have[i])
+				continue;
+			t = cpu_s();
+			if (i == R_EMU64 || i == R_EMU1 || i == R_IVF64 || i == R_IVF1) {
+				if (emu_run(dev, w, i == R_EMU1 || i == R_IVF1 ? 1 : BATCH, &r[i],
+					    &codes))
+					exit(1);
+			} else {
+				struct plain *p = &pl[i == R_PLAIN_BLOCK ? 0 : i == R_PLAIN_ONE ? 1 : 2];
+
+				codes = plain_run(p, i == R_PLAIN_BLOCK ? PM_BF_BLOCK :
+						  i == R_PLAIN_ONE ? PM_BF_ONE : PM_IVF_ONE, w, w->nq,
+						  r[i].top);
+			}
+			res_time(&r[i], cpu_s() - t, codes, w->nq);
+		}
+	}
+	if (strcmp(o->faiss, "none")) {
+		if (faiss_run(o->faiss, NULL, bf, ivf, o->rounds, &fd))
+			fprintf(stderr, "bench_search: FAISS run failed "
+				"(scripts/setup-bench-deps.sh)\n");
+		if (strcmp(o->faiss_popcnt, "none") &&
+		    faiss_run(o->faiss, o->faiss_popcnt, bf, ivf, o->rounds, &fp))
+			fprintf(stderr, "bench_search: FAISS (POPCNT) run failed "
+				"(scripts/faiss-popcnt.sh)\n");
+	}
+	for (i = 0; i < R_N; i++)
+		if (have[i])
+			score(i >= R_IVF64 ? ivf : bf, &r[i], r[i >= R_IVF64 ? R_IVF64 : R_EMU64].top);
+	if (fd.flat.ok)
+		score(bf, &fd.flat, r[R_EMU64].top);
+	if (fp.flat.ok)
+		score(bf, &fp.flat, r[R_EMU64].top);
+	if (ivf && fd.ivf.ok)
+		score(ivf, &fd.ivf, r[R_IVF64].top);
+	if (ivf && fp.ivf.ok)
+		score(ivf, &fp.ivf, r[R_IVF64].top);
+
+	printf("\n%s, brute force, k = %u, INT8 rerank of the top %u, %u queries, min of %u "
+	       "rounds\n", bf->name, K, CAND, bf->nq, o->rounds);
+	printf("  %-44s %12s %10s %8s %9s\n", "method", "CPU us/query", "codes/s", "same top",
+	       "recall@10");
+	for (i = 0; i < R_IVF64; i++)
+		row(names[i], &r[i]);
+	row("FAISS IndexBinaryFlat (Debian, no POPCNT) + C rerank", &fd.flat);
+	row("FAISS IndexBinaryFlat (POPCNT build) + C rerank", &fp.flat);
+	ratio("emulator, 64 a command", &r[R_EMU64], "the plain search in blocks of 64",
+	      &r[R_PLAIN_BLOCK]);
+	ratio("emulator, one a command", &r[R_EMU1], "the plain search one query at a time",
+	      &r[R_PLAIN_ONE]);
+	ratio("emulator, 64 a command", &r[R_EMU64], "Debian's FAISS + C rerank", &fd.flat);
+	ratio("emulator, 64 a command", &r[R_EMU64], "FAISS with POPCNT + C rerank", &fp.flat);
+	if (ivf) {
+		printf("\n%s, IVF (nlist %u, nprobe %u), k = %u, INT8 rerank of the top %u, %u "
+		       "queries, min of %u rounds\n", ivf->name, ivf->img->nlist, ivf->nprobe, K,
+		       CAND, ivf->nq, o->rounds);
+		printf("  %-44s %12s %10s %8s %9s\n", "method", "CPU us/query", "codes/s",
+		       "same top", "recall@10");
+		for (i = R_IVF64; i < R_N; i++)
+			row(names[i], &r[i]);
+		row("FAISS IndexBinaryIVF (Debian, no POPCNT) + C rerank", &fd.ivf);
+		row("FAISS IndexBinaryIVF (POPCNT build) + C rerank", &fp.ivf);
+		ratio("emulator IVF, 64 a command", &r[R_IVF64], "the plain IVF (one at a time; "
+		      "an IVF command shares no page between queries)", &r[R_PLAIN_IVF]);
+		ratio("emulator IVF, one a command", &r[R_IVF1], "the plain IVF", &r[R_PLAIN_IVF]);
+		ratio("emulator IVF, 64 a command", &r[R_IVF64], "Debian's FAISS IVF + C rerank",
+		      &fd.ivf);
+		ratio("emulator IVF, 64 a command", &r[R_IVF64], "FAISS IVF with POPCNT + C rerank",
+		      &fp.ivf);
+	}
+	printf("  plain: blocks %s (codes on %s, INT8 on %s), one at a time %s (%s, %s)",
+	       pl[0].kname, pl[0].huge_codes ? "huge pages" : "4 KiB pages",
+	       pl[0].huge_int8 ? "huge pages" : "4 KiB pages", pl[1].kname,
+	       pl[1].huge_codes ? "huge" : "4 KiB", pl[1].huge_int8 ? "huge" : "4 KiB");
+	if (ivf)
+		printf(", IVF %s (%s, %s)", pl[2].kname, pl[2].huge_codes ? "huge" : "4 KiB",
+		       pl[2].huge_int8 ? "huge" : "4 KiB");
+	printf("; rerank dot %s\n", pl[0].dname);
+	if (fd.flat.ok)
+		printf("  FAISS %s (%s): flat search %.1f + C rerank %.1f us/query%s\n", fd.version,
+		       fd.build, fd.flat_search_us, fd.flat_rerank_us, ivf && fd.ivf.ok ? "," : "");
+	if (ivf && fd.ivf.ok)
+		printf("    IVF search %.1f + C rerank %.1f\n", fd.ivf_search_us, fd.ivf_rerank_us);
+	if (fp.flat.ok)
+		printf("  FAISS %s (%s): flat search %.1f + C rerank %.1f us/query%s\n", fp.version,
+		       fp.build, fp.flat_search_us, fp.flat_rerank_us, ivf && fp.ivf.ok ? "," : "");
+	if (ivf && fp.ivf.ok)
+		printf("    IVF search %.1f + C rerank %.1f\n", fp.ivf_search_us, fp.ivf_rerank_us);
+	for (i = 0; i < 3; i++)
+		if (i < 2 || ivf)
+			ps_free(&pl[i].ps);
+	for (i = 0; i < R_N; i++)
+		free(r[i].top);
+	free(fd.flat.top);
+	free(fd.ivf.top);
+	free(fp.flat.top);
+	free(fp.ivf.top);
+	if (b.codes)
+		munmap(b.codes, b.codes_len);
+	if (b.int8)
+		munmap(b.int8, b.int8_len);
 }
 
 /* The smallest nprobe whose recall@10 reaches TARGET_RECALL. */
@@ -824,6 +830,16 @@ static uint32_t pick_nprobe(struct reis_dev *dev, struct work *w)
 	}
 	free(r.top);
 	return w->nprobe;
+}
+
+static void work_init(struct work *w, const char *name, struct reis_db_image *img,
+		      const struct reis_queries *q, uint32_t nq)
+{
+	memset(w, 0, sizeof(*w));
+	w->name = name;
+	w->img = img;
+	w->q = q;
+	w->nq = nq < q->nq ? nq : q->nq;
 }
 
 static void corpus_bench(const char *dir, const struct opts *o)
@@ -853,8 +869,15 @@ static void corpus_bench(const char *dir, const struct opts *o)
 		fprintf(stderr, "bench_search: build: %s\n", err);
 		exit(1);
 	}
-	dev = open_drive(&img, &q, "WordNet corpus", &bf);
-	bf.nq = o->nq < q.nq ? o->nq : q.nq;
+	if (o->scale) {
+		scale_run(&img, &q, o);
+		reis_queries_free(&q);
+		reis_db_image_free(&img);
+		corpus_free(&c);
+		return;
+	}
+	dev = drive_open(&img, 1, 0);
+	work_init(&bf, "WordNet corpus", &img, &q, o->nq);
 	bf.gt = &c.gt;
 	ivf = bf;
 	ivf.cl_first = malloc(img.nlist * sizeof(*ivf.cl_first));
@@ -918,7 +941,8 @@ static void big_bench(const struct opts *o)
 	q.dim = dim;
 	q.bin = qb;
 	q.int8 = q8;
-	dev = open_drive(&img, &q, "generated database", &bf);
+	dev = drive_open(&img, 1, 0);
+	work_init(&bf, "generated database", &img, &q, o->big_nq);
 	printf("\n== %s: %" PRIu64 " x %u bits (random codes, seed 42)\n", bf.name, img.n, dim);
 	bench(dev, &bf, NULL, o);
 	reis_close(dev);
@@ -928,9 +952,16 @@ static void big_bench(const struct opts *o)
 	free(q8);
 }
 
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_search [--big N] [--big-nq Q] [--nq Q] [--rounds R] "
+		"[--faiss SCRIPT|none] [--faiss-popcnt DIR|none] [--threads T] [--scale N] "
+		"[--profile bf|bf1|ivf|ivf1] [CORPUS_DIR]\n");
+}
+
 int main(int argc, char **argv)
 {
-	struct opts o = { 1000000, 20, 2000, 5, NULL, NULL };
+	struct opts o = { 1000000, 64, 2000, 5, 2, 0, NULL, NULL, NULL };
 	const char *dir = NULL;
 	struct stat st;
 	int i;
@@ -944,23 +975,30 @@ int main(int argc, char **argv)
 			o.nq = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			o.rounds = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+			o.threads = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+			o.scale = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--faiss") && i + 1 < argc)
 			o.faiss = argv[++i];
+		else if (!strcmp(argv[i], "--faiss-popcnt") && i + 1 < argc)
+			o.faiss_popcnt = argv[++i];
 		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
 			o.only = argv[++i];
 		else if (argv[i][0] != '-')
 			dir = argv[i];
 		else {
-			fprintf(stderr, "usage: bench_search [--big N] [--big-nq Q] [--nq Q] "
-				"[--rounds R] [--faiss SCRIPT|none] [--profile bf|bf1|ivf] "
-				"[CORPUS_DIR]\n");
+			usage();
 			return 2;
 		}
 	}
 	if (!o.rounds || !o.nq || !o.big_nq || o.big > (1ull << 31) ||
-	    (o.big && o.big < 1000) ||
-	    (o.only && strcmp(o.only, "bf") && strcmp(o.only, "bf1") && strcmp(o.only, "ivf"))) {
-		fprintf(stderr, "bench_search: rounds, nq >= 1; --big 0 or 1000..2^31\n");
+	    (o.big && o.big < 1000) || o.scale > 1024 || !o.threads || o.threads > 16 ||
+	    (o.only && strcmp(o.only, "bf") && strcmp(o.only, "bf1") && strcmp(o.only, "ivf") &&
+	     strcmp(o.only, "ivf1"))) {
+		fprintf(stderr, "bench_search: rounds, nq >= 1; --big 0 or 1000..2^31; "
+			"--scale <= 1024; --threads 1..16\n");
+		usage();
 		return 2;
 	}
 	if (!o.faiss || (strcmp(o.faiss, "none") && stat(o.faiss, &st))) {
@@ -968,10 +1006,16 @@ int main(int argc, char **argv)
 		       "passes examples/bench/bench_search_faiss.py)\n");
 		o.faiss = "none";
 	}
-	printf("bench_search: host CPU time per query, one thread per method; emulator "
-	       "Hamming kernel: see docs/benchmarks.md\n");
+	if (!o.faiss_popcnt || (strcmp(o.faiss_popcnt, "none") && stat(o.faiss_popcnt, &st))) {
+		if (strcmp(o.faiss, "none"))
+			printf("bench_search: FAISS with POPCNT skipped: no --faiss-popcnt DIR "
+			       "(scripts/faiss-popcnt.sh builds it)\n");
+		o.faiss_popcnt = "none";
+	}
+	printf("bench_search: host CPU time per query, one thread per method "
+	       "(docs/benchmarks.md)\n");
 	corpus_bench(dir, &o);
-	if (o.big)
+	if (o.big && !o.scale)
 		big_bench(&o);
 	return 0;
 }

@@ -130,6 +130,18 @@ int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *b
 int fs_page_map_parts(struct fs *fs, uint64_t ppa, void *buf, const uint8_t **data,
 		      const uint8_t **oob);
 
+/**
+ * fs_page_map_many() - @n ranges [@off[i], @off[i] + @len) of pages
+ * @ppa[i] in place under one read guard, as fs_page_map() maps each into
+ * @p[i]; a range fs_page_map() would copy gets @p[i] NULL (and the call
+ * -EAGAIN, the others still mapped). On 0 or -EAGAIN the read lock is held
+ * until fs_page_unmap(), once.
+ * Return: 0; -EAGAIN; -EINVAL for a bad @ppa or range (the lock is not
+ * held then).
+ */
+int fs_page_map_many(struct fs *fs, uint32_t n, const uint64_t *ppa, const uint32_t *off,
+		     uint32_t len, const uint8_t **p);
+
 /** fs_page_unmap() - end the access fs_page_map() began. */
 void fs_page_unmap(struct fs *fs);
 

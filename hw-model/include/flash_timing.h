@@ -181,6 +181,21 @@ uint64_t ft_page_read_mp(struct ft *ft, struct ft_cmd *cmd, unsigned n,
 			 const uint32_t *planes, const struct ft_page_op *ops,
 			 uint64_t ready, uint64_t *ends);
 
+/**
+ * ft_page_read_row() - a row of page reads under one lock: @ops[i] on flat
+ * plane @planes[i], each followed, when @dram_bytes is not NULL and
+ * @dram_bytes[i] is not 0, by that many bytes written to controller DRAM
+ * from the read's end, in order from @ready. Exactly what ft_page_read()
+ * then ft_dram() page after page give (reservations, times, energy,
+ * counters, trace), without a lock and a call per page.
+ * @ends: if not NULL, each page's completion (its DRAM write's end).
+ * Return: the last completion (ps); on an invalid page cmd->err is set and
+ * nothing is reserved.
+ */
+uint64_t ft_page_read_row(struct ft *ft, struct ft_cmd *cmd, uint32_t n, const uint32_t *planes,
+			  const struct ft_page_op *ops, const uint64_t *dram_bytes, uint64_t ready,
+			  uint64_t *ends);
+
 /** ft_page_program() - C/A, data-in of @bytes, tPROG of @mode. */
 uint64_t ft_page_program(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 			 uint32_t mode, uint32_t bytes, uint64_t ready);

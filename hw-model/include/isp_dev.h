@@ -37,7 +37,16 @@ struct isp_dev_config {
 	/* Non-zero when the transport delays completions by the model time
 	 * (reported as ISP_CAP_TIMING_DELAY; the device itself never sleeps). */
 	int timing_delay;
+	/* Host threads one command may use: the drive's worker set splits a
+	 * search's host work over them (its modeled time, results and energy
+	 * do not change). 0: the online CPUs (at most ISP_HOST_THREADS_MAX);
+	 * 1: only the thread that executes it. "host_threads=N" in @params
+	 * sets it too (and wins), so a transport that only passes the
+	 * parameters (the QEMU glue's isp-params) can set it. */
+	uint32_t host_threads;
 };
+
+#define ISP_HOST_THREADS_MAX 16u
 
 /* The parts of an NVMe submission queue entry the device looks at. */
 struct isp_cmd {

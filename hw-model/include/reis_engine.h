@@ -121,6 +121,36 @@ typedef void (*re_hamming_fn)(const uint64_t *q, const uint8_t *codes,
 int re_hamming_get(const char *name, re_hamming_fn *fn, const char **chosen);
 
 /*
+ * The scan fused with the distance filter (REIS §4.3.2-4.3.3), what a
+ * search runs per page: the Hamming distances of @n codes as
+ * re_hamming_fn computes them; the codes whose distance is below @lim are
+ * written out, in ascending order, as their index in [0, n) into @idx and
+ * their distance into @dist (room for @n each); returns how many. *@below
+ * grows by the number of codes whose distance is below @thr (the pass
+ * count of a distance filter at @thr; UINT32_MAX counts every code).
+ * @n <= 65535. Every variant gives the same output.
+ */
+typedef uint32_t (*re_scan_fn)(const uint64_t *q, const uint8_t *codes, uint32_t stride,
+			       uint32_t words, uint32_t n, uint32_t lim, uint32_t thr,
+			       uint16_t *idx, uint16_t *dist, uint32_t *below);
+
+/**
+ * re_scan_get() - a fused scan kernel, as re_hamming_get().
+ * @name: "avx512" (AVX-512F/BW/VL + VPOPCNTDQ: eight codes a step, the
+ *        eight sums compared at once), "avx2", "popcnt", "portable", or
+ *        NULL for the best.
+ * Return: 0; -ENOTSUP; -ENOENT.
+ */
+int re_scan_get(const char *name, re_scan_fn *fn, const char **chosen);
+
+/**
+ * re_scan_get2() - re_scan_get(), and in *@cached (if not NULL) the same
+ * variant for codes already in the host's cache (a block's later queries
+ * on a page): without the software prefetch ahead. Same output.
+ */
+int re_scan_get2(const char *name, re_scan_fn *fn, re_scan_fn *cached, const char **chosen);
+
+/*
  * Score of INT8 code @x against INT8 query @q over @dim dimensions for the
  * rerank (REIS §4.2): the inner product for ISP_REIS_IP, else the squared
  * L2 distance. Every variant gives the same numbers (exact integer sums).

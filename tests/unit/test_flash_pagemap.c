@@ -9,7 +9,9 @@
  * store's memory per programmed page does not grow. fs_page_map_parts()
  * gives each page's data and OOB as fs_read() reads them, in memory with
  * a block's pages' data back to back (one stream) and their OOB apart,
- * and reads and maps across the data/OOB boundary of a page agree.
+ * and reads and maps across the data/OOB boundary of a page agree;
+ * fs_page_map_many() maps many ranges under one guard as fs_page_map()
+ * maps each, and leaves NULL where that would copy.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -180,6 +182,39 @@ static void parts(struct fs *fs, int copies, int in_memory)
 	CHECK(fs_page_map_parts(fs, UINT64_MAX, buf, &dp[0], &op) == -EINVAL);
 	CHECK(fs_page_map_parts(fs, ppa, buf, NULL, &op) == -EINVAL);
 	CHECK(fs_page_map_parts(NULL, ppa, buf, &dp[0], &op) == -EINVAL);
+	/* Many ranges under one guard: in the data, in the OOB, across both
+	 * (only a copy: NULL, -EAGAIN, the rest still mapped), erased; each as
+	 * fs_read() reads it. */
+	{
+		uint64_t mp[6];
+		uint32_t mo[6] = { 8, pb + 3, pb - 10, 0, 100, pb };
+		const uint8_t *mq[6];
+		int ret;
+
+		for (i = 0; i < 6; i++)
+			mp[i] = ppa_at(g, g->slc_blocks + 3, i < 4 ? i : i == 4 ? 5 : 1);
+		ret = fs_page_map_many(fs, 6, mp, mo, 20, mq);
+		CHECK(ret == 0 || ret == -EAGAIN);
+		for (i = 0; i < 6; i++) {
+			int across = mo[i] < pb && mo[i] + 20 > pb;
+
+			/* An erased page is the store's 0xFF slot: never a copy. */
+			if ((copies && i != 4) || (in_memory && across)) {
+				CHECK(mq[i] == NULL);
+				continue;
+			}
+			REQUIRE(mq[i]);
+			CHECK(fs_read(fs, mp[i], mo[i], rd, 20) == 0 && memcmp(mq[i], rd, 20) == 0);
+		}
+		CHECK(ret == (copies || in_memory ? -EAGAIN : 0));
+		fs_page_unmap(fs);
+		mp[2] = UINT64_MAX;
+		CHECK(fs_page_map_many(fs, 6, mp, mo, 20, mq) == -EINVAL);
+		mp[2] = ppa;
+		mo[3] = slot - 5;
+		CHECK(fs_page_map_many(fs, 6, mp, mo, 20, mq) == -EINVAL);
+		CHECK(fs_page_map_many(NULL, 6, mp, mo, 20, mq) == -EINVAL);
+	}
 	REQUIRE(fs_erase(fs, ppa) == 0);	/* would wait forever on a held lock */
 	free(d);
 	free(rd);

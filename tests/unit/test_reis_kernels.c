@@ -2,7 +2,9 @@
 /*
  * test_reis_kernels.c - the host kernels of the scan and the rerank give
  * identical numbers in every variant: Hamming (AVX-512 VPOPCNTDQ, AVX2,
- * POPCNT, portable) against a bit-by-bit reference, INT8 inner product and
+ * POPCNT, portable) against a bit-by-bit reference, the fused scan (the
+ * codes below a limit, in order, and the count below a threshold) against
+ * the same, INT8 inner product and
  * squared L2 (AVX-512BW, AVX2, portable) against a 64-bit reference; codes
  * that end at an unreadable page are read without touching it; the run-time
  * choice is the widest variant this CPU runs. A variant this CPU lacks is
@@ -62,6 +64,59 @@ static void ham_compare(const uint64_t *q, const uint8_t *codes, uint32_t stride
 	}
 }
 
+/*
+ * Every fused scan variant on the same codes: for limits around the
+ * distances' median and the extremes, the codes below the limit in order
+ * with their distances, and the count below the threshold; nothing
+ * written past what it returns (plus the slot it may overwrite).
+ */
+static void scan_compare(const uint64_t *q, const uint8_t *codes, uint32_t stride,
+			 uint32_t words, uint32_t n)
+{
+	uint16_t ref[300], idx[301], dist[301], widx[300], wdist[300];
+	uint32_t i, v, t, lims[5], med;
+
+	for (i = 0; i < n; i++)
+		ref[i] = ham_ref(q, codes + (size_t)i * stride, words);
+	med = words * 32;
+	lims[0] = 0;
+	lims[1] = med - words * 2;
+	lims[2] = med + 1;
+	lims[3] = med + words * 4;
+	lims[4] = UINT32_MAX;
+	for (v = 0; v < 2 * sizeof(ham_names) / sizeof(ham_names[0]); v++) {
+		re_scan_fn fn, fc;
+
+		/* Each variant, then its form for codes in the cache. */
+		if (re_scan_get2(ham_names[v / 2], &fn, &fc, NULL))
+			continue;
+		if (v % 2)
+			fn = fc;
+		for (t = 0; t < 5; t++) {
+			uint32_t lim = lims[t], thr = lims[4 - t], nw = 0, nb = 0, below = 7, nc;
+
+			for (i = 0; i < n; i++) {
+				nb += ref[i] < thr;
+				if (ref[i] < lim) {
+					widx[nw] = (uint16_t)i;
+					wdist[nw++] = ref[i];
+				}
+			}
+			memset(idx, 0xee, sizeof(idx));
+			memset(dist, 0xee, sizeof(dist));
+			nc = fn(q, codes, stride, words, n, lim, thr, idx, dist, &below);
+			if (nc != nw || below != 7 + nb || memcmp(idx, widx, nw * 2) ||
+			    memcmp(dist, wdist, nw * 2) || (n < 300 && idx[n] != 0xeeee)) {
+				fprintf(stderr, "scan %s%s: words %u stride %u n %u lim %u thr %u: "
+					"%u codes (want %u), below %u (want %u)\n", ham_names[v / 2],
+					v % 2 ? " (cached)" : "",
+					words, stride, n, lim, thr, nc, nw, below - 7, nb);
+				t_failures++;
+			}
+		}
+	}
+}
+
 static void test_hamming(void)
 {
 	uint32_t s = 11, words, n, i, v;
@@ -76,20 +131,30 @@ static void test_hamming(void)
 	/* Every word count to 130 (8-word steps plus masked tails), counts
 	 * around the 8-code step, the engine's stride and a wider one. */
 	for (words = 1; words <= 130; words++) {
-		for (n = 0; n <= 17; n += n < 10 ? 1 : 7)
+		for (n = 0; n <= 17; n += n < 10 ? 1 : 7) {
 			ham_compare(q, codes, words * 8, words, n);
+			scan_compare(q, codes, words * 8, words, n);
+		}
 		ham_compare(q, codes, words * 8 + 8, words, 299);
+		scan_compare(q, codes, words * 8 + 8, words, 299);
 	}
 	/* All ones against all zeros: the largest distances (8192 bits). */
 	memset(codes, 0xff, 4 * 1024);
 	memset(q, 0, sizeof(q));
 	ham_compare(q, codes, 1024, 128, 4);
+	scan_compare(q, codes, 1024, 128, 4);
 	for (v = 0; v < sizeof(ham_names) / sizeof(ham_names[0]); v++) {
 		re_hamming_fn fn;
+		re_scan_fn sf;
 		int ret = re_hamming_get(ham_names[v], &fn, NULL);
 
 		if (ret == -ENOTSUP)
 			printf("skip: Hamming %s: not on this CPU\n", ham_names[v]);
+		else
+			CHECK_EQ_U64(ret, 0);
+		ret = re_scan_get(ham_names[v], &sf, NULL);
+		if (ret == -ENOTSUP)
+			printf("skip: scan %s: not on this CPU\n", ham_names[v]);
 		else
 			CHECK_EQ_U64(ret, 0);
 	}
@@ -112,8 +177,10 @@ static void test_guard_page(void)
 		m[i] = (uint8_t)rnd(&s);
 	for (i = 0; i < 16; i++)
 		q[i] = (uint64_t)rnd(&s) << 32 | rnd(&s);
-	for (words = 1; words <= 16; words++)
+	for (words = 1; words <= 16; words++) {
 		ham_compare(q, m + pg - 9 * words * 8, words * 8, words, 9);
+		scan_compare(q, m + pg - 9 * words * 8, words * 8, words, 9);
+	}
 	for (i = 0; i < 100; i++)
 		q8[i] = (int8_t)rnd(&s);
 	for (i = 0; i < sizeof(int8_names) / sizeof(int8_names[0]); i++) {
@@ -199,6 +266,14 @@ static void test_choice(void)
 	wantbw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 #endif
 	CHECK_EQ_U64(re_hamming_get(NULL, &hf, &h), 0);
+	{
+		const char *sc;
+		re_scan_fn sf;
+
+		CHECK_EQ_U64(re_scan_get(NULL, &sf, &sc), 0);
+		CHECK(!want512 || strcmp(sc, "avx512") == 0);
+		CHECK(re_scan_get("avx1024", &sf, NULL) == -ENOENT);
+	}
 	CHECK_EQ_U64(re_int8_get(NULL, &f8, &i8), 0);
 	printf("chosen: Hamming %s, INT8 %s\n", h, i8);
 	CHECK(strcmp(h, want512 ? "avx512" : want2 ? "avx2" : h) == 0);

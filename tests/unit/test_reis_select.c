@@ -2,12 +2,13 @@
 /*
  * test_reis_select.c - the host's sorts and cuts of the candidate stage
  * (reis_select.c) give exactly the sets and orders they promise on every
- * shape of input: TTL-E (re_topc_*: appends below the bound, the cut by
- * counts per distance or the Hoare quickselect when the buffer fills)
- * keeps the keep smallest keys of any stream, in random, ascending,
- * descending, sawtooth and organ-pipe order, with distances in a search's
- * narrow range and wider than the cut counts,
- * at keeps around the insertion cutoff; re_pcount_sort orders page counts
+ * shape of input: TTL-E (re_topc_*: appends below the bound, which follows
+ * the count per distance at once, ties at the last distance cut by
+ * quickselect when they fill the buffer) keeps the keep smallest keys of
+ * any stream, in random, ascending, descending, sawtooth and organ-pipe
+ * order, with distances in a search's narrow range, over the whole range
+ * and only three of them (ties, entries out of order), at keeps around the
+ * insertion cutoff; re_pcount_sort orders page counts
  * with duplicate keys and on the shapes that send a quicksort to its depth
  * limit, and re_pcount_merge sums the duplicates; re_sort_u64_radix sorts
  * every shape as qsort does, full 64-bit keys included.
@@ -51,19 +52,34 @@ static uint64_t key_of(int sh, uint32_t i, uint32_t n, uint32_t *s)
 	}
 }
 
-/* TTL-E keeps the @keep smallest of @n keys pushed in shape @sh. */
+#define MAXD 8192u	/* ISP_REIS_MAX_DIM: the largest Hamming distance */
+
+/*
+ * TTL-E keeps the @keep smallest of @n keys pushed in shape @sh, with
+ * distances of at most MAXD (a Hamming distance); SH_FEW: three distances
+ * only, entries in a scrambled order (ties cut by entry, the engine's scan
+ * order across blocks).
+ */
 static void topc_case(int sh, uint32_t n, uint32_t keep, uint32_t seed)
 {
 	struct re_topc t;
 	uint64_t *all = malloc((size_t)n * sizeof(*all));
 	uint32_t s = seed, i, m, ok = 1;
 
-	REQUIRE(all && re_topc_init(&t, keep) == 0);
+	REQUIRE(all && re_topc_init(&t, keep, MAXD) == 0);
 	for (i = 0; i < n; i++) {
-		all[i] = key_of(sh == SH_FEW ? SH_RANDOM : sh, i, n, &s);
-		/* As re_filter_page(): nothing at or past the bound. */
-		if (all[i] < t.bound)
+		if (sh == SH_FEW)
+			all[i] = (uint64_t)(10 + rnd(&s) % 3) << 32 | (uint32_t)((uint64_t)i * 2654435761u % n);
+		else
+			all[i] = key_of(sh, i, n, &s);
+		if (sh == SH_RANDOM)
+			all[i] = (all[i] >> 32) % (MAXD + 1) << 32 | (uint32_t)all[i];
+		/* As re_filter_page(): nothing at or past the bound, and the
+		 * scan's limit is consistent with it. */
+		if (all[i] < t.bound) {
+			CHECK((uint32_t)(all[i] >> 32) < re_topc_lim(&t));
 			re_topc_push(&t, all[i], i, ~i);
+		}
 	}
 	m = re_topc_finish(&t, keep);
 	qsort(all, n, sizeof(*all), u64_cmp);
@@ -155,6 +171,7 @@ int main(void)
 	radix_case(SH_RANDOM, 100000, 6);
 	topc_case(SH_RANDOM, 200000, 1000, 99);
 	topc_case(SH_NEAR, 200000, 1000, 98);
+	topc_case(SH_FEW, 200000, 1000, 97);
 	pcount_case(SH_RANDOM, 100000, 5);
 	return t_result();
 }

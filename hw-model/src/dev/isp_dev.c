@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "flash_preset.h"
 #include "isp_dev.h"
 #include "isp_internal.h"
+#include "isp_pool.h"
 
 /* Result table bounds (docs/command-set.md section 6). */
 #define ISP_MAX_TICKETS 1024
@@ -50,6 +52,8 @@ struct isp_dev {
 	struct fs *fs;
 	struct ft *ft;
 	struct isp_results results;
+	struct isp_pool *pool;		/* host worker set */
+	const char *isa;		/* host_isa: the widest kernels, or NULL */
 	void *engine_state[ISP_NENGINES];
 
 	pthread_mutex_t lock;		/* stats, trace arming, sequence */
@@ -292,11 +296,114 @@ static char *isp_strdup(const char *s)
 	return d;
 }
 
-/* The preset named in @cfg (default reis-ssd1) with its overrides. */
-static int isp_dev_load_params(const struct isp_dev_config *cfg, struct fp_params *p,
-			       char *err, size_t errlen)
+/* The host kernels' levels a drive may be held to (host_isa=). */
+static const char *const isp_isa_names[] = { "portable", "popcnt", "avx2", "avx512" };
+
+/* Value of item @s (@n bytes, "key = value") when its key is @key, else NULL;
+ * *@vlen its length. */
+static const char *isp_param_val(const char *s, size_t n, const char *key, size_t *vlen)
 {
+	size_t k = 0, kl = strlen(key);
+	const char *v;
+
+	while (k < n && (s[k] == ' ' || s[k] == '\t'))
+		k++;
+	if (n - k <= kl || strncmp(s + k, key, kl) ||
+	    (s[k + kl] != '=' && s[k + kl] != ' ' && s[k + kl] != '\t'))
+		return NULL;
+	v = memchr(s + k, '=', n - k);
+	if (!v)
+		return NULL;
+	for (v++; v < s + n && (*v == ' ' || *v == '\t'); v++)
+		;
+	for (*vlen = (size_t)(s + n - v); *vlen && (v[*vlen - 1] == ' ' || v[*vlen - 1] == '\t');)
+		(*vlen)--;
+	return v;
+}
+
+/*
+ * The host's options among the parameters into *@threads (host_threads=N)
+ * and *@isa (host_isa=NAME: the widest kernels a drive uses, for tests and
+ * comparisons) when given; the model's into *@model (malloc'd,
+ * ';'-separated). -EINVAL with the reason.
+ */
+static int isp_dev_host_params(const char *params, char **model, uint32_t *threads,
+			       const char **isa, char *err, size_t errlen)
+{
+	size_t len = params ? strlen(params) : 0, w = 0;
+	const char *s = params;
+	char *m;
+
+	*model = NULL;
+	if (!len)
+		return 0;
+	m = malloc(len + 1);
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	while (*s) {
+		size_t n = strcspn(s, ";,"), vl = 0, i;
+		const char *v;
+
+		if ((v = isp_param_val(s, n, "host_threads", &vl))) {
+			char num[16], *end;
+			unsigned long t = ULONG_MAX;
+
+			if (vl && vl < sizeof(num)) {
+				memcpy(num, v, vl);
+				num[vl] = '\0';
+				t = strtoul(num, &end, 10);
+				if (*end)
+					t = ULONG_MAX;
+			}
+			if (t > ISP_HOST_THREADS_MAX) {
+				snprintf(err, errlen, "host_threads=%.*s: 0..%u allowed", (int)vl, v,
+					 ISP_HOST_THREADS_MAX);
+				free(m);
+				return -EINVAL;
+			}
+			*threads = (uint32_t)t;
+		} else if ((v = isp_param_val(s, n, "host_isa", &vl))) {
+			for (i = 0; i < sizeof(isp_isa_names) / sizeof(isp_isa_names[0]); i++)
+				if (strlen(isp_isa_names[i]) == vl && !strncmp(v, isp_isa_names[i], vl))
+					break;
+			if (i == sizeof(isp_isa_names) / sizeof(isp_isa_names[0])) {
+				snprintf(err, errlen, "host_isa=%.*s: portable, popcnt, avx2 or "
+					 "avx512 allowed", (int)vl, v);
+				free(m);
+				return -EINVAL;
+			}
+			*isa = isp_isa_names[i];
+		} else if (n) {
+			if (w)
+				m[w++] = ';';
+			memcpy(m + w, s, n);
+			w += n;
+		}
+		s += n + (s[n] != 0);
+	}
+	m[w] = '\0';
+	*model = m;
+	return 0;
+}
+
+/* Host threads of the worker set for @want (0: the online CPUs). */
+static unsigned isp_dev_threads(uint32_t want)
+{
+	long n = want ? (long)want : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > (long)ISP_HOST_THREADS_MAX ? ISP_HOST_THREADS_MAX : (unsigned)n;
+}
+
+/* The preset named in @cfg (default reis-ssd1) with its overrides; the
+ * host's own among them into *@threads and dev->isa. */
+static int isp_dev_load_params(const struct isp_dev_config *cfg, struct isp_dev *dev,
+			       uint32_t *threads, char *err, size_t errlen)
+{
+	struct fp_params *p = &dev->params;
 	const char *preset = cfg->preset && *cfg->preset ? cfg->preset : "reis-ssd1";
+	char *model;
 	int ret;
 
 	ret = fp_preset(preset, p);
@@ -311,7 +418,13 @@ static int isp_dev_load_params(const struct isp_dev_config *cfg, struct fp_param
 			snprintf(err + off, errlen - off, ")");
 		return ret;
 	}
-	return fp_apply(p, cfg->params, err, errlen);
+	*threads = cfg->host_threads;
+	ret = isp_dev_host_params(cfg->params, &model, threads, &dev->isa, err, errlen);
+	if (ret)
+		return ret;
+	ret = fp_apply(p, model, err, errlen);
+	free(model);
+	return ret;
 }
 
 /* Open every engine on its part of the committed metadata. */
@@ -347,6 +460,7 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 	char dummy[8];
 	struct fs_config fcfg;
 	struct isp_dev *dev;
+	uint32_t threads = 0;
 	int ret;
 
 	if (!err) {
@@ -373,9 +487,14 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->commit_lock, NULL);
 	isp_results_init(&dev->results, ISP_MAX_TICKETS, ISP_MAX_RESULT_BYTES);
-	ret = isp_dev_load_params(cfg, &dev->params, err, errlen);
+	ret = isp_dev_load_params(cfg, dev, &threads, err, errlen);
 	if (ret)
 		goto fail;
+	ret = isp_pool_open(isp_dev_threads(threads), &dev->pool);
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	dev->max_xfer = cfg->max_xfer;
 	dev->timing_delay = cfg->timing_delay;
 	dev->trace_dir = isp_strdup(cfg->trace_dir);
@@ -416,6 +535,7 @@ void isp_dev_close(struct isp_dev *dev)
 	for (e = ISP_NENGINES; e-- > 0;)
 		if (isp_engines[e] && dev->engine_state[e])
 			isp_engines[e]->close(dev->engine_state[e]);
+	isp_pool_close(dev->pool);
 	isp_results_destroy(&dev->results);
 	ft_close(dev->ft);
 	fs_close(dev->fs);
@@ -435,6 +555,16 @@ const struct fp_params *isp_dev_params(const struct isp_dev *dev)
 struct fs *isp_dev_store(struct isp_dev *dev)
 {
 	return dev->fs;
+}
+
+struct isp_pool *isp_dev_pool(struct isp_dev *dev)
+{
+	return dev->pool;
+}
+
+const char *isp_dev_host_isa(const struct isp_dev *dev)
+{
+	return dev->isa;
 }
 
 struct ft *isp_dev_timing(struct isp_dev *dev)

@@ -110,6 +110,11 @@ struct fs *isp_dev_store(struct isp_dev *dev);
 struct ft *isp_dev_timing(struct isp_dev *dev);
 struct isp_results *isp_dev_results(struct isp_dev *dev);
 uint32_t isp_dev_max_xfer(const struct isp_dev *dev);
+/* The drive's host worker set (isp_pool.h). */
+struct isp_pool *isp_dev_pool(struct isp_dev *dev);
+/* host_isa: the widest host kernels the engines may use ("portable",
+ * "popcnt", "avx2", "avx512"), or NULL for the widest this CPU runs. */
+const char *isp_dev_host_isa(const struct isp_dev *dev);
 
 /* The state @e's open() returned, or NULL if @e is not part of @dev. */
 void *isp_dev_engine(struct isp_dev *dev, const struct isp_engine *e);

@@ -110,6 +110,23 @@ static void re_close(void *state)
 	free(e);
 }
 
+/*
+ * The host kernels (reis_scan.c, reis_rerank.c): the widest this CPU runs,
+ * or with @isa the level named (INT8 scoring has no POPCNT level: it takes
+ * the portable one). -ENOTSUP when the CPU lacks it.
+ */
+static int re_kernels_pick(struct re_eng *e, const char *isa)
+{
+	const char *i8 = isa && !strcmp(isa, "popcnt") ? "portable" : isa;
+	int ret = re_hamming_get(isa, &e->ham, NULL);
+
+	if (!ret)
+		ret = re_scan_get2(isa, &e->scan, &e->scan_c, NULL);
+	if (!ret)
+		ret = re_int8_get(i8, &e->score, NULL);
+	return ret;
+}
+
 static int re_open(struct isp_dev *dev, const void *blob, size_t len, void **state,
 		   char *err, size_t errlen)
 {
@@ -128,9 +145,10 @@ static int re_open(struct isp_dev *dev, const void *blob, size_t len, void **sta
 	e->ft = isp_dev_timing(dev);
 	e->p = isp_dev_params(dev);
 	e->g = fs_geom(e->fs);
-	ret = re_hamming_get(NULL, &e->ham, NULL);
-	if (!ret)
-		ret = re_int8_get(NULL, &e->score, NULL);
+	ret = re_kernels_pick(e, isp_dev_host_isa(dev));
+	if (ret)
+		snprintf(err, errlen, "REIS: host_isa=%s: this CPU lacks it",
+			 isp_dev_host_isa(dev) ? isp_dev_host_isa(dev) : "(widest)");
 	if (!ret)
 		ret = re_load(e, blob, len, err, errlen);
 	if (ret) {

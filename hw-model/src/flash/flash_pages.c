@@ -520,6 +520,33 @@ int fs_page_map(struct fs *fs, uint64_t ppa, uint32_t off, uint32_t len, void *b
 	return ret;
 }
 
+int fs_page_map_many(struct fs *fs, uint32_t n, const uint64_t *ppa, const uint32_t *off,
+		     uint32_t len, const uint8_t **p)
+{
+	uint32_t i, pb;
+	const uint8_t *d, *o;
+	int ret = 0;
+
+	if (!fs || (n && (!ppa || !off || !p)))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (fs_read_args(fs, ppa[i], off[i], fs, len))
+			return -EINVAL;
+	pb = fs->g.page_bytes;
+	pthread_rwlock_rdlock(&fs->lock);
+	for (i = 0; i < n; i++) {
+		p[i] = NULL;
+		/* In place or nothing: a copy needs a buffer of its own. */
+		if (!fs_slot_parts(fs, ppa[i], &d, &o) &&
+		    (o == d + pb || off[i] + len <= pb || off[i] >= pb))
+			p[i] = off[i] >= pb && o != d + pb ? o + (off[i] - pb) : d + off[i];
+		else
+			ret = -EAGAIN;
+	}
+	__atomic_add_fetch(&fs->nreads, n, __ATOMIC_RELAXED);
+	return ret;
+}
+
 int fs_page_map_parts(struct fs *fs, uint64_t ppa, void *buf, const uint8_t **data,
 		      const uint8_t **oob)
 {

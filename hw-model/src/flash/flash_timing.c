@@ -439,6 +439,9 @@ static uint64_t ft_ready(const struct ft_cmd *cmd, uint64_t ready)
 
 /* ---- flash operations ---- */
 
+static uint64_t ft_dram_locked(struct ft *ft, struct ft_cmd *cmd, uint64_t bytes,
+			       uint64_t ready);
+
 static int ft_op_ok(const struct ft_page_op *op)
 {
 	return op && op->mode >= ISP_CELL_SLC && op->mode <= ISP_CELL_QLC &&
@@ -657,6 +660,37 @@ uint64_t ft_page_read_mp(struct ft *ft, struct ft_cmd *cmd, unsigned n,
 	end = ft_mp_locked(ft, cmd, n, planes, ops, ft_ready(cmd, ready), ends);
 	pthread_mutex_unlock(&ft->lock);
 	return end;
+}
+
+uint64_t ft_page_read_row(struct ft *ft, struct ft_cmd *cmd, uint32_t n, const uint32_t *planes,
+			  const struct ft_page_op *ops, const uint64_t *dram_bytes, uint64_t ready,
+			  uint64_t *ends)
+{
+	uint64_t end, last;
+	uint32_t i;
+
+	if (n && (!planes || !ops))
+		return ft_fail(cmd, ready);
+	for (i = 0; i < n; i++)
+		if (planes[i] >= ft->NP || !ft_op_ok(&ops[i]) ||
+		    (dram_bytes && dram_bytes[i] > FT_MAX_BYTES))
+			return ft_fail(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	ready = ft_ready(cmd, ready);
+	last = ready;
+	for (i = 0; i < n; i++) {
+		if (ops[i].flags & FT_OP_MP)
+			end = ft_mp_locked(ft, cmd, 1, &planes[i], &ops[i], ready, NULL);
+		else
+			end = ft_read_locked(ft, cmd, planes[i], &ops[i], ready, 0);
+		if (dram_bytes && dram_bytes[i])
+			end = ft_dram_locked(ft, cmd, dram_bytes[i], end);
+		if (ends)
+			ends[i] = end;
+		last = ft_max(last, end);
+	}
+	pthread_mutex_unlock(&ft->lock);
+	return last;
 }
 
 /* Hold every stage of plane @pl until @t. */

@@ -30,9 +30,12 @@ void re_cost_init(struct re_cost *c, struct ft *ft, struct ft_cmd *cmd, int pl)
 	c->pl = pl;
 }
 
+static void re_cost_row_issue(struct re_cost *c);
+
 void re_cost_phase(struct re_cost *c, uint64_t ready, uint64_t cand,
 		   uint32_t entry_bytes, uint32_t cmp_per_entry)
 {
+	re_cost_row_issue(c);	/* a phase left open: as issued page by page */
 	c->start = c->ready = c->last = c->round_end = ready;
 	c->round_pass = 0;
 	c->in_round = 0;
@@ -48,13 +51,53 @@ void re_cost_phase(struct re_cost *c, uint64_t ready, uint64_t cand,
 	c->op.flags = (c->asic ? 0 : FT_OP_XOR) | (c->pl ? FT_OP_CACHE : 0);
 }
 
+/* Room for @n reads in the row buffers; 0 when there is none. */
+static int re_cost_row_room(struct re_cost *c, uint32_t n)
+{
+	uint32_t cap = c->caprow ? c->caprow : 64;
+	void *a, *b, *d;
+
+	if (n <= c->caprow)
+		return 1;
+	while (cap < n)
+		cap *= 2;
+	a = realloc(c->row_plane, cap * sizeof(*c->row_plane));
+	if (a)
+		c->row_plane = a;
+	b = realloc(c->row_op, cap * sizeof(*c->row_op));
+	if (b)
+		c->row_op = b;
+	d = realloc(c->row_dram, cap * sizeof(*c->row_dram));
+	if (d)
+		c->row_dram = d;
+	if (!a || !b || !d)
+		return 0;
+	c->caprow = cap;
+	return 1;
+}
+
+/* Issue the reads collected for this round, from its ready time. */
+static void re_cost_row_issue(struct re_cost *c)
+{
+	uint64_t t;
+
+	if (!c->nrow)
+		return;
+	t = ft_page_read_row(c->ft, c->cmd, c->nrow, c->row_plane, c->row_op, c->row_dram,
+			     c->pl ? c->start : c->ready, NULL);
+	c->round_end = re_max(c->round_end, t);
+	c->nrow = 0;
+}
+
 /* A round's pages are all issued: select on the ISP core (REIS 4.3.1). */
 static void re_cost_round(struct re_cost *c)
 {
-	uint64_t t = c->round_end;
+	uint64_t t;
 
 	if (!c->in_round)
 		return;
+	re_cost_row_issue(c);
+	t = c->round_end;
 	if (c->round_pass && !c->asic) {	/* the ASIC's selection is free */
 		t = ft_core(c->ft, c->cmd, FT_CORE_ISP,
 			    ft_cycles_select(c->p, c->kept + c->round_pass),
@@ -88,15 +131,28 @@ static struct ft_page_op re_cost_op(const struct re_cost *c, uint32_t n_fbc,
 	return op;
 }
 
+/*
+ * One page of the round: its read and its TTL write are collected and
+ * issued with the round's others when it ends (re_cost_row_issue()); the
+ * ready time of every page of a round is the same (the phase start with PL,
+ * else the previous round's end), so this is the page-by-page sequence.
+ */
 void re_cost_page(struct re_cost *c, uint32_t plane, uint32_t n_fbc, uint32_t n_pass)
 {
 	struct ft_page_op op = re_cost_op(c, n_fbc, n_pass);
-	uint64_t t;
+	uint64_t dram = n_pass ? (uint64_t)n_pass * c->entry_bytes : 0, t;
 
-	t = ft_page_read(c->ft, c->cmd, plane, &op, c->pl ? c->start : c->ready);
-	if (n_pass)
-		t = ft_dram(c->ft, c->cmd, (uint64_t)n_pass * c->entry_bytes, t);
-	c->round_end = re_max(c->round_end, t);
+	if (re_cost_row_room(c, c->nrow + 1)) {
+		c->row_plane[c->nrow] = plane;
+		c->row_op[c->nrow] = op;
+		c->row_dram[c->nrow++] = dram;
+	} else {
+		re_cost_row_issue(c);	/* keep the order of what was collected */
+		t = ft_page_read(c->ft, c->cmd, plane, &op, c->pl ? c->start : c->ready);
+		if (n_pass)
+			t = ft_dram(c->ft, c->cmd, dram, t);
+		c->round_end = re_max(c->round_end, t);
+	}
 	c->round_pass += n_pass;
 	c->pages++;
 	c->compared += n_fbc;
@@ -111,6 +167,7 @@ void re_cost_batch(struct re_cost *c, uint64_t first, uint64_t count, uint32_t n
 	struct ft_batch b;
 	uint64_t t, m;
 
+	re_cost_row_issue(c);
 	memset(&b, 0, sizeof(b));
 	b.op = re_cost_op(c, n_fbc, n_pass);
 	b.dram_bytes = (uint64_t)n_pass * c->entry_bytes;
@@ -141,12 +198,27 @@ uint64_t re_cost_phase_end(struct re_cost *c)
 	return c->last;
 }
 
+/* Reads of entries from @n pages, all from @ready, each with its DRAM
+ * write: one row (ft_page_read_row()), or page by page without buffers. */
 static uint64_t re_cost_reads_now(struct re_cost *c, const struct re_pcount *pc, size_t n,
 				  uint32_t mode, uint32_t bytes, uint64_t ready)
 {
 	uint64_t end = ready, t;
 	size_t i;
 
+	if (n && n < UINT32_MAX && !c->nrow && re_cost_row_room(c, (uint32_t)n)) {
+		for (i = 0; i < n; i++) {
+			memset(&c->row_op[i], 0, sizeof(c->row_op[i]));
+			c->row_op[i].mode = mode;
+			c->row_op[i].n_dout = pc[i].count;
+			c->row_op[i].dout_bytes = bytes;
+			c->row_plane[i] = pc[i].plane;
+			c->row_dram[i] = (uint64_t)pc[i].count * bytes;
+		}
+		t = ft_page_read_row(c->ft, c->cmd, (uint32_t)n, c->row_plane, c->row_op,
+				     c->row_dram, ready, NULL);
+		return re_max(end, t);
+	}
 	for (i = 0; i < n; i++) {
 		struct ft_page_op op;
 
@@ -354,6 +426,13 @@ void re_cost_free(struct re_cost *c)
 {
 	re_fin_list_free(&c->cur);
 	re_fin_list_free(&c->late);
+	free(c->row_plane);
+	free(c->row_op);
+	free(c->row_dram);
+	c->row_plane = NULL;
+	c->row_op = NULL;
+	c->row_dram = NULL;
+	c->nrow = c->caprow = 0;
 }
 
 size_t re_pcount_merge(struct re_pcount *pc, size_t n)
@@ -559,7 +638,7 @@ static int re_est_coarse(struct re_est_run *r, const struct re_est *e, uint32_t 
 	 * the comparator passes an entry whose DIST is under the threshold),
 	 * so with DF the coarse phase also compares each centroid in-die and
 	 * sends only the nprobe it keeps to the TTL-C, spread evenly over the
-	 * centroid pages (timing-model.md A26; the engine's re_coarse()
+	 * centroid pages (timing-model.md A26; the engine's re_coarse_cost()
 	 * charges the same).
 	 */
 	re_cost_phase(&r->c, *t, r->np, L->ttl_c, (uint32_t)r->df);

@@ -91,28 +91,31 @@ static int re_doc_locate(struct re_eng *e, const struct re_db *db, uint32_t dadr
  * Caller ids of the @nh hits in @out (IDS section, REIS §4.1.3): one TLC
  * read per page touched, charged as whole-entry reads.
  */
-int re_ids_read(struct re_run *r, struct re_db *db, struct re_hitx *out, uint32_t nh,
-		uint64_t *t)
+int re_ids_host(struct re_run *r, struct re_db *db, struct re_qout *o)
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	size_t npc;
 	uint32_t h;
 
-	for (h = 0; h < nh; h++) {
-		uint64_t idx = (uint32_t)out[h].key, lp = L->id_first + idx / L->idpp, ppa;
+	for (h = 0; h < o->nh; h++) {
+		uint64_t idx = (uint32_t)o->hits[h].key, lp = L->id_first + idx / L->idpp, ppa;
 
 		if (fs_region_ppa(e->fs, &db->tlc, lp, &ppa) ||
 		    fs_read(e->fs, ppa, (uint32_t)(idx % L->idpp) * RE_ID_BYTES,
-			    &out[h].id, RE_ID_BYTES))
+			    &o->hits[h].id, RE_ID_BYTES))
 			return -EIO;
-		r->pc[h].key = lp;
-		r->pc[h].plane = fg_ppa_plane(e->g, ppa);
-		r->pc[h].count = 1;
+		o->idpc[h].key = lp;
+		o->idpc[h].plane = fg_ppa_plane(e->g, ppa);
+		o->idpc[h].count = 1;
 	}
-	npc = re_pcount_merge(r->pc, nh);
-	*t = re_cost_entry_reads(&r->c, r->pc, npc, e->g->native_mode, RE_ID_BYTES, *t);
+	o->nidpc = re_pcount_merge(o->idpc, o->nh);
 	return 0;
+}
+
+void re_ids_cost(struct re_run *r, const struct re_qout *o, uint64_t *t)
+{
+	*t = re_cost_entry_reads(&r->c, o->idpc, o->nidpc, r->e->g->native_mode, RE_ID_BYTES,
+				 *t);
 }
 
 /*

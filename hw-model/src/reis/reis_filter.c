@@ -7,10 +7,6 @@
  */
 #include "reis_int.h"
 
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
-
 int re_filter_threshold(const struct re_run *r, const struct re_db *db, uint32_t *thr)
 {
 	*thr = r->thr ? r->thr : db->c.df_threshold;
@@ -26,88 +22,71 @@ static inline void re_filter_push(struct re_run *r, const struct re_layout *L,
 		     L->dadr_off != UINT32_MAX ? re_get32(o + L->dadr_off) : RE_ADDR_NONE);
 }
 
-/* Entries per block whose smallest distance is checked first. */
-#define RE_FILTER_BLOCK 64u
-
-/* Smallest of @d[0..n); distances are at most ISP_REIS_MAX_DIM, so the
- * signed 16-bit minimum of SSE2 (every x86-64 has it) is exact. */
-static uint16_t re_dist_min(const uint16_t *d, uint32_t n)
-{
-	uint16_t mn = UINT16_MAX;
-	uint32_t j = 0;
-
-#if defined(__x86_64__)
-	if (n >= 8) {
-		__m128i m = _mm_loadu_si128((const __m128i *)(const void *)d);
-
-		for (j = 8; j + 8 <= n; j += 8)
-			m = _mm_min_epi16(m, _mm_loadu_si128((const __m128i *)(const void *)(d + j)));
-		m = _mm_min_epi16(m, _mm_srli_si128(m, 8));
-		m = _mm_min_epi16(m, _mm_srli_si128(m, 4));
-		m = _mm_min_epi16(m, _mm_srli_si128(m, 2));
-		mn = (uint16_t)_mm_cvtsi128_si32(m);
-	}
-#endif
-	for (; j < n; j++)
-		mn = d[j] < mn ? d[j] : mn;
-	return mn;
-}
-
 /*
- * Without filters every entry passes: only those below the TTL-E bound
- * matter, so a block whose smallest distance is above the bound's is
- * skipped whole (a loop the compiler vectorises).
+ * The entries of one segment through the metadata filter (§7.1) and DF:
+ * the tag is in each entry's OOB, so the distances come first (r->dist),
+ * then one pass over the entries.
  */
-static void re_filter_all(struct re_run *r, const struct re_layout *L, uint64_t base,
-			  const uint8_t *oob, uint32_t lo, uint32_t a, uint32_t b)
+static uint32_t re_filter_tag(struct re_run *r, const struct re_layout *L, uint64_t base,
+			      const uint8_t *codes, const uint8_t *oob, const uint64_t *qw,
+			      uint32_t lo, uint32_t hi, int df, uint32_t thr)
 {
-	uint32_t j0, j, end;
+	uint32_t j, npass = 0;
 
-	for (j0 = a; j0 < b; j0 = end) {
-		end = b - j0 > RE_FILTER_BLOCK ? j0 + RE_FILTER_BLOCK : b;
-		if ((uint64_t)re_dist_min(r->dist + (j0 - lo), end - j0) << 32 > r->top->bound)
-			continue;
-		for (j = j0; j < end; j++) {
-			const uint8_t *o = oob + (size_t)j * L->oob_entry;
-			uint64_t key = re_key(r->dist[j - lo], base + j);
+	r->e->ham(qw, codes + (size_t)lo * L->cb, L->cb, L->cb / 8, hi - lo, r->dist);
+	for (j = lo; j < hi; j++) {
+		const uint8_t *o = oob + (size_t)j * L->oob_entry;
+		uint32_t d = r->dist[j - lo];
+		uint64_t key;
 
-			if (key < r->top->bound)
-				re_filter_push(r, L, o, key);
-		}
+		if (df && d >= thr)
+			continue;	/* distance filter (§4.3.3) */
+		if (re_get32(o + L->tag_off) != r->qtag)
+			continue;	/* metadata filter in the die (§7.1) */
+		npass++;
+		/* At or past the bound it leaves TTL-E at the next quickselect
+		 * anyway: no OOB decode, no push. */
+		key = re_key(d, base + j);
+		if (key < r->top->bound)
+			re_filter_push(r, L, o, key);
 	}
+	return npass;
 }
 
 uint32_t re_filter_page(struct re_run *r, const struct re_layout *L, uint64_t pg,
-			const uint8_t *oob, const struct re_seg *segs, uint32_t nseg, int df,
-			uint32_t thr, uint32_t *ncmp)
+			const uint8_t *codes, const uint8_t *oob, const uint64_t *qw,
+			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
+			uint32_t *ncmp)
 {
-	uint32_t lo = segs[0].lo, s, j, npass = 0;
+	uint32_t s, c, npass = 0;
 	uint64_t base = pg * L->epb;
 
 	for (s = 0; s < nseg; s++) {
-		*ncmp += segs[s].hi - segs[s].lo;
-		if (!df && !r->tag) {
-			npass += segs[s].hi - segs[s].lo;
-			re_filter_all(r, L, base, oob, lo, segs[s].lo, segs[s].hi);
+		uint32_t lo = segs[s].lo, n = segs[s].hi - lo, lim, nc, below = 0;
+
+		*ncmp += n;
+		if (r->tag) {
+			npass += re_filter_tag(r, L, base, codes, oob, qw, lo, segs[s].hi, df, thr);
 			continue;
 		}
-		for (j = segs[s].lo; j < segs[s].hi; j++) {
-			const uint8_t *o = oob + (size_t)j * L->oob_entry;
-			uint32_t d = r->dist[j - lo];
-			uint64_t key;
+		/*
+		 * The kernel compares every distance with the DF threshold (the
+		 * pass count) and with TTL-E's bound (what may still enter):
+		 * only those few leave it. A push may lower the bound; each key
+		 * is checked against the bound of its turn.
+		 */
+		lim = re_topc_lim(r->top);
+		if (df && thr < lim)
+			lim = thr;
+		nc = r->scan(qw, codes + (size_t)lo * L->cb, L->cb, L->cb / 8, n, lim,
+				df ? thr : UINT32_MAX, r->sidx, r->sdist, &below);
+		npass += below;
+		for (c = 0; c < nc; c++) {
+			uint32_t j = lo + r->sidx[c];
+			uint64_t key = re_key(r->sdist[c], base + j);
 
-			if (df && d >= thr)
-				continue;	/* distance filter (§4.3.3) */
-			if (r->tag && re_get32(o + L->tag_off) != r->qtag)
-				continue;	/* metadata filter in the die (§7.1) */
-			npass++;
-			/*
-			 * At or past the bound it leaves TTL-E at the next
-			 * quickselect anyway: no OOB decode, no push.
-			 */
-			key = re_key(d, base + j);
 			if (key < r->top->bound)
-				re_filter_push(r, L, o, key);
+				re_filter_push(r, L, oob + (size_t)j * L->oob_entry, key);
 		}
 	}
 	return npass;

@@ -87,6 +87,8 @@ struct re_eng {
 	const struct fp_params *p;
 	const struct fg_geom *g;
 	re_hamming_fn ham;
+	re_scan_fn scan;	/* the fused scan (reis_filter.c) */
+	re_scan_fn scan_c;	/* the same on codes in the cache: no prefetch */
 	re_int8_fn score;
 	pthread_mutex_t lock;
 	struct re_db *db[RE_MAX_DBS];	/* dense, unordered */
@@ -168,26 +170,46 @@ struct re_cand {
 };
 
 /*
- * TTL-E / TTL-C on the host: entries below the bound are appended; a full
- * buffer (RE_TOPC_SLACK x keep) is cut to the best keep by quickselect,
- * which sets the bound. The set kept equals the drive's quickselect after
- * every round (keys are unique), whose cost reis_cost.c models; a bounded
- * heap measured slower here (docs/benchmarks.md).
+ * TTL-E / TTL-C on the host, a counting select over the small distance
+ * range (distances are at most the dimension): a count per distance of the
+ * entries held gives D, the smallest distance at or below which at least
+ * keep entries are held, after every append; nothing farther than D can
+ * make the cut, so the bound follows D at once and the scan's kernel drops
+ * those codes itself (re_topc_lim()). A full buffer (RE_TOPC_SLACK x keep)
+ * drops what lies beyond D; only when the entries at D alone overflow it
+ * are they cut by entry index (quickselect), which bounds the key too.
+ * The set kept is the keep smallest keys of the stream, the drive's
+ * quickselect's set after every round (keys are unique), whose cost
+ * reis_cost.c models from counts.
  */
-#define RE_TOPC_SLACK 2u
+#define RE_TOPC_SLACK 4u
 struct re_topc {
 	struct re_cand *v;
 	uint32_t n, cap, keep;
 	uint64_t bound;		/* keys >= bound can no longer make the cut */
+	uint32_t *hist;		/* entries held per distance, 0..maxd */
+	uint32_t maxd;		/* the largest distance a key may have */
+	uint32_t dmax;		/* while fewer than keep are held: their largest */
+	uint32_t dstar;		/* then D */
+	uint32_t nle;		/* entries held at distances <= D */
 };
 
-int re_topc_init(struct re_topc *t, uint32_t keep);
-void re_topc_reset(struct re_topc *t, uint32_t keep);
+/* @maxd: the largest distance of a key (the dimension). */
+int re_topc_init(struct re_topc *t, uint32_t keep, uint32_t maxd);
+/* Reuse the buffer for another query with @keep <= the initial keep and
+ * @maxd <= the initial maxd. */
+void re_topc_reset(struct re_topc *t, uint32_t keep, uint32_t maxd);
 void re_topc_free(struct re_topc *t);
+/* Append @key (below t->bound, its distance at most maxd). */
 void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr);
 /* Keep the best @keep, the @nsort smallest first in ascending order;
  * returns how many are kept. */
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort);
+/* Host bytes of a TTL of @keep entries over distances 0..@maxd. */
+static inline uint64_t re_topc_bytes(uint64_t keep, uint32_t maxd)
+{
+	return RE_TOPC_SLACK * keep * sizeof(struct re_cand) + ((uint64_t)maxd + 1) * 4u;
+}
 /* Sort @v[0..n) ascending. */
 void re_sort_u64(uint64_t *v, uint64_t n);
 /* Stable radix sort through @tmp (@n entries); @n below 2^32. */
@@ -259,6 +281,13 @@ struct re_cost {
 	uint64_t fin_ready, fin_end;
 	struct re_fin_list cur;	/* the chain recorded last */
 	struct re_fin_list late;	/* rests of chains whose reads are issued */
+	/* A round's page reads, issued together when it ends
+	 * (ft_page_read_row(): the same calls, one lock); none when the
+	 * buffers could not be had (each page is then issued at once). */
+	uint32_t *row_plane;
+	struct ft_page_op *row_op;
+	uint64_t *row_dram;
+	uint32_t nrow, caprow;
 };
 
 void re_cost_init(struct re_cost *c, struct ft *ft, struct ft_cmd *cmd, int pl);
@@ -357,36 +386,65 @@ struct re_rk {
 
 #define RE_QWORDS (ISP_REIS_MAX_DIM / 64)
 
+/*
+ * One query's host results on one database: what its charges need
+ * (reis_run.c). The host work that fills it never touches the timing
+ * engine; the charges, issued in query order by the command's own thread,
+ * read it only.
+ */
+struct re_qout {
+	struct re_topc top;	/* TTL-E: the candidates */
+	struct re_visits vs;	/* IVF: its pages, each with its scan's counts */
+	uint32_t np;		/* IVF: clusters probed */
+	uint32_t m;		/* candidates ranked */
+	uint32_t nh;		/* hits: at most k */
+	struct re_rk *rk;	/* the ranking, its best k first */
+	struct re_pcount *pc;	/* rerank: the pages of the codes read */
+	size_t npc;
+	struct re_pcount *idpc;	/* caller ids: the pages read */
+	size_t nidpc;
+	struct re_hitx *hits;	/* k */
+};
+
+/*
+ * A search. The command's thread holds one (the charges, r->c, and what
+ * every worker shares: the request, the host's page order of a
+ * brute-force database, the centroid pages' planes); every worker of the
+ * host work runs on a copy with its own scratch (page, distances, the
+ * rerank's and the coarse search's buffers) and points r->top, r->vs,
+ * r->qw at the query it works on.
+ */
 struct re_run {
 	struct re_eng *e;
 	struct isp_ctx *ctx;
 	struct re_cost c;
 	int ivf, df_dev, mpibc, rerank, tag;
 	uint32_t flags, k, factor, qtag, nprobe, target, thr;
+	uint32_t maxd;		/* the query dimension: the largest distance */
+	/* a worker's scratch */
 	uint8_t *page;		/* one page slot: data + OOB */
 	uint16_t *dist;
-	uint64_t *qw;		/* the binary query, aligned (in qws) */
+	uint16_t *sidx, *sdist;	/* the fused scan's output: a page's entries */
+	re_scan_fn scan;	/* e->scan, or e->scan_c on a page in the cache */
 	int8_t *code;		/* one INT8 code */
-	struct re_topc *top;	/* TTL-E of the query being run (in tops) */
-	struct re_topc ctop;
-	/*
-	 * A block of queries of one brute-force command shares each page
-	 * scan (re_scan_block()): qblock binary queries, a TTL-E and the
-	 * pages' pass counts per query, and per page its plane, entry
-	 * count and place in the host's scan order.
-	 */
-	uint32_t qblock;
-	uint64_t *qws;		/* RE_QWORDS words a query */
-	struct re_topc *tops;
-	uint32_t *bpass;	/* qblock x bpages */
-	uint32_t *bplane, *bncmp;
+	struct re_topc *ctop;	/* TTL-C */
+	uint32_t *probe;
+	uint32_t *cdist;	/* probe[i]'s centroid distance */
+	uint64_t *cppa;		/* the rerank's codes: page, offset, in place */
+	uint32_t *coff;
+	const uint8_t **cptr;
+	/* the query it works on */
+	const uint64_t *qw;	/* the binary query, aligned */
+	struct re_topc *top;	/* its TTL-E */
+	struct re_visits *vs;	/* its IVF pages */
+	/* shared: per page of a brute-force database, its place in the
+	 * host's scan order, its plane and entry count; the planes of an
+	 * IVF database's centroid pages */
 	uint64_t *bord;		/* bpages, then as many for the sort */
 	const struct re_db *bord_db;	/* whose pages bord orders */
-	struct re_visits vs;
-	uint32_t *probe;
-	uint32_t *cdist;		/* probe[i]'s centroid distance */
-	struct re_pcount *pc;
-	struct re_rk *rk;
+	uint32_t *bplane, *bncmp;
+	uint32_t *cplane;
+	/* the command's thread only */
 	uint64_t reranked;
 	uint32_t nprobe_used;
 	uint64_t budget;	/* bytes held of the command buffer budget */
@@ -395,6 +453,17 @@ struct re_run {
 /* reis_query.c */
 uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
 		       void *data, size_t len, struct isp_cpl *cpl, int ivf);
+
+/* reis_run.c: every query on every database, hits into @hits (k a query),
+ * the last one's end in *@end; the buffers, r->budget taken from the
+ * command buffer budget (re_run_setup_bufs()). */
+struct re_exec;
+uint16_t re_run_prepare(struct re_run *r, const struct isp_wire_reis_search *s,
+			struct re_db **dbs, uint32_t ndbs, struct re_exec **out,
+			const char **why);
+int re_run_exec(struct re_exec *x, const void *data, uint64_t tq, struct re_hitx *hits,
+		uint64_t *end);
+void re_run_free(struct re_run *r, struct re_exec *x);
 
 /* reis_scan.c: the host kernels' run-time choice (re_hamming_get, re_int8_get). */
 struct re_variant {
@@ -408,43 +477,66 @@ int re_variant_pick(const struct re_variant *v, unsigned n, const char *name,
  * into *@oob, @buf if it must be copied; fs_page_unmap() after. */
 int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
 		const uint8_t **pg, const uint8_t **oob, uint64_t *ppa);
-int re_fine(struct re_run *r, struct re_db *db, uint64_t t, uint64_t cand, int df,
-	    uint32_t thr, uint64_t *tend);
-/* Brute force: the host's scan of queries r->qws[0..nq) over @db's binary
- * pages, each page once for all of them, into r->tops[0..nq). */
-int re_scan_block(struct re_run *r, struct re_db *db, uint32_t nq, uint64_t cand, int df,
-		  uint32_t thr);
-/* Brute force: the fine phase's cost of block query @j from @t, in the
- * drive's page order; its end in *@tend. */
-void re_fine_charge(struct re_run *r, struct re_db *db, uint32_t j, uint64_t t,
+/* IVF fine search (REIS §4.3.1), the host's part: the pages in r->vs into
+ * r->top, each visit's plane and counts recorded. */
+int re_fine_host(struct re_run *r, struct re_db *db, uint64_t cand, int df, uint32_t thr);
+/* Its charges from @t, in the drive's page order; the end in *@tend. */
+void re_fine_cost(struct re_run *r, struct re_db *db, const struct re_visits *vs, uint64_t t,
+		  uint64_t cand, int df, uint64_t *tend);
+/* Brute force: r->bord, r->bplane, r->bncmp for @db (once). */
+int re_bf_order(struct re_run *r, struct re_db *db);
+/* Brute force, the host's part: queries @qws[0..nq) (RE_QWORDS words
+ * each) over the pages r->bord[i0..i1) of @db, each page once for all of
+ * them, into @tops[0..nq); each query's pass count per page into @bpass
+ * (bpages a query). */
+int re_scan_pages(struct re_run *r, struct re_db *db, const uint64_t *qws,
+		  struct re_topc *const *tops, uint32_t nq, uint64_t i0, uint64_t i1,
+		  uint32_t *bpass, int df, uint32_t thr);
+/* Brute force: the fine phase's charges with the pass counts @pass, from
+ * @t, in the drive's page order; its end in *@tend. */
+void re_fine_charge(struct re_run *r, struct re_db *db, const uint32_t *pass, uint64_t t,
 		    uint64_t cand, int df, uint64_t *tend);
 
 /* reis_filter.c: the threshold in *@thr; whether the die filters by it. */
 int re_filter_threshold(const struct re_run *r, const struct re_db *db, uint32_t *thr);
-/* The sensed page's entries in @segs (their OOB at @oob) through the
- * filters into TTL-E; returns how many passed, counts the compared ones in
- * *@ncmp. */
+/* The sensed page's entries in @segs (codes at @codes, OOB at @oob)
+ * against query @qw: the fused scan and the filters into TTL-E r->top;
+ * returns how many passed, counts the compared ones in *@ncmp. */
 uint32_t re_filter_page(struct re_run *r, const struct re_layout *L, uint64_t pg,
-			const uint8_t *oob, const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
+			const uint8_t *codes, const uint8_t *oob, const uint64_t *qw,
+			const struct re_seg *segs, uint32_t nseg, int df, uint32_t thr,
 			uint32_t *ncmp);
+/* The fused scan's limit for TTL @t: distances below it may still enter. */
+static inline uint32_t re_topc_lim(const struct re_topc *t)
+{
+	return t->bound == UINT64_MAX ? UINT32_MAX : (uint32_t)(t->bound >> 32) + 1;
+}
 
 /* reis_ivf.c: nprobe of @db (explicit, or from its calibration table). */
 uint32_t re_nprobe(const struct re_run *r, const struct re_db *db);
-/* The nprobe nearest centroids into r->probe, their pages into r->vs. */
-int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
-	      uint32_t *np_out);
+/* The host's part: the nprobe nearest centroids into r->probe, their
+ * pages into r->vs, how many in *@np_out. */
+int re_coarse_host(struct re_run *r, struct re_db *db, uint32_t *np_out);
+/* Its charges from @t; the end in *@tend. */
+void re_coarse_cost(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend);
+/* r->cplane of @db (once). */
+int re_coarse_planes(struct re_run *r, struct re_db *db);
 
 /* reis_select.c */
 uint64_t re_cand_count(const struct re_run *r, const struct re_db *db);
 uint64_t re_ttl_bytes(const struct re_run *r, struct re_db **dbs, uint32_t ndbs);
 
-/* reis_rerank.c: order r->top.v[0..m) into r->rk (INT8 rerank or Hamming). */
-int re_rank(struct re_run *r, struct re_db *db, const int8_t *q8, uint32_t m, uint64_t *t);
+/* reis_rerank.c: order r->top->v[0..o->m) into o->rk (INT8 rerank or
+ * Hamming), the pages of the rerank's reads into o->pc; its charges. */
+int re_rank_host(struct re_run *r, struct re_db *db, const int8_t *q8, struct re_qout *o);
+void re_rank_cost(struct re_run *r, struct re_db *db, const struct re_qout *o, uint64_t *t);
 
 /* reis_docs.c */
 struct re_docs_cost;
-int re_ids_read(struct re_run *r, struct re_db *db, struct re_hitx *out, uint32_t nh,
-		uint64_t *t);
+/* Caller ids of o->hits[0..nh) (IDS section), their pages into o->idpc;
+ * their charges. */
+int re_ids_host(struct re_run *r, struct re_db *db, struct re_qout *o);
+void re_ids_cost(struct re_run *r, const struct re_qout *o, uint64_t *t);
 int re_docs_plan(struct re_eng *e, const struct re_hitx *hits, uint32_t n, uint64_t blob_len,
 		 struct re_docs_cost **out, uint64_t *docs_bytes);
 int re_doc_fill(struct re_eng *e, const struct re_docs_cost *dc, const struct re_hitx *h,

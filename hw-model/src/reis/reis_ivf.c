@@ -144,20 +144,20 @@ uint32_t re_nprobe(const struct re_run *r, const struct re_db *db)
 	return np < db->c.nlist ? np : db->c.nlist;
 }
 
-/* IVF coarse search (REIS §4.3.1): the nprobe nearest centroids into probe[]. */
-int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
-		     uint32_t *np_out)
+/*
+ * IVF coarse search (REIS §4.3.1), the host's part: the query's distance
+ * to every centroid, the nprobe nearest (TTL-C) into r->probe, their pages
+ * into r->vs; the clusters found in *@np_out.
+ */
+int re_coarse_host(struct re_run *r, struct re_db *db, uint32_t *np_out)
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n, thr;
-	uint64_t pg, ppa, cum = 0, sent = 0, tot;
+	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n, nc, below = 0;
 	const uint8_t *p, *oob;
-	/* DF compares each centroid in-die and sends the nprobe kept (A26). */
-	int df = re_filter_threshold(r, db, &thr);
+	uint64_t pg, ppa;
 
-	re_topc_reset(&r->ctop, np);
-	re_cost_phase(&r->c, t, np, L->ttl_c, (uint32_t)df);
+	re_topc_reset(r->ctop, np, L->dim);
 	for (pg = 0; pg < L->cpages; pg++) {
 		uint64_t left = db->c.nlist - pg * L->cpb;
 		uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb);
@@ -166,33 +166,69 @@ int re_coarse(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend,
 			return -ECANCELED;	/* isp_dev_exec_cancel() */
 		if (re_map_page(e, &db->slc, L->c_first + pg, r->page, &p, &oob, &ppa))
 			return -EIO;
-		e->ham(r->qw, p, L->cb, words, cnt, r->dist);
-		for (j = 0; j < cnt; j++)	/* TTL-C: DIST, EMB, EADR, TAG */
-			re_topc_add(&r->ctop, re_key(r->dist[j], pg * L->cpb + j),
-				    oob[j], 0);
+		/* TTL-C: DIST, EMB, EADR, TAG; only centroids below its bound. */
+		nc = e->scan(r->qw, p, L->cb, words, cnt, re_topc_lim(r->ctop), UINT32_MAX,
+			     r->sidx, r->sdist, &below);
+		for (j = 0; j < nc; j++)
+			re_topc_add(r->ctop, re_key(r->sdist[j], pg * L->cpb + r->sidx[j]),
+				    oob[r->sidx[j]], 0);
 		fs_page_unmap(e->fs);
+	}
+	n = re_topc_finish(r->ctop, 0);
+	/* Cluster order (probe[] ascending), each with its distance. */
+	re_cand_by_cluster(r->ctop->v, n);
+	for (i = 0; i < n; i++) {
+		uint32_t cl = (uint32_t)r->ctop->v[i].key;
+
+		/* The tag from the centroid page's OOB names the R-IVF entry. */
+		if (cl >= db->c.nlist || r->ctop->v[i].radr != (cl & 0xffu))
+			return -EIO;
+		r->probe[i] = cl;
+		r->cdist[i] = (uint32_t)(r->ctop->v[i].key >> 32);
+	}
+	if (re_visits_build(r->vs, db->cfirst, r->probe, r->cdist, n, L->epb))
+		return -ENOMEM;
+	*np_out = n;
+	return 0;
+}
+
+/*
+ * Its charges from @t: every centroid page (REIS §4.3.1), with DF the
+ * nprobe kept spread over them (A26), then the R-IVF entries into DRAM;
+ * the end in *@tend. The planes are the centroid pages' (r->cplane).
+ */
+void re_coarse_cost(struct re_run *r, struct re_db *db, uint64_t t, uint64_t *tend)
+{
+	const struct re_layout *L = &db->L;
+	uint32_t np = re_nprobe(r, db), thr;
+	uint64_t pg, cum = 0, sent = 0, tot;
+	/* DF compares each centroid in-die and sends the nprobe kept (A26). */
+	int df = re_filter_threshold(r, db, &thr);
+
+	re_cost_phase(&r->c, t, np, L->ttl_c, (uint32_t)df);
+	for (pg = 0; pg < L->cpages; pg++) {
+		uint64_t left = db->c.nlist - pg * L->cpb;
+		uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb);
+
 		cum += cnt;
 		tot = df ? re_cost_coarse_passed(cum, np, db->c.nlist) : cum;
-		re_cost_page(&r->c, fg_ppa_plane(e->g, ppa), cnt, (uint32_t)(tot - sent));
+		re_cost_page(&r->c, r->cplane[pg], cnt, (uint32_t)(tot - sent));
 		sent = tot;
 	}
 	t = re_cost_phase_end(&r->c);
-	t = ft_dram(e->ft, r->c.cmd, (uint64_t)np * RE_RIVF_BYTES, t);	/* R-IVF */
-	n = re_topc_finish(&r->ctop, 0);
-	/* Cluster order (probe[] ascending), each with its distance. */
-	re_cand_by_cluster(r->ctop.v, n);
-	for (i = 0; i < n; i++) {
-		uint32_t cl = (uint32_t)r->ctop.v[i].key;
+	*tend = ft_dram(r->e->ft, r->c.cmd, (uint64_t)np * RE_RIVF_BYTES, t);	/* R-IVF */
+}
 
-		/* The tag from the centroid page's OOB names the R-IVF entry. */
-		if (cl >= db->c.nlist || r->ctop.v[i].radr != (cl & 0xffu))
+/* The planes of @db's centroid pages into r->cplane, once per command. */
+int re_coarse_planes(struct re_run *r, struct re_db *db)
+{
+	const struct re_layout *L = &db->L;
+	uint64_t pg, ppa;
+
+	for (pg = 0; pg < L->cpages; pg++) {
+		if (fs_region_ppa(r->e->fs, &db->slc, L->c_first + pg, &ppa))
 			return -EIO;
-		r->probe[i] = cl;
-		r->cdist[i] = (uint32_t)(r->ctop.v[i].key >> 32);
+		r->cplane[pg] = fg_ppa_plane(r->e->g, ppa);
 	}
-	if (re_visits_build(&r->vs, db->cfirst, r->probe, r->cdist, n, L->epb))
-		return -ENOMEM;
-	*np_out = n;
-	*tend = t;
 	return 0;
 }

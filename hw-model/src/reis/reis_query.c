@@ -22,94 +22,6 @@
 #include "isp_budget.h"
 #include "reis_int.h"
 
-/* Final order: score, Hamming, database id, entry index. */
-static int re_hit_cmp(const void *a, const void *b)
-{
-	const struct re_hitx *x = a, *y = b;
-	uint32_t hx = (uint32_t)(x->key >> 32), hy = (uint32_t)(y->key >> 32);
-	uint32_t dx = x->db->c.did, dy = y->db->c.did;
-	uint32_t ix = (uint32_t)x->key, iy = (uint32_t)y->key;
-
-	if (x->score != y->score) {
-		if (x->metric == ISP_REIS_IP)
-			return x->score > y->score ? -1 : 1;
-		return x->score < y->score ? -1 : 1;
-	}
-	if (hx != hy)
-		return hx < hy ? -1 : 1;
-	if (dx != dy)
-		return dx < dy ? -1 : 1;
-	return ix < iy ? -1 : ix > iy;
-}
-
-/* The candidates' hits, best first, into @out: at most k. */
-static uint32_t re_hits_take(const struct re_run *r, struct re_db *db, uint32_t m,
-			     struct re_hitx *out)
-{
-	uint32_t h, nh = m < r->k ? m : r->k;
-
-	for (h = 0; h < nh; h++) {
-		const struct re_cand *cd = &r->top->v[r->rk[h].i];
-
-		out[h].key = cd->key;
-		out[h].score = r->rk[h].score;
-		out[h].db = db;
-		out[h].dadr = cd->dadr;
-		out[h].metric = db->c.metric;
-		out[h].id = (uint32_t)cd->key;
-	}
-	return nh;
-}
-
-/*
- * One query (@j of the block in r->qws) on one database (REIS §4.3.1):
- * input broadcast, IVF coarse search, fine search through the filters into
- * TTL-E (brute force: scanned by re_scan_block(), charged here),
- * quickselect, rank, caller ids; hits into @out (at most k), best first.
- */
-static int re_query_db(struct re_run *r, struct re_db *db, uint32_t j, const int8_t *q8,
-		       uint64_t tq, struct re_hitx *out, uint32_t *nout, uint64_t *tend)
-{
-	uint32_t thr, m, nh;
-	int df = re_filter_threshold(r, db, &thr);
-	uint64_t t, cand = re_cand_count(r, db);
-	int ret;
-
-	r->qw = r->qws + (size_t)j * RE_QWORDS;
-	r->top = &r->tops[j];
-	/* IBC (§4.3.2); each die's pages wait for its own (the plane holds). */
-	ft_ibc_all(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes, r->mpibc, tq);
-	t = tq;
-	if (r->ivf) {
-		uint32_t np;
-
-		ret = re_coarse(r, db, t, &t, &np);
-		if (ret)
-			return ret;
-		if (np > r->nprobe_used)
-			r->nprobe_used = np;
-		ret = re_fine(r, db, t, cand, df, thr, &t);
-		if (ret)
-			return ret;
-	} else {
-		re_fine_charge(r, db, j, t, cand, df, &t);
-	}
-	/* The rerank orders its own best k; without it TTL-E's order is the answer's. */
-	m = re_topc_finish(r->top, r->rerank ? 0 : r->k);
-	/* The finish is issued after the next query's search (re_cost_flush()). */
-	re_cost_fin_begin(&r->c, t);
-	ret = re_rank(r, db, q8, m, &t);
-	nh = ret ? 0 : re_hits_take(r, db, m, out);
-	if (!ret && (db->c.flags & ISP_REIS_DBF_IDS))
-		ret = re_ids_read(r, db, out, nh, &t);
-	if (re_cost_fin_end(&r->c) && !ret)
-		ret = -ENOMEM;
-	if (ret)
-		return ret;
-	*nout = nh;
-	*tend = t;
-	return 0;
-}
 static void re_unref(struct re_eng *e, struct re_db **dbs, uint32_t n)
 {
 	uint32_t i;
@@ -125,111 +37,6 @@ static int re_db_did_cmp(const void *a, const void *b)
 	uint32_t x = (*(struct re_db *const *)a)->c.did, y = (*(struct re_db *const *)b)->c.did;
 
 	return x < y ? -1 : x > y;
-}
-
-static void re_run_free(struct re_run *r)
-{
-	uint32_t j;
-
-	if (r->e)
-		isp_budget_give(fs_buf_budget(r->e->fs), r->budget);
-	r->budget = 0;
-	free(r->page);
-	free(r->dist);
-	free(r->qws);
-	free(r->code);
-	free(r->probe);
-	free(r->cdist);
-	free(r->pc);
-	re_cost_free(&r->c);
-	free(r->rk);
-	for (j = 0; r->tops && j < r->qblock; j++)
-		re_topc_free(&r->tops[j]);
-	free(r->tops);
-	free(r->bpass);
-	free(r->bplane);
-	free(r->bncmp);
-	free(r->bord);
-	re_topc_free(&r->ctop);
-	re_visits_free(&r->vs);
-}
-
-/* Queries a brute-force block shares a page scan with at most, and the
- * block's own buffers at most (per-query TTL-E and pass counts). */
-#define RE_QBLOCK_MAX 64u
-#define RE_QBLOCK_BYTES (8u << 20)
-
-/* Sizes of the run's buffers over the databases searched. */
-static void re_run_sizes(const struct re_run *r, struct re_db **dbs, uint32_t ndbs,
-			 uint64_t *cand, uint64_t *per, uint64_t *np, uint64_t *need,
-			 uint64_t *bpages)
-{
-	uint32_t i;
-
-	*cand = *per = *np = *bpages = 1;
-	for (i = 0; i < ndbs; i++) {
-		const struct re_layout *L = &dbs[i]->L;
-
-		*cand = re_max(*cand, re_cand_count(r, dbs[i]));
-		*per = re_max(*per, re_max(L->epb, L->cpb));
-		*bpages = re_max(*bpages, L->bpages);
-		if (r->ivf)
-			*np = re_max(*np, re_nprobe(r, dbs[i]));
-	}
-	*need = re_max(*cand, r->k);
-}
-
-/*
- * Queries per block: brute force over one database shares each page
- * scan among up to RE_QBLOCK_MAX of a command's queries while the
- * block's buffers stay within RE_QBLOCK_BYTES; else one at a time (a
- * group's partitions are searched per query, IVF pages differ per query).
- */
-static uint32_t re_qblock(const struct re_run *r, uint32_t nq, uint32_t ndbs, uint64_t cand,
-			  uint64_t bpages)
-{
-	uint64_t per = RE_TOPC_SLACK * cand * sizeof(struct re_cand) + bpages * sizeof(uint32_t) +
-		       ISP_REIS_MAX_DIM / 8 + sizeof(struct re_topc);
-	uint64_t n = RE_QBLOCK_BYTES / per;
-
-	if (r->ivf || ndbs != 1 || n < 1)
-		return 1;
-	return (uint32_t)(n < nq ? (n < RE_QBLOCK_MAX ? n : RE_QBLOCK_MAX) :
-			  (nq < RE_QBLOCK_MAX ? nq : RE_QBLOCK_MAX));
-}
-
-static int re_run_alloc(struct re_run *r, struct re_db **dbs, uint32_t ndbs)
-{
-	uint64_t cand, per, np, need, bp;
-	uint32_t j;
-
-	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
-	r->page = malloc(fs_slot_bytes(r->e->fs));
-	r->dist = malloc(per * sizeof(*r->dist));
-	r->qws = malloc((size_t)r->qblock * (ISP_REIS_MAX_DIM / 8));
-	r->code = malloc(ISP_REIS_MAX_DIM);
-	r->probe = malloc(np * sizeof(*r->probe));
-	r->cdist = malloc(np * sizeof(*r->cdist));
-	r->pc = malloc(need * sizeof(*r->pc));
-	r->rk = malloc(need * sizeof(*r->rk));
-	r->tops = calloc(r->qblock, sizeof(*r->tops));
-	if (!r->ivf) {
-		r->bpass = malloc((size_t)r->qblock * bp * sizeof(*r->bpass));
-		r->bplane = malloc(bp * sizeof(*r->bplane));
-		r->bncmp = malloc(bp * sizeof(*r->bncmp));
-		r->bord = malloc(2 * bp * sizeof(*r->bord));	/* + the sort's */
-		if (!r->bpass || !r->bplane || !r->bncmp || !r->bord)
-			return -ENOMEM;
-	}
-	if (!r->page || !r->dist || !r->qws || !r->code || !r->probe || !r->cdist || !r->pc ||
-	    !r->rk || !r->tops || re_topc_init(&r->ctop, (uint32_t)np))
-		return -ENOMEM;
-	for (j = 0; j < r->qblock; j++)
-		if (re_topc_init(&r->tops[j], (uint32_t)cand))
-			return -ENOMEM;
-	r->qw = r->qws;
-	r->top = r->tops;
-	return 0;
 }
 
 /* Look up the database or the group's partitions and take references. */
@@ -415,6 +222,7 @@ static void re_run_setup(struct re_run *r, struct re_eng *e, struct isp_ctx *ctx
 			 const struct isp_wire_reis_search *s, int ivf)
 {
 	r->e = e;
+	r->scan = e->scan;
 	r->ctx = ctx;
 	r->ivf = ivf;
 	r->flags = s->flags;
@@ -426,6 +234,7 @@ static void re_run_setup(struct re_run *r, struct re_eng *e, struct isp_ctx *ctx
 	r->nprobe = s->nprobe;
 	r->target = s->target_recall;
 	r->thr = s->df_threshold;
+	r->maxd = s->dim;
 	r->df_dev = e->p->reis_df && !(s->flags & ISP_REIS_SF_NO_DF);
 	r->mpibc = e->p->reis_mpibc && !(s->flags & ISP_REIS_SF_NO_MPIBC);
 }
@@ -461,39 +270,16 @@ static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
 	return 0;
 }
 
-/* TTL-E / TTL-C in controller DRAM for the search (REIS §4.2.1), *@ttl
- * bytes, and the run's buffers. */
-/* What re_run_alloc() and the hit arrays hold at most (host memory). */
-static uint64_t re_search_budget_bytes(const struct re_run *r, const struct isp_wire_reis_search *s,
-				       struct re_db **dbs, uint32_t ndbs)
-{
-	uint64_t cand, per, np, need, bp, qb, ids = 0;
-	uint32_t i;
-
-	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
-	qb = r->qblock;
-	for (i = 0; i < ndbs; i++)
-		if (dbs[i]->c.flags & ISP_REIS_DBF_IDS)
-			ids = s->k;
-	return re_cost_fin_bytes(need + ids, ids, s->nq) + fs_slot_bytes(r->e->fs) +
-	       per * sizeof(*r->dist) + qb * (ISP_REIS_MAX_DIM / 8) +
-	       ISP_REIS_MAX_DIM + np * (sizeof(*r->probe) + sizeof(*r->cdist)) +
-	       need * (sizeof(*r->pc) + sizeof(*r->rk)) +
-	       RE_TOPC_SLACK * (qb * cand + np) * sizeof(struct re_cand) +
-	       qb * sizeof(struct re_topc) +
-	       (r->ivf ? 0 : bp * (qb * sizeof(*r->bpass) + sizeof(*r->bplane) +
-				  sizeof(*r->bncmp) + 2 * sizeof(*r->bord))) +
-	       ((uint64_t)s->nq + ndbs) * s->k * sizeof(struct re_hitx);
-}
-
+/*
+ * TTL-E / TTL-C in controller DRAM for the search (REIS §4.2.1), *@ttl
+ * bytes; the run's buffers (reis_run.c) and the hit arrays.
+ */
 static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_search *s,
 				  struct re_db **dbs, uint32_t ndbs, uint64_t *ttl,
-				  struct re_hitx **hits, struct re_hitx **tmp, const char **why)
+				  struct re_exec **x, struct re_hitx **hits, const char **why)
 {
-	uint64_t cand, per, np, need, bp;
+	uint16_t st;
 
-	re_run_sizes(r, dbs, ndbs, &cand, &per, &np, &need, &bp);
-	r->qblock = re_qblock(r, s->nq, ndbs, cand, bp);
 	*ttl = re_ttl_bytes(r, dbs, ndbs);
 	if (*ttl > fs_dram_budget(r->e->fs)) {
 		/* never fits, not a retry: RERANK_ALL over a database this large */
@@ -506,96 +292,12 @@ static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_s
 		*why = "controller DRAM full (TTL)";
 		return ISP_SC_RESOURCE;
 	}
-	r->budget = re_search_budget_bytes(r, s, dbs, ndbs);
-	switch (isp_budget_take(fs_buf_budget(r->e->fs), r->budget)) {
-	case 0: break;
-	case -EFBIG:
-		r->budget = 0;
-		*why = "search needs more than the whole buffer budget";
-		return ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR;
-	default:
-		r->budget = 0;
-		*why = "command buffer budget in use; retry";
-		return ISP_SC_RESOURCE;
-	}
+	st = re_run_prepare(r, s, dbs, ndbs, x, why);
+	if (st)
+		return st;
 	*why = "out of memory";
-	if (re_run_alloc(r, dbs, ndbs))
-		return ISP_SC_INTERNAL;
 	*hits = calloc((size_t)s->nq * s->k, sizeof(**hits));
-	*tmp = calloc((size_t)ndbs * s->k, sizeof(**tmp));
-	if (!*hits || !*tmp)
-		return ISP_SC_INTERNAL;
-	return 0;
-}
-
-/* The binary queries [@q0, @q0 + @n) into r->qws, and with one database
- * their brute-force page scan, shared (re_scan_block()). */
-static int re_block_load(struct re_run *r, const struct isp_wire_reis_search *s,
-			 const uint8_t *qb, struct re_db **dbs, uint32_t ndbs, uint32_t q0,
-			 uint32_t n)
-{
-	uint32_t j, thr;
-	int df;
-
-	for (j = 0; j < n; j++)
-		memcpy(r->qws + (size_t)j * RE_QWORDS,
-		       qb + (size_t)(q0 + j) * (s->dim / 8), s->dim / 8);
-	if (ndbs != 1)
-		return 0;
-	df = re_filter_threshold(r, dbs[0], &thr);
-	return re_scan_block(r, dbs[0], n, re_cand_count(r, dbs[0]), df, thr);
-}
-
-/*
- * Every query on every database; each query's top-k into @hits (k slots a
- * query, unused ones with db NULL), the time the last one ends in *@end.
- * The host scans a block of queries first; the drive's timing calls still
- * come query after query, database after database, as without blocks.
- */
-static int re_run_queries(struct re_run *r, const struct isp_wire_reis_search *s,
-			  const void *data, struct re_db **dbs, uint32_t ndbs, uint64_t tq,
-			  struct re_hitx *hits, struct re_hitx *tmp, uint64_t *end)
-{
-	struct re_eng *e = r->e;
-	const uint8_t *qb = (const uint8_t *)data + sizeof(*s);
-	const int8_t *q8 = (const int8_t *)(qb + (size_t)s->nq * (s->dim / 8));
-	uint32_t q0, n, q, i;
-	int ret = 0;
-
-	*end = tq;
-	for (q0 = 0; q0 < s->nq && !ret; q0 += n) {
-		n = s->nq - q0 < r->qblock ? s->nq - q0 : r->qblock;
-		ret = re_block_load(r, s, qb, dbs, ndbs, q0, n);
-		for (q = q0; q < q0 + n && !ret; q++) {
-			uint64_t qend = tq, te = tq;
-			uint32_t nt = 0, nh = 0;
-
-			for (i = 0; i < ndbs && !ret; i++) {
-				if (ndbs > 1)
-					ret = re_block_load(r, s, qb, dbs + i, 1, q, 1);
-				if (!ret)
-					ret = re_query_db(r, dbs[i], q - q0, q8 + (size_t)q * s->dim,
-							  tq, tmp + nt, &nh, &te);
-				nt += nh;
-				if (ndbs > 1)	/* the merge waits for every finish */
-					te = re_max(te, re_cost_flush(&r->c));
-				qend = re_max(qend, te);
-			}
-			if (ret)
-				break;
-			if (ndbs > 1) {	/* exact merge of the partitions' top-k (REIS §7.1) */
-				qsort(tmp, nt, sizeof(*tmp), re_hit_cmp);
-				qend = ft_core(e->ft, r->c.cmd, FT_CORE_ISP,
-					       ft_cycles_sort(e->p, nt), "merge", qend);
-			}
-			memcpy(hits + (size_t)q * s->k, tmp, (nt < s->k ? nt : s->k) * sizeof(*tmp));
-			for (i = nt; i < s->k; i++)
-				hits[(size_t)q * s->k + i].db = NULL;
-			*end = re_max(*end, qend);
-		}
-	}
-	*end = re_max(*end, re_cost_flush(&r->c));
-	return ret ? ret : r->c.err;
+	return *hits ? 0 : ISP_SC_INTERNAL;
 }
 
 /* The result: header, hits, then the documents (docs/command-set.md
@@ -707,8 +409,9 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	struct isp_wire_reis_search s;
 	struct isp_results *res = isp_dev_results(e->dev);
 	struct re_db *dbs[RE_MAX_DBS];
-	struct re_hitx *hits = NULL, *tmp = NULL;
+	struct re_hitx *hits = NULL;
 	struct re_docs_cost *dc = NULL;
+	struct re_exec *x = NULL;
 	struct re_run r;
 	const char *why = NULL;
 	uint32_t ndbs = 0, ticket = cmd->cdw12;
@@ -743,13 +446,13 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 		goto fail;
 	reserved = 1;
 
-	st = re_search_buffers(&r, &s, dbs, ndbs, &ttl, &hits, &tmp, &why);
+	st = re_search_buffers(&r, &s, dbs, ndbs, &ttl, &x, &hits, &why);
 	if (st)
 		goto fail;
 	st = ISP_SC_INTERNAL;	/* what can still fail is ours */
 
 	re_cost_init(&r.c, e->ft, &ctx->ftc, e->p->reis_pl && !(s.flags & ISP_REIS_SF_NO_PL));
-	ret = re_run_queries(&r, &s, data, dbs, ndbs, tq, hits, tmp, &end);
+	ret = re_run_exec(x, data, tq, hits, &end);
 	if (ret == -ECANCELED) {
 		st = isp_status_from_errno(ret);
 		why = "stopped by the transport (reset, queue deletion or Abort)";
@@ -769,9 +472,8 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	fs_dram_release(e->fs, RE_DRAM_TTL, ttl);
 	ret = isp_results_publish(res, ticket, blob, blob_len,
 				  dc ? re_docs_charge : NULL, dc, dc ? re_docs_cost_free : NULL);
-	re_run_free(&r);
+	re_run_free(&r, x);
 	free(hits);
-	free(tmp);
 	if (ret)
 		return isp_fail(cpl, ISP_SC_INTERNAL, "result publish failed");
 	return 0;
@@ -786,7 +488,6 @@ fail:
 	re_docs_cost_free(dc);
 	free(blob);
 	free(hits);
-	free(tmp);
-	re_run_free(&r);
+	re_run_free(&r, x);
 	return isp_fail(cpl, st, why);
 }

@@ -157,10 +157,9 @@ int re_int8_get(const char *name, re_int8_fn *fn, const char **chosen)
 	return i < 0 ? i : 0;
 }
 
-/* Candidates ahead whose INT8 code the rerank prefetches: with 4, 8 or
- * 16 the corpus rerank ran about as fast (bench_search, docs/benchmarks.md),
- * without it about 15 % slower. */
-#define RE_RK_AHEAD 8u
+/* Bytes of INT8 codes the rerank keeps prefetched ahead of its scoring
+ * (at least 8 codes): within L2 at any dimension. */
+#define RE_RK_AHEAD_BYTES 32768u
 
 /* Where candidate @radr's INT8 code is: its TLC page and byte offset. */
 static int re_code_at(const struct re_run *r, const struct re_db *db, uint32_t radr,
@@ -176,85 +175,88 @@ static int re_code_at(const struct re_run *r, const struct re_db *db, uint32_t r
 	return fs_region_ppa(r->e->fs, &db->tlc, *lp, ppa) ? -EIO : 0;
 }
 
-/* A candidate's code: where re_code_at() put it, or its error. */
-struct re_code_loc {
-	uint64_t lp, ppa;
-	uint32_t off;
-	int err;
-};
-
 /*
- * Locate candidate @radr's code and start loading it: one per TLC page and
- * 512-byte code, scattered over the region's blocks, each a cache and TLB
- * miss the scoring would otherwise wait for. The scoring reuses *@at.
+ * INT8 rerank of r->top->v[0..m), the host's part (RADR reads, rescoring,
+ * the best k ordered into o->rk; the pages read into o->pc), in three
+ * passes over the candidates: locate every code (its TLC page through
+ * RADR, for the cost too), map them all in place under one read guard of
+ * the store, then score them while the codes a window ahead load
+ * (prefetched: each is a cache and TLB miss in a scattered TLC page). A
+ * code the store can only copy (a file without a mapping) is scored after,
+ * page by page.
  */
-static void re_code_prefetch(const struct re_run *r, const struct re_db *db, uint32_t radr,
-			     struct re_code_loc *at)
-{
-	const uint8_t *x;
-	uint32_t c;
-
-	at->err = re_code_at(r, db, radr, &at->lp, &at->ppa, &at->off);
-	if (at->err || fs_page_map(r->e->fs, at->ppa, at->off, db->L.dim, NULL, &x))
-		return;
-	for (c = 0; c < db->L.dim; c += 64)
-		__builtin_prefetch(x + c);
-	fs_page_unmap(r->e->fs);
-}
-
-/*
- * INT8 rerank of r->top->v[0..m): RADR reads (each code in place in the
- * store), rescoring, the best k ordered.
- */
-static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, uint32_t m,
-		     uint64_t *t)
+static int re_rerank(struct re_run *r, struct re_db *db, const int8_t *q8, struct re_qout *o)
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	struct re_code_loc ring[RE_RK_AHEAD];
-	size_t npc;
-	uint32_t i;
+	uint32_t ahead = RE_RK_AHEAD_BYTES / L->dim, m = o->m, i, j, c, pf = 0;
+	int ret;
 
-	for (i = 0; i < m && i < RE_RK_AHEAD; i++)
-		re_code_prefetch(r, db, r->top->v[i].radr, &ring[i]);
+	if (ahead < 8)
+		ahead = 8;
 	for (i = 0; i < m; i++) {
-		struct re_code_loc at = ring[i % RE_RK_AHEAD];
+		uint64_t lp;
+
+		if (re_code_at(r, db, r->top->v[i].radr, &lp, &r->cppa[i], &r->coff[i]))
+			return -EIO;
+		o->pc[i].key = lp;
+		o->pc[i].plane = fg_ppa_plane(e->g, r->cppa[i]);
+		o->pc[i].count = 1;
+		o->rk[i].key = r->top->v[i].key;
+		o->rk[i].metric = db->c.metric;
+		o->rk[i].i = i;
+	}
+	ret = m ? fs_page_map_many(e->fs, m, r->cppa, r->coff, L->dim, r->cptr) : 0;
+	if (ret && ret != -EAGAIN)
+		return -EIO;
+	for (i = 0; i < m; i++) {
+		for (; pf < m && pf < i + ahead; pf++)
+			for (c = 0; r->cptr[pf] && c < L->dim; c += 64)
+				__builtin_prefetch(r->cptr[pf] + c);
+		if (r->cptr[i])
+			o->rk[i].score = e->score(db->c.metric, q8, (const int8_t *)r->cptr[i],
+						  L->dim);
+	}
+	if (m)
+		fs_page_unmap(e->fs);
+	for (j = 0; ret && j < m; j++) {
 		const uint8_t *x;
 
-		if (i + RE_RK_AHEAD < m)
-			re_code_prefetch(r, db, r->top->v[i + RE_RK_AHEAD].radr,
-					 &ring[i % RE_RK_AHEAD]);
-		if (at.err || fs_page_map(e->fs, at.ppa, at.off, L->dim, r->code, &x))
+		if (r->cptr[j])
+			continue;
+		if (fs_page_map(e->fs, r->cppa[j], r->coff[j], L->dim, r->code, &x))
 			return -EIO;
-		r->rk[i].score = e->score(db->c.metric, q8, (const int8_t *)x, L->dim);
+		o->rk[j].score = e->score(db->c.metric, q8, (const int8_t *)x, L->dim);
 		fs_page_unmap(e->fs);
-		r->rk[i].key = r->top->v[i].key;
-		r->rk[i].metric = db->c.metric;
-		r->rk[i].i = i;
-		r->pc[i].key = at.lp;
-		r->pc[i].plane = fg_ppa_plane(e->g, at.ppa);
-		r->pc[i].count = 1;
 	}
-	npc = re_pcount_merge(r->pc, m);
-	*t = re_cost_entry_reads(&r->c, r->pc, npc, e->g->native_mode, L->dim, *t);
-	*t = re_cost_core(&r->c, ft_cycles_rerank(e->p, m, L->dim), "rerank", *t);
-	*t = re_cost_core(&r->c, ft_cycles_sort(e->p, m), "sort", *t);
-	re_rk_top(r->rk, m, r->k);
-	r->reranked += m;
+	o->npc = re_pcount_merge(o->pc, m);
+	re_rk_top(o->rk, m, r->k);
 	return 0;
 }
 
-int re_rank(struct re_run *r, struct re_db *db, const int8_t *q8, uint32_t m, uint64_t *t)
+int re_rank_host(struct re_run *r, struct re_db *db, const int8_t *q8, struct re_qout *o)
 {
 	uint32_t i;
 
 	if (r->rerank)
-		return re_rerank(r, db, q8, m, t);
-	*t = re_cost_core(&r->c, ft_cycles_sort(r->e->p, m), "sort", *t);
-	for (i = 0; i < m; i++) {
-		r->rk[i].score = 0;
-		r->rk[i].key = r->top->v[i].key;
-		r->rk[i].i = i;
+		return re_rerank(r, db, q8, o);
+	for (i = 0; i < o->m; i++) {
+		o->rk[i].score = 0;
+		o->rk[i].key = r->top->v[i].key;
+		o->rk[i].i = i;
 	}
+	o->npc = 0;
 	return 0;
+}
+
+void re_rank_cost(struct re_run *r, struct re_db *db, const struct re_qout *o, uint64_t *t)
+{
+	const struct re_eng *e = r->e;
+
+	if (r->rerank) {
+		*t = re_cost_entry_reads(&r->c, o->pc, o->npc, e->g->native_mode, db->L.dim, *t);
+		*t = re_cost_core(&r->c, ft_cycles_rerank(e->p, o->m, db->L.dim), "rerank", *t);
+		r->reranked += o->m;
+	}
+	*t = re_cost_core(&r->c, ft_cycles_sort(e->p, o->m), "sort", *t);
 }

@@ -12,31 +12,40 @@
 
 #include "reis_int.h"
 
-int re_topc_init(struct re_topc *t, uint32_t keep)
+int re_topc_init(struct re_topc *t, uint32_t keep, uint32_t maxd)
 {
 	memset(t, 0, sizeof(*t));
 	if (!keep)
 		keep = 1;
 	t->cap = keep > UINT32_MAX / RE_TOPC_SLACK ? UINT32_MAX : RE_TOPC_SLACK * keep;
 	t->v = malloc((size_t)t->cap * sizeof(*t->v));
-	if (!t->v)
+	t->hist = malloc(((size_t)maxd + 1) * sizeof(*t->hist));
+	if (!t->v || !t->hist) {
+		re_topc_free(t);
 		return -ENOMEM;
-	t->keep = keep;
-	t->bound = UINT64_MAX;
+	}
+	t->maxd = maxd;
+	re_topc_reset(t, keep, maxd);
 	return 0;
 }
 
 /* Reuse the buffer for another query with @keep <= the initial keep. */
-void re_topc_reset(struct re_topc *t, uint32_t keep)
+void re_topc_reset(struct re_topc *t, uint32_t keep, uint32_t maxd)
 {
 	t->n = 0;
 	t->keep = keep ? keep : 1;
 	t->bound = UINT64_MAX;
+	t->maxd = maxd;
+	t->dmax = 0;
+	t->dstar = 0;
+	t->nle = 0;
+	memset(t->hist, 0, ((size_t)maxd + 1) * sizeof(*t->hist));
 }
 
 void re_topc_free(struct re_topc *t)
 {
 	free(t->v);
+	free(t->hist);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -270,10 +279,6 @@ static void re_select(struct re_cand *v, uint32_t n, uint32_t k)
 	re_cand_sort(v + lo, hi - lo);
 }
 
-/* Widest range of distances re_cut() counts (a 512-bit query's
- * candidates span about 100). */
-#define RE_CUT_SPAN 512u
-
 /* Move the entries of v[0..n) whose distance (the key's high word) is below
  * @d to the front, without a branch on the data; returns their count. */
 static uint32_t re_front_below(struct re_cand *v, uint32_t n, uint32_t d, int eq)
@@ -290,64 +295,80 @@ static uint32_t re_front_below(struct re_cand *v, uint32_t n, uint32_t d, int eq
 	return w;
 }
 
-/*
- * re_select() for TTL-E: distances are few (at most the dimension), so a
- * count per distance finds the distance D of the k-th key; the entries
- * below D come first, those at D next, and the quickselect only orders
- * the ones at D by entry. Keys far apart in distance go to re_select().
- */
-static void re_cut(struct re_cand *v, uint32_t n, uint32_t k)
+/* A full count past D: tighten D while the entries below it are enough. */
+static inline void re_topc_tighten(struct re_topc *t)
 {
-	uint32_t cnt[RE_CUT_SPAN], lo = UINT32_MAX, hi = 0, i, d, below = 0, w, eq;
-
-	if (k >= n || k == 0)
-		return;
-	for (i = 0; i < n; i++) {
-		d = (uint32_t)(v[i].key >> 32);
-		lo = d < lo ? d : lo;
-		hi = d > hi ? d : hi;
+	while (t->nle - t->hist[t->dstar] >= t->keep) {
+		t->nle -= t->hist[t->dstar];
+		t->dstar--;
 	}
-	if (hi - lo >= RE_CUT_SPAN) {
-		re_select(v, n, k);
-		return;
-	}
-	memset(cnt, 0, (hi - lo + 1) * sizeof(cnt[0]));
-	for (i = 0; i < n; i++)
-		cnt[(uint32_t)(v[i].key >> 32) - lo]++;
-	for (d = 0; below + cnt[d] < k; d++)
-		below += cnt[d];
-	w = re_front_below(v, n, lo + d, 0);
-	eq = w + re_front_below(v + w, n - w, lo + d, 1);
-	re_select(v + w, eq - w, k - w);
+	if (((uint64_t)t->dstar + 1) << 32 < t->bound)
+		t->bound = ((uint64_t)t->dstar + 1) << 32;
 }
 
-/* Append below the bound; a full buffer is cut to the best keep first. */
-void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
+/*
+ * Drop what lies beyond D (stable), then, when more than keep remain, cut
+ * the entries at D to the smallest keys by quickselect: exactly keep are
+ * held after, and the largest of them bounds the key.
+ */
+static void re_topc_compact(struct re_topc *t)
 {
-	uint32_t i;
+	uint32_t i, w = 0, below, eq, d = t->dstar;
 	uint64_t mx = 0;
 
+	if (t->n < t->keep)
+		return;	/* fewer than keep seen: every one is held */
+	for (i = 0; i < t->n; i++) {
+		t->v[w] = t->v[i];
+		w += (uint32_t)(t->v[i].key >> 32) <= d;
+	}
+	t->n = w;
+	if (t->n <= t->keep)
+		return;
+	below = re_front_below(t->v, t->n, d, 0);
+	eq = t->keep - below;	/* >= 1: D is the smallest with enough at or below */
+	re_select(t->v + below, t->n - below, eq);
+	t->n = t->keep;
+	t->hist[d] = eq;
+	t->nle = t->keep;
+	for (i = below; i < t->n; i++)
+		mx = t->v[i].key > mx ? t->v[i].key : mx;
+	t->bound = mx;
+}
+
+void re_topc_push(struct re_topc *t, uint64_t key, uint32_t radr, uint32_t dadr)
+{
+	uint32_t d = (uint32_t)(key >> 32);
+
 	if (t->n == t->cap) {
-		re_cut(t->v, t->n, t->keep);
-		t->n = t->keep;
-		for (i = 0; i < t->n; i++)
-			mx = t->v[i].key > mx ? t->v[i].key : mx;
-		t->bound = mx;
-		if (key >= mx)
+		re_topc_compact(t);
+		if (key >= t->bound)
 			return;
 	}
 	t->v[t->n].key = key;
 	t->v[t->n].radr = radr;
 	t->v[t->n].dadr = dadr;
 	t->n++;
+	t->hist[d]++;
+	if (t->n > t->keep || t->nle >= t->keep) {
+		/* key < bound: d <= D */
+		t->nle++;
+		re_topc_tighten(t);
+		return;
+	}
+	t->dmax = d > t->dmax ? d : t->dmax;
+	if (t->n == t->keep) {
+		/* The first keep: D is their largest distance. */
+		t->dstar = t->dmax;
+		t->nle = t->keep;
+		re_topc_tighten(t);
+	}
 }
 
 uint32_t re_topc_finish(struct re_topc *t, uint32_t nsort)
 {
-	if (t->n > t->keep) {
-		re_cut(t->v, t->n, t->keep);
-		t->n = t->keep;
-	}
+	if (t->n > t->keep)
+		re_topc_compact(t);
 	if (nsort < t->n)
 		re_select(t->v, t->n, nsort);
 	re_cand_sort(t->v, nsort < t->n ? nsort : t->n);
