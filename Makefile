@@ -57,6 +57,11 @@ hostlib: hwmodel
 examples: hostlib
 	$(MAKE) -j$(JOBS) -C examples
 
+# The Python module (python/README.md) against Debian's python3.
+.PHONY: python
+python: hostlib
+	$(MAKE) -C python
+
 qemu: deps hwmodel
 	@$(for_stacks) QEMU_VERSION=$$s scripts/qemu-build.sh $(end_stacks)
 

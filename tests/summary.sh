@@ -26,6 +26,8 @@ add lib "$results/lib.counts"
 add fuzz "$results/fuzz.counts"
 # the build scripts' tests (tests/scripts)
 add scripts "$results/scripts.counts"
+# the Python module's tests (tests/python)
+add python "$results/python.counts"
 for stack in "$@"; do
     p0=$pass f0=$fail s0=$skip
     add "vm ($stack)" "$results/$stack/vm.counts"
