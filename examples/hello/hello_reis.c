@@ -25,7 +25,7 @@
 
 #include <libreis.h>
 
-#define DID 4242		/* the database id this example uses */
+#define DID 4200		/* the database id this example uses (the RAG demo has 4242) */
 #define N 1000			/* codes in the database */
 #define DIM 256			/* bits per code: a multiple of 64 */
 #define K 3			/* hits asked for */
