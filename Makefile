@@ -6,6 +6,8 @@
 #   STACK=10.0|7.2  one stack only, for qemu, guest, demo, vmtest, qtest, test
 #   make check  the fast subset: no root, no QEMU, no VM
 #   make check-layers  libreis' layers: no upward call, no cycle
+#   make shell  a shell in the Debian guest, the drive and this directory
+#               in it; make run CMD='...' runs a command there
 BUILD ?= $(CURDIR)/build
 ISP_CACHE ?= /var/cache/isp-ssd
 # WERROR=1 turns every C warning into an error (.ci/run sets it).
@@ -57,12 +59,42 @@ hostlib: hwmodel
 examples: hostlib
 	$(MAKE) -j$(JOBS) -C examples
 
+# The Python module (python/README.md) against Debian's python3.
+.PHONY: python
+python: hostlib
+	$(MAKE) -C python
+
 qemu: deps hwmodel
 	@$(for_stacks) QEMU_VERSION=$$s scripts/qemu-build.sh $(end_stacks)
 
 guest: deps hostlib examples
 	$(MAKE) -j$(JOBS) -C tests guest-bins
 	@$(for_stacks) GUEST_KERNEL=$$k scripts/guest-image.sh $(end_stacks)
+ifeq ($(GUEST),debian)
+	@$(MAKE) --no-print-directory guest-debian
+endif
+
+# The Debian guest (docs/debian-guest.md): its base root built once with
+# mmdebstrap and cached, the project's layer, a boot image per kernel.
+# GUEST_PACKAGES="pkg ..." adds Debian packages to the base.
+.PHONY: guest-debian shell run
+guest-debian: deps hostlib examples python
+	@scripts/guest-debian.sh
+
+# make shell: a login shell in the Debian guest with the drive and the
+# current directory (SHARE=DIR for another) at /mnt/host; make run CMD='...'
+# runs CMD there without a terminal, its output on stdout, and fails when
+# it fails (scripts/vm-run.sh returns its exact exit status). The stack is
+# the demo's (STACK=7.2 for the other); GUEST=initramfs boots the test
+# programs' guest instead.
+SHARE ?= $(or $(PWD),$(CURDIR))
+RUN_GUEST := $(if $(filter initramfs,$(GUEST)),initramfs,debian)
+shell run:
+	@$(MAKE) --no-print-directory -s qemu STACK=$(DEMO_STACK) >&2
+	@$(MAKE) --no-print-directory -s $(if $(filter debian,$(RUN_GUEST)),guest-debian,guest) \
+		STACK=$(DEMO_STACK) >&2
+	@cd "$(SHARE)" && STACK=$(DEMO_STACK) GUEST=$(RUN_GUEST) ISP_SHARE="$(SHARE)" \
+		$(CURDIR)/scripts/vm-run.sh $(if $(filter shell,$@),--shell,-- "$$CMD")
 
 # The demo needs one stack only: the newer unless STACK says otherwise.
 # Q="question|question" (a command-line variable, so in the recipe's
@@ -75,8 +107,13 @@ MAKEOVERRIDES := $(filter-out Q=%,$(MAKEOVERRIDES))
 endif
 demo: corpus
 	@scripts/demo-questions.sh $(BUILD)/demo/questions.txt; [ $$? != 1 ]
+ifeq ($(ISP_DEMO),python)
+	@$(MAKE) --no-print-directory qemu guest-debian STACK=$(DEMO_STACK)
+	STACK=$(DEMO_STACK) scripts/demo-python.sh
+else
 	@$(MAKE) --no-print-directory qemu guest STACK=$(DEMO_STACK)
 	STACK=$(DEMO_STACK) scripts/demo.sh
+endif
 
 # The user's questions alone, checked (what `make demo Q=...` passes on).
 .PHONY: demo-questions
@@ -101,7 +138,13 @@ corpus: deps
 corpus-full: deps
 	scripts/corpus.sh --full
 
+# The Debian guest is built here too (a cold base takes minutes, cached
+# after); when it cannot be built its test is one SKIP naming the reason.
 vmtest: qemu guest
+	@mkdir -p $(BUILD)/results
+	@$(MAKE) --no-print-directory guest-debian >$(BUILD)/results/guest-debian.log 2>&1 || \
+		{ tail -n 5 $(BUILD)/results/guest-debian.log; \
+		  echo "vmtest: the Debian guest could not be built: its test skips"; }
 	@$(for_stacks) echo "== vmtest: stack $$s (QEMU $$s, kernel $$k)" && \
 		$(MAKE) --no-print-directory -C tests vmtest STACK=$$s $(end_stacks)
 

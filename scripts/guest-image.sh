@@ -7,7 +7,8 @@
 #      now in the flavour's suite (into $ISP_CACHE/downloads) and unpack it
 #      once per version;
 #   2. take vmlinuz, the nvme modules and, recursively, the modules they
-#      depend on (modinfo -F depends), decompressed;
+#      depend on (modinfo -F depends), decompressed (scripts/guest-kernel.sh);
+#      the virtio-9p modules of the shared host folder in a list of their own;
 #   3. pack busybox-static, tests/vm/guest-init.sh as /init, every program
 #      in $BUILD/guest-bin/ (and the reis CLI when built), debug info
 #      stripped, and the Debian tools of GUEST_TOOLS as packaged (default
@@ -43,6 +44,7 @@ DEFAULT_KERNEL=bookworm
 GUEST_KERNEL=${GUEST_KERNEL:-$DEFAULT_KERNEL}
 OUT=$BUILD/guest/$GUEST_KERNEL
 MODULES="nvme"
+SHARE_MODULES="virtio_pci 9pnet_virtio 9p"
 
 log() { echo "guest-image: $*"; }
 die() { echo "guest-image: error: $*" >&2; exit 1; }
@@ -51,62 +53,13 @@ case $GUEST_KERNEL in
 *[!a-z0-9-]* | "") die "GUEST_KERNEL='$GUEST_KERNEL' is not a Debian suite name" ;;
 esac
 mkdir -p "$DL" "$OUT" "$ISP_CACHE/kernel"
-
-# k_apt_get, k_apt_cache, k_apt_update: apt over the flavour's suite.
-if [ "$GUEST_KERNEL" = "$DEFAULT_KERNEL" ]; then
-    k_apt_get() { apt-get "$@"; }
-    k_apt_cache() { apt-cache "$@"; }
-    k_apt_update() { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; }
-else
-    . "$ROOT/scripts/apt-suite.sh"
-    apt_suite "$GUEST_KERNEL"
-    k_apt_get() { apt_suite_get "$@"; }
-    k_apt_cache() { apt_suite_cache "$@"; }
-    k_apt_update() { apt_suite_update; }
-fi
-
-# download PKG VERSION: the .deb path, fetched once.
-download() {
-    deb=$DL/${1}_${2#*:}_amd64.deb
-    if [ ! -f "$deb" ]; then
-        # stale package lists name files the archive no longer has: refresh once
-        (cd "$DL" && k_apt_get download -q "$1=$2" >"$DL/apt.log" 2>&1) ||
-            { k_apt_update &&
-                (cd "$DL" && k_apt_get download -q "$1=$2" >"$DL/apt.log" 2>&1); } || {
-            tail -n 5 "$DL/apt.log" >&2
-            die "apt-get download $1=$2 failed"
-        }
-    fi
-    [ -f "$deb" ] || die "$deb missing after apt-get download"
-    echo "$deb"
-}
+# guest_kernel, modules_index, add_module, has_module, modules_done
+. "$ROOT/scripts/guest-kernel.sh"
 
 # --- kernel package -----------------------------------------------------------
 exec 9>"$ISP_CACHE/guest.lock"
 flock 9
-
-meta_ver=$(k_apt_cache policy linux-image-amd64 2>/dev/null | sed -n 's/^ *Candidate: //p')
-[ -n "$meta_ver" ] && [ "$meta_ver" != "(none)" ] ||
-    die "apt knows no linux-image-amd64 in $GUEST_KERNEL (package lists missing?)"
-meta_deb=$(download linux-image-amd64 "$meta_ver")
-dep=$(dpkg-deb -f "$meta_deb" Depends | tr ',' '\n' | grep -m1 'linux-image-[0-9]') ||
-    die "$meta_deb depends on no linux-image-<abi> package"
-kpkg=$(echo "$dep" | sed -n 's/^ *\(linux-image-[^ ]*\).*/\1/p')
-kver=$(echo "$dep" | sed -n 's/.*(= *\([^)]*\)).*/\1/p')
-[ -n "$kpkg" ] && [ -n "$kver" ] || die "cannot parse dependency '$dep'"
-kdeb=$(download "$kpkg" "$kver")
-
-kdir=$ISP_CACHE/kernel/${kpkg}_$kver
-if [ ! -f "$kdir/.unpacked" ]; then
-    log "unpacking $kpkg $kver"
-    rm -rf "$kdir"
-    mkdir -p "$kdir"
-    dpkg-deb -x "$kdeb" "$kdir"
-    touch "$kdir/.unpacked"
-fi
-krel=$(ls -1 "$kdir/lib/modules" | head -n 1)
-[ -n "$krel" ] && [ -f "$kdir/boot/vmlinuz-$krel" ] || die "$kdeb has no vmlinuz"
-moddir=$kdir/lib/modules/$krel
+guest_kernel "$GUEST_KERNEL"
 # The shared cache is done with (an unpacked kernel is never removed):
 # from here on only this build's $OUT is written, so only its lock is held
 # and other worktrees' builds of the same flavour run meanwhile.
@@ -204,7 +157,8 @@ busybox=$(dpkg -L busybox-static 2>/dev/null | grep -m1 '/bin/busybox$') ||
 # --- manifest: repack only when an input changed -------------------------------
 manifest=$OUT/initramfs.manifest
 image=$OUT/initramfs.cpio.gz
-inputs=("$ROOT/scripts/guest-image.sh" "$ROOT/tests/vm/guest-init.sh"
+inputs=("$ROOT/scripts/guest-image.sh" "$ROOT/scripts/guest-kernel.sh"
+    "$ROOT/tests/vm/guest-init.sh"
     "$ROOT"/docs/*.md "$busybox" "$kdeb" "${progs[@]}")
 [ -f "$ROOT/README.md" ] && inputs+=("$ROOT/README.md")
 # shellcheck disable=SC2206
@@ -223,6 +177,7 @@ trap 'rm -f "$new_manifest"' EXIT
 {
     echo "# scripts/guest-image.sh: what $GUEST_KERNEL/initramfs.cpio.gz was packed from"
     echo "opt MODULES=$MODULES"
+    echo "opt SHARE_MODULES=$SHARE_MODULES"
     echo "opt GUEST_TOOLS=$GUEST_TOOLS"
     echo "kernel $kpkg $kver $krel"
     for f in "${inputs[@]}"; do
@@ -279,41 +234,20 @@ chmod 755 "$stage"
 mkdir -p "$stage/bin" "$stage/etc" "$stage/lib/modules" "$stage/dev" \
     "$stage/proc" "$stage/sys" "$stage/tmp"
 
-# Module index: normalized name (- and _ are the same) -> file.
-find "$moddir/kernel" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' \
-    -o -name '*.ko.gz' >"$stage/.all"
-modfile() {
-    awk -v want="$(echo "$1" | tr '-' '_')" '{
-        b = $0; sub(/.*\//, "", b); sub(/\.ko.*/, "", b); gsub(/-/, "_", b)
-        if (b == want) { print; found = 1; exit }
-    } END { exit !found }' "$stage/.all"
-}
-
-# add_module NAME: its dependencies first, then itself, each once.
-# (recursive: `local` keeps each level's variables)
-add_module() {
-    local name src rel dst d
-    name=$(echo "$1" | tr '-' '_')
-    grep -qx "$name" "$stage/.seen" 2>/dev/null && return 0
-    echo "$name" >>"$stage/.seen"
-    src=$(modfile "$name") || die "module $1 not found in $kpkg"
-    rel=${src#"$moddir/"}
-    dst=$stage/lib/modules/${rel%.ko*}.ko
-    mkdir -p "$(dirname "$dst")"
-    case $src in
-    *.ko.xz) xz -dc "$src" >"$dst" ;;
-    *.ko.zst) zstd -qdc "$src" >"$dst" ;;
-    *.ko.gz) gzip -dc "$src" >"$dst" ;;
-    *) cp "$src" "$dst" ;;
-    esac
-    for d in $(modinfo -F depends "$dst" | tr ',' ' '); do
-        add_module "$d"
-    done
-    echo "${dst#"$stage/lib/modules/"}" >>"$stage/etc/isp-modules"
-}
+modules_index "$stage"
 : >"$stage/etc/isp-modules"
 for m in $MODULES; do
-    add_module "$m"
+    add_module "$m" "$stage/etc/isp-modules"
+done
+# The shared host folder (virtio-9p, scripts/vm-lib.sh ISP_SHARE): loaded
+# by /init only when the host shares one (isp.share=1).
+: >"$stage/etc/isp-share-modules"
+for m in $SHARE_MODULES; do
+    if has_module "$m"; then
+        add_module "$m" "$stage/etc/isp-share-modules"
+    elif ! builtin_module "$m"; then
+        log "warning: $kpkg has no $m: no shared folder in this guest"
+    fi
 done
 # --- NVMe over Fabrics (docs/fabric.md) ---------------------------------------
 # A kernel with nvmet passthru (6.12; Debian's 6.1 lacks
@@ -321,19 +255,16 @@ done
 # virtio-net, listed apart in /etc/isp-fabric-modules so that only the
 # fabric scripts load them, and the guest side of those scripts in /bin.
 if [ "$fabric" = 1 ]; then
-    mv "$stage/etc/isp-modules" "$stage/etc/isp-modules.base"
-    : >"$stage/etc/isp-modules"
+    : >"$stage/etc/isp-fabric-modules"
     for m in configfs nvmet nvmet-tcp nvme-fabrics nvme-tcp virtio_net; do
-        add_module "$m"
+        add_module "$m" "$stage/etc/isp-fabric-modules"
     done
-    mv "$stage/etc/isp-modules" "$stage/etc/isp-fabric-modules"
-    mv "$stage/etc/isp-modules.base" "$stage/etc/isp-modules"
     for f in $FABRIC_SCRIPTS; do
         install -m 755 "$f" "$stage/bin/$(basename "$f")"
     done
     log "fabric modules: $(tr '\n' ' ' <"$stage/etc/isp-fabric-modules")"
 fi
-rm -f "$stage/.all" "$stage/.seen"
+modules_done
 
 cp "$busybox" "$stage/bin/busybox"
 cp "$ROOT/tests/vm/guest-init.sh" "$stage/init"

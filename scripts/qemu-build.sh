@@ -46,8 +46,12 @@ DL=$ISP_CACHE/downloads
 QEMU_VERSION=${QEMU_VERSION:-10.0}
 PATCHES=$ROOT/qemu-patches
 FIRMWARE="/usr/share/seabios /usr/share/qemu /usr/lib/ipxe/qemu"
+# virtio-9p (--enable-virtfs) shares a host folder with the guest
+# (scripts/vm-lib.sh, ISP_SHARE); 7.2 needs libcap-ng and both look for
+# xattr support, which --without-default-features would turn off.
 CONFIGURE_OPTS="--target-list=x86_64-softmmu --without-default-features
  --enable-tcg --enable-kvm --enable-fdt=system --enable-slirp
+ --enable-virtfs --enable-attr --enable-cap-ng
  --enable-trace-backends=log --disable-werror --disable-docs"
 case $QEMU_VERSION in
 7.2)

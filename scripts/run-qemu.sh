@@ -14,6 +14,8 @@
 #   ISP_ACCEL      tcg | kvm [probe]   ISP_VM_MEM, ISP_VM_SMP [512, 2]
 #   ISP_DRIVES     ISP drives, each its own controller, namespace and
 #                  backing file ($ISP_DIR/flash-I.img) [1] (docs/group.md)
+#   GUEST          initramfs | debian [initramfs]   ISP_SHARE  a host folder
+#                  shared at /mnt/host (scripts/vm-lib.sh) [none]
 # QEMU trace events: add e.g. `-trace 'pci_nvme_isp_*'`.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,14 +26,7 @@ dir=${ISP_DIR:-$BUILD/vm}
 mkdir -p "$dir"
 [ -f "$dir/ns.img" ] || truncate -s 256M "$dir/ns.img"
 
-dev="isp=${ISP:-on}"
-if [ "${ISP:-on}" = on ]; then
-    dev="$dev,isp-backing=$dir/flash.img,isp-timing=${ISP_TIMING:-annotate}"
-    [ -n "${ISP_PRESET:-}" ] && dev="$dev,isp-preset=$ISP_PRESET"
-    # QEMU option syntax: a literal ',' is written ',,'
-    [ -n "${ISP_PARAMS:-}" ] && dev="$dev,isp-params=$(echo "$ISP_PARAMS" | sed 's/,/,,/g')"
-    [ -n "${ISP_TRACE_DIR:-}" ] && dev="$dev,isp-trace-dir=$ISP_TRACE_DIR"
-fi
+dev=$(vm_isp_dev "$dir")
 accel=$(vm_accel)
 # Device groups: drives 1..ISP_DRIVES-1 beside drive 0.
 group=$(vm_group_args "${ISP_DRIVES:-1}" "$dir" "isp=on,isp-timing=${ISP_TIMING:-annotate}")

@@ -11,6 +11,13 @@ PKGS="build-essential pkg-config git ca-certificates xz-utils zstd cpio dpkg-dev
  liburing-dev libnvme-dev libjson-c-dev libssl-dev nvme-cli fio
  busybox-static kmod
  wordnet-base nodejs npm"
+# QEMU's virtio-9p (the shared host folder, scripts/qemu-build.sh).
+PKGS="$PKGS libcap-ng-dev libattr1-dev"
+# The Debian guest (scripts/guest-debian.sh): its root is built with
+# mmdebstrap and written as an ext4 image; the Python module (python/) is
+# built and tested against Debian's python3 with numpy, and compared with
+# FAISS (Debian's build lacks POPCNT).
+PKGS="$PKGS mmdebstrap e2fsprogs python3-dev python3-numpy python3-faiss"
 # The plots of make fidelity (docs/fidelity.md) and make bench
 # (scripts/reis-plot.sh).
 PKGS="$PKGS gnuplot-nox"

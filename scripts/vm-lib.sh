@@ -14,6 +14,13 @@
 #   GUEST_KERNEL=SUITE  boot that kernel flavour's image instead, e.g.
 #                       bookworm-backports (scripts/guest-image.sh builds
 #                       it the same way)
+#   GUEST=initramfs|debian  the busybox initramfs of the test programs
+#                       (default; scripts/guest-image.sh) or the Debian
+#                       userland (scripts/guest-debian.sh, 1024 MiB by
+#                       default; docs/debian-guest.md)
+#   ISP_SHARE=DIR       share DIR with the guest: virtio-9p, mounted at
+#                       /mnt/host in both guests
+#   ISP_CTL=DIR         a second share at /run/ispctl (scripts/vm-run.sh)
 
 BUILD=${BUILD:-$ROOT/build}
 ISP_CACHE=${ISP_CACHE:-/var/cache/isp-ssd}
@@ -26,11 +33,28 @@ case $STACK in
     exit 1
     ;;
 esac
+GUEST=${GUEST:-initramfs}
 VM_QEMU=$BUILD/qemu-$STACK/qemu-system-x86_64
-VM_GUEST=$BUILD/guest/$GUEST_KERNEL
-VM_KERNEL=$VM_GUEST/vmlinuz
-VM_INITRD=$VM_GUEST/initramfs.cpio.gz
+case $GUEST in
+initramfs)
+    VM_GUEST=$BUILD/guest/$GUEST_KERNEL
+    VM_KERNEL=$VM_GUEST/vmlinuz
+    VM_INITRD=$VM_GUEST/initramfs.cpio.gz
+    VM_MEM_DEFAULT=512
+    ;;
+debian)
+    VM_GUEST=$BUILD/guest-debian/$GUEST_KERNEL
+    VM_KERNEL=$VM_GUEST/vmlinuz
+    VM_INITRD=$VM_GUEST/initrd.cpio.gz
+    VM_MEM_DEFAULT=1024
+    ;;
+*)
+    echo "GUEST=$GUEST: use initramfs (the test programs) or debian (docs/debian-guest.md)" >&2
+    exit 1
+    ;;
+esac
 VM_APPEND_BASE="console=ttyS0 panic=-1 quiet loglevel=3"
+[ -z "${ISP_SHARE:-}${ISP_CTL:-}" ] || VM_APPEND_BASE="$VM_APPEND_BASE isp.share=1"
 
 # vm_check: 0 when the patched QEMU and the guest image exist, else a reason.
 vm_check() {
@@ -39,10 +63,61 @@ vm_check() {
         return 1
     fi
     if [ ! -f "$VM_KERNEL" ] || [ ! -f "$VM_INITRD" ]; then
-        echo "guest image missing in $VM_GUEST (make guest STACK=$STACK)"
+        echo "guest image missing in $VM_GUEST (make guest STACK=$STACK GUEST=$GUEST)"
         return 1
     fi
+    if [ "$GUEST" = debian ] && { [ ! -f "$BUILD/guest-debian/base.img" ] ||
+        [ ! -f "$BUILD/guest-debian/layer.img" ]; }; then
+        echo "the Debian guest's root is missing in $BUILD/guest-debian (make guest GUEST=debian)"
+        return 1
+    fi
+    for _d in ${ISP_SHARE:-} ${ISP_CTL:-}; do
+        case $_d in
+        *[,[:space:]]*)
+            echo "a shared folder's path may not hold spaces or commas: '$_d'"
+            return 1
+            ;;
+        esac
+        [ -d "$_d" ] || { echo "shared folder $_d is not a directory"; return 1; }
+    done
     return 0
+}
+
+# vm_guest_args: the Debian guest's two read-only disks (its base under the
+# project's layer, scripts/debian/boot-init), and the shared folders
+# (ISP_SHARE as tag "host", ISP_CTL as "ispctl"; virtio-9p, the guest's
+# uid 0 writes as the user running QEMU: security_model=none).
+vm_guest_args() {
+    if [ "$GUEST" = debian ]; then
+        printf ' %s' \
+            "-drive file=$(readlink -f "$BUILD/guest-debian/base.img"),if=none,id=gbase,format=raw,readonly=on" \
+            "-device virtio-blk-pci,drive=gbase" \
+            "-drive file=$BUILD/guest-debian/layer.img,if=none,id=glayer,format=raw,readonly=on" \
+            "-device virtio-blk-pci,drive=glayer"
+    fi
+    if [ -n "${ISP_SHARE:-}" ]; then
+        printf ' %s' "-fsdev local,id=fshost,path=$ISP_SHARE,security_model=none" \
+            "-device virtio-9p-pci,fsdev=fshost,mount_tag=host"
+    fi
+    if [ -n "${ISP_CTL:-}" ]; then
+        printf ' %s' "-fsdev local,id=fsctl,path=$ISP_CTL,security_model=none" \
+            "-device virtio-9p-pci,fsdev=fsctl,mount_tag=ispctl"
+    fi
+}
+
+# vm_isp_dev DIR: the ISP properties of the nvme device (flash backing
+# file DIR/flash.img) from ISP, ISP_TIMING, ISP_PRESET, ISP_PARAMS,
+# ISP_TRACE_DIR (scripts/run-qemu.sh documents them).
+vm_isp_dev() {
+    _dev="isp=${ISP:-on}"
+    if [ "${ISP:-on}" = on ]; then
+        _dev="$_dev,isp-backing=$1/flash.img,isp-timing=${ISP_TIMING:-annotate}"
+        [ -n "${ISP_PRESET:-}" ] && _dev="$_dev,isp-preset=$ISP_PRESET"
+        # QEMU option syntax: a literal ',' is written ',,'
+        [ -n "${ISP_PARAMS:-}" ] && _dev="$_dev,isp-params=$(echo "$ISP_PARAMS" | sed 's/,/,,/g')"
+        [ -n "${ISP_TRACE_DIR:-}" ] && _dev="$_dev,isp-trace-dir=$ISP_TRACE_DIR"
+    fi
+    echo "$_dev"
 }
 
 # vm_accel: print "kvm" or "tcg". KVM only when a guest really boots with it
@@ -90,10 +165,10 @@ vm_accel_args() {
 # console, monitor and -append (paths must not contain spaces).
 vm_args() {
     echo "$(vm_accel_args "$1") -machine q35 -smp ${ISP_VM_SMP:-2}" \
-        "-m ${ISP_VM_MEM:-512} -nodefaults -display none -no-reboot" \
+        "-m ${ISP_VM_MEM:-$VM_MEM_DEFAULT} -nodefaults -display none -no-reboot" \
         "-kernel $VM_KERNEL -initrd $VM_INITRD" \
         "-drive file=$3,if=none,id=nvm0,format=raw" \
-        "-device nvme,serial=isp-ssd-0,drive=nvm0,$2"
+        "-device nvme,serial=isp-ssd-0,drive=nvm0,$2$(vm_guest_args)"
 }
 
 # Device groups (docs/group.md): ISP_DRIVES=N gives the VM N ISP drives.

@@ -31,9 +31,12 @@ add scripts "$results/scripts.counts"
 add docs-lint "$results/docs-lint.counts"
 add docs-host "$results/docs-host.counts"
 add docs-vm "$results/docs-vm.counts"
+# the Python module's tests (tests/python)
+add python "$results/python.counts"
 for stack in "$@"; do
     p0=$pass f0=$fail s0=$skip
     add "vm ($stack)" "$results/$stack/vm.counts"
+    add "debian ($stack)" "$results/$stack/debian.counts"
     add "qtest ($stack)" "$results/$stack/qtest.counts"
     echo "stack $stack (vm + qtest): $((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped"
 done

@@ -1051,6 +1051,57 @@ const struct reis_cpl *reis_last_cpl(const struct reis_dev *dev);
  */
 const char *reis_last_error(const struct reis_dev *dev);
 
+#define REIS_ERR_REASON_LEN 96
+
+/**
+ * struct reis_err_info - the last failure on a handle, field by field.
+ * @status: NVMe status field of the command the drive failed (SC | SCT << 8
+ *          | More | DNR); 0 when the failure happened on the host or in the
+ *          transport (nothing below is set then).
+ * @opcode: that command's opcode.
+ * @logged: 1 when the drive's Error Information log holds the command's
+ *          entry (docs/command-set.md §8): the fields below are its.
+ * @sqid: submission queue the entry names.
+ * @cid: command identifier the entry names.
+ * @cmd_byte: byte of the 64-byte command holding the faulty field
+ *            (Parameter Error Location), or -1.
+ * @data_byte: byte of the command's data holding it, or -1.
+ * @bit: bit of that byte where the field starts (0 when none is named).
+ * @rsvd: reserved.
+ * @error_count: the entry's Error Count (unique per failure since power-on).
+ * @reason: the drive's reason, naming the field, its value and the allowed
+ *          range ("k 11 exceeds the database's 10 entries"), NUL-terminated.
+ */
+struct reis_err_info {
+	uint16_t status;
+	uint8_t opcode;
+	uint8_t logged;
+	uint16_t sqid;
+	uint16_t cid;
+	int32_t cmd_byte;
+	int32_t data_byte;
+	uint32_t bit;
+	uint32_t rsvd;
+	uint64_t error_count;
+	char reason[REIS_ERR_REASON_LEN];
+};
+
+/**
+ * reis_last_error_info() - the last failure on @dev as fields.
+ * @dev: handle.
+ * @info: filled: zeroed, @cmd_byte and @data_byte -1, then the failed
+ *        command's status, opcode and error log entry when the failure
+ *        reis_last_error() describes was the drive's.
+ *
+ * The same failure as reis_last_error(), for callers that want to act on
+ * the status or show the field themselves (the Python module's exceptions).
+ *
+ * Return: 1 when the drive failed a command (@info->status is set), 0 when
+ * the last failure was on the host or in the transport, or nothing failed
+ * yet; -EINVAL for a NULL argument.
+ */
+int reis_last_error_info(const struct reis_dev *dev, struct reis_err_info *info);
+
 /**
  * reis_req_strerror() - format the outcome of a completed request.
  * @req: request.

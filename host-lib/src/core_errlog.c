@@ -99,6 +99,62 @@ static int reis__errlog_find(struct reis_dev *dev, const struct reis_req *req,
 	return -ENOENT;
 }
 
+/*
+ * reis_errinfo_note() - remember the fields of a drive failure with the
+ * start of its message (@e: its error log entry, or NULL).
+ */
+static void reis_errinfo_note(struct reis_dev *dev, const struct reis_req *req,
+			      const struct isp_wire_err_text *e, const char *msg)
+{
+	struct reis_errinfo_slot *s = &dev->errinfo[dev->errinfo_next++ % REIS_ERRINFO_RING];
+	struct reis_err_info *i = &s->info;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->key, sizeof(s->key), "%s", msg);
+	i->status = req->cpl.status;
+	i->opcode = req->cmd.opcode;
+	i->cmd_byte = -1;
+	i->data_byte = -1;
+	if (!e)
+		return;
+	i->logged = 1;
+	i->sqid = e->sqid;
+	i->cid = e->cid;
+	i->error_count = e->error_count;
+	if (e->loc != ISP_ERR_LOC_NONE) {
+		i->cmd_byte = e->loc & 0xff;
+		i->bit = (e->loc >> 8) & 7u;
+	} else if (e->data_byte) {
+		i->data_byte = e->data_byte - 1;
+		i->bit = e->data_bit;
+	}
+	snprintf(i->reason, sizeof(i->reason), "%s", e->msg);
+}
+
+int reis_last_error_info(const struct reis_dev *dev, struct reis_err_info *info)
+{
+	unsigned k;
+
+	if (!dev || !info)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	info->cmd_byte = -1;
+	info->data_byte = -1;
+	if (!dev->errmsg[0])
+		return 0;
+	/* newest first: the message a later wrapper kept names its failure */
+	for (k = 1; k <= REIS_ERRINFO_RING; k++) {
+		const struct reis_errinfo_slot *s =
+			&dev->errinfo[(dev->errinfo_next - k) % REIS_ERRINFO_RING];
+
+		if (s->key[0] && strstr(dev->errmsg, s->key)) {
+			*info = s->info;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, char *buf,
 			     size_t len)
 {
@@ -108,9 +164,12 @@ const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, c
 	unsigned bit;
 
 	reis_req_strerror(req, buf, len);
-	if (!dev || req->priv.state != REIS_REQ_DONE || !req->cpl.status ||
-	    req->cmd.opcode < 0x80 || reis__errlog_find(dev, req, &e))
+	if (!dev || req->priv.state != REIS_REQ_DONE || !req->cpl.status)
 		return buf;
+	if (req->cmd.opcode < 0x80 || reis__errlog_find(dev, req, &e)) {
+		reis_errinfo_note(dev, req, NULL, buf);
+		return buf;
+	}
 	name = reis_opcode_name(req->cmd.opcode);
 	if (!name) {
 		snprintf(op, sizeof(op), "0x%02x", req->cmd.opcode);
@@ -130,5 +189,6 @@ const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, c
 	snprintf(buf, len, "%s: %s: %s; error log entry %llu (SQID %u CID %u%s)", name, e.msg,
 		 reis__status_desc(req->cpl.status, st, sizeof(st)),
 		 (unsigned long long)e.error_count, e.sqid, e.cid, where);
+	reis_errinfo_note(dev, req, &e, buf);
 	return buf;
 }

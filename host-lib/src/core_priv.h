@@ -48,6 +48,15 @@ extern const struct reis_be_ops reis__be_ioctl;
 extern const struct reis_be_ops reis__be_inproc;
 
 #define REIS_ERRMSG_LEN REIS_MSG_LEN
+/* The drive failures whose messages were formatted last (core_errlog.c):
+ * reis_last_error_info() finds the one errmsg is about. */
+#define REIS_ERRINFO_RING 4u
+#define REIS_ERRINFO_KEY 80u	/* message bytes that identify a failure */
+
+struct reis_errinfo_slot {
+	struct reis_err_info info;
+	char key[REIS_ERRINFO_KEY + 1];
+};
 
 struct reis_dev {
 	const struct reis_be_ops *ops;
@@ -65,6 +74,8 @@ struct reis_dev {
 	struct reis_cpl last;
 	char path[REIS_PATH_MAX];
 	char errmsg[REIS_ERRMSG_LEN];
+	struct reis_errinfo_slot errinfo[REIS_ERRINFO_RING];
+	unsigned errinfo_next;
 	uint32_t forced_ticket;		/* reis_ticket_force() */
 	uint32_t nforced;
 	uint32_t lba_bytes;		/* core_block.c: the namespace, 0 until asked */

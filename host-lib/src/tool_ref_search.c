@@ -130,6 +130,54 @@ int reis_exact_topk(const float *base, uint64_t n, uint32_t dim, const float *q,
 	return 0;
 }
 
+/* The Hamming distance of two codes; 8-byte aligned codes skip the copy. */
+static uint32_t reis_knn_ham(const uint8_t *a, const uint8_t *b, uint32_t bytes)
+{
+	if (!(bytes & 7u) && !(((uintptr_t)a | (uintptr_t)b) & 7u))
+		return reis__hamming64((const uint64_t *)(const void *)a,
+				       (const uint64_t *)(const void *)b, bytes / 8);
+	return reis_hamming(a, b, bytes);
+}
+
+int reis_hamming_knn(const uint8_t *base, uint64_t n, const uint8_t *q, uint32_t nq,
+		     uint32_t bytes, uint32_t k, uint32_t *ids, uint32_t *dist)
+{
+	uint32_t j;
+	uint64_t i;
+
+	if (!base || (!q && nq) || !ids || !dist || !bytes || !k || k > n || n > UINT32_MAX)
+		return -EINVAL;
+	for (j = 0; j < nq; j++) {
+		const uint8_t *qj = q + (size_t)j * bytes;
+		uint32_t *id = ids + (size_t)j * k, *d = dist + (size_t)j * k, m = 0;
+
+		/* A sorted list of the best m <= k: entries come in ascending
+		 * order, so an equal distance never displaces an earlier one. */
+		for (i = 0; i < n; i++) {
+			uint32_t h = reis_knn_ham(qj, base + i * bytes, bytes), lo = 0, hi;
+
+			if (m == k && h >= d[k - 1])
+				continue;
+			hi = m;
+			while (lo < hi) {
+				uint32_t mid = (lo + hi) / 2;
+
+				if (d[mid] <= h)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (m < k)
+				m++;
+			memmove(d + lo + 1, d + lo, (size_t)(m - 1 - lo) * sizeof(*d));
+			memmove(id + lo + 1, id + lo, (size_t)(m - 1 - lo) * sizeof(*id));
+			d[lo] = h;
+			id[lo] = (uint32_t)i;
+		}
+	}
+	return 0;
+}
+
 double reis_recall(const struct reis_hit *hits, uint32_t hits_stride,
 		   const uint32_t *truth, uint32_t truth_stride, uint32_t nq, uint32_t k)
 {

@@ -26,7 +26,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # --- the fake tree, cache, apt and kernel ------------------------------------
 root=$tmp/root
 mkdir -p "$root/scripts" "$root/tests/vm" "$root/docs"
-cp "$TOP/scripts/guest-image.sh" "$root/scripts/"
+cp "$TOP/scripts/guest-image.sh" "$TOP/scripts/guest-kernel.sh" "$root/scripts/"
 cp "$TOP/tests/vm/guest-init.sh" "$root/tests/vm/"
 cp "$TOP/docs/nvme-cli.md" "$root/docs/"
 export ISP_CACHE=$tmp/cache BUILD=$tmp/build
@@ -159,6 +159,9 @@ expect_packed init-changed
 echo "# edited" >>"$root/scripts/guest-image.sh"
 run script-changed
 expect_packed script-changed
+echo "# edited" >>"$root/scripts/guest-kernel.sh"
+run kernel-lib-changed
+expect_packed kernel-lib-changed
 
 lib 2
 run lib-changed

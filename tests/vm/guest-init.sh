@@ -8,6 +8,11 @@
 #   isp.run=demo    run isp.demo=PROG (default: reis info, else isp_identify)
 #   isp.run=bench   run bench_vm_latency
 #   isp.run=shell   an interactive shell on the console
+#   isp.run=cmd     run the script /run/ispctl/cmd (scripts/vm-run.sh) and
+#                   write its exit status to /run/ispctl/rc
+#   isp.share=1     mount the host's shared folder (virtio-9p tag "host") at
+#                   /mnt/host, and the control folder (tag "ispctl") at
+#                   /run/ispctl when the host passes one
 #   isp.run=probe   print a marker at once (the host's KVM probe)
 # Console markers for the host, one per line:
 #   @@ISP-READY <uptime s>     the drive is there
@@ -22,9 +27,10 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t tmpfs tmp /tmp
 
-run=tests tests="" timeout=120 demo="" wait=30
+run=tests tests="" timeout=120 demo="" wait=30 share=0
 for arg in $(cat /proc/cmdline); do
     case $arg in
+    isp.share=*) share=${arg#isp.share=} ;;
     isp.run=*) run=${arg#isp.run=} ;;
     isp.tests=*) tests=$(echo "${arg#isp.tests=}" | tr ',' ' ') ;;
     isp.timeout=*) timeout=${arg#isp.timeout=} ;;
@@ -41,6 +47,25 @@ fi
 while read -r mod; do
     insmod "/lib/modules/$mod" || echo "@@ISP-ERROR insmod $mod failed"
 done </etc/isp-modules
+
+# The shared folders: virtio-9p, each named by its mount tag.
+if [ "$share" = 1 ]; then
+    while read -r mod; do
+        insmod "/lib/modules/$mod" || echo "@@ISP-ERROR insmod $mod failed"
+    done </etc/isp-share-modules
+    for t in /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag; do
+        [ -f "$t" ] || continue
+        tag=$(tr -d '\000' <"$t")
+        case $tag in
+        host) dir=/mnt/host ;;
+        ispctl) dir=/run/ispctl ;;
+        *) continue ;;
+        esac
+        mkdir -p "$dir"
+        mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=none "$tag" "$dir" ||
+            echo "@@ISP-ERROR mount of the shared folder $tag failed"
+    done
+fi
 
 i=0
 while [ ! -c /dev/ng0n1 ] && [ $i -lt $((wait * 10)) ]; do
@@ -95,7 +120,17 @@ bench)
     ;;
 shell)
     echo "ISP guest shell: /dev/ng0n1 is the drive; programs in /bin. 'exit' powers off."
+    [ -d /mnt/host ] && cd /mnt/host
     setsid cttyhack sh
+    ;;
+cmd)
+    if [ -f /run/ispctl/cmd ]; then
+        [ -d /mnt/host ] && cd /mnt/host
+        run_one cmd sh /run/ispctl/cmd
+        echo "$rc" >/run/ispctl/rc
+    else
+        echo "@@ISP-ERROR isp.run=cmd without /run/ispctl/cmd"
+    fi
     ;;
 *)
     echo "@@ISP-ERROR unknown isp.run=$run"

@@ -37,6 +37,28 @@ int reis_exact_topk(const float *base, uint64_t n, uint32_t dim, const float *q,
 		    float *scores);
 
 /**
+ * reis_hamming_knn() - exact k nearest binary codes by Hamming distance.
+ * @base: n codes of @bytes bytes each, in entry order.
+ * @n: codes, at least @k and at most UINT32_MAX.
+ * @q: nq query codes of @bytes bytes.
+ * @nq: queries.
+ * @bytes: code length (dim / 8), any; a multiple of 8 runs 64 bits at a time.
+ * @k: neighbours per query, 1..@n.
+ * @ids: nq * k entry indices, nearest first, ties to the lower index.
+ * @dist: nq * k Hamming distances.
+ *
+ * The binary half of the drive's search (and a FAISS IndexBinaryFlat
+ * search) on the host, in the drive's order (Hamming, entry): the results
+ * of a search with REIS_SF_NO_RERANK and without distance filtering on a
+ * brute-force database, and the nearest centroid of an IVF assignment
+ * (k = 1). POPCNT is used when the CPU has it.
+ *
+ * Return: 0, -EINVAL for bad arguments.
+ */
+int reis_hamming_knn(const uint8_t *base, uint64_t n, const uint8_t *q, uint32_t nq,
+		     uint32_t bytes, uint32_t k, uint32_t *ids, uint32_t *dist);
+
+/**
  * reis_recall() - recall@k of hits against ground truth.
  * @hits: nq * hits_stride hits (ids compared), padding allowed.
  * @hits_stride: hits per query in @hits (>= k).
