@@ -52,7 +52,7 @@ static void expect_drive(uint8_t opcode, uint16_t sc, int cmd_byte, int data_byt
 	{
 		char n[40];
 
-		snprintf(n, sizeof(n), "error log entry %llu:", (unsigned long long)e.error_count);
+		snprintf(n, sizeof(n), "error log entry %llu ", (unsigned long long)e.error_count);
 		CHECK(strstr(reis_last_error(dev), n) != NULL);
 	}
 	CHECK(e.error_count > *count);
@@ -91,7 +91,7 @@ int main(void)
 	CHECK(errlog_search(dev, 7, 5, 0, 0, 0, 0, &q) == -EINVAL);
 	expect_drive(REIS_OP_SEARCH, REIS_SC_INVALID_FIELD, -1, 8, 0, "k = 5 exceeds", &count);
 	CHECK(errlog_search(dev, 7, 1, 0, 0, 0, 4, &q) == -EINVAL);
-	expect_drive(REIS_OP_IVF_SEARCH, REIS_SC_INVALID_FIELD, 0, -1, 0, "nprobe 4", &count);
+	expect_drive(REIS_OP_IVF_SEARCH, REIS_SC_INVALID_FIELD, 0, -1, 0, "which is brute force (no clusters)", &count);
 	CHECK(errlog_search(dev, 7, 1, REIS_SF_TAG, 3, 0, 0, &q) < 0);
 	expect_drive(REIS_OP_SEARCH, REIS_SC_INVALID_FIELD, -1, 12, 4, "tag 3", &count);
 	CHECK(errlog_search(dev, 77, 1, 0, 0, 0, 0, &q) == -ENOENT);

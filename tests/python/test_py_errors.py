@@ -45,7 +45,7 @@ drive_error(lambda: d.search(7, q, k=11), errno.EINVAL, reis.SC_INVALID_FIELD, r
 drive_error(lambda: d.search(7, q, k=1, tag=3), errno.EINVAL, reis.SC_INVALID_FIELD,
             reis.OP_SEARCH, "data byte 12 bit 4", "tag 3")
 drive_error(lambda: d.search(7, q, k=1, nprobe=2, ivf=True), errno.EINVAL,
-            reis.SC_INVALID_FIELD, reis.OP_IVF_SEARCH, "command byte 0", "nprobe 2")
+            reis.SC_INVALID_FIELD, reis.OP_IVF_SEARCH, "command byte 0", "which is brute force (no clusters)")
 e = drive_error(lambda: d.deploy(7, x), errno.EEXIST, reis.SC_ID_EXISTS, reis.OP_DB_CREATE,
                 None, "")
 e = raises(lambda: d.search(99, codes=np.zeros((1, 8), np.uint8), k=1), reis.Error)
