@@ -742,6 +742,7 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dev = dev;
 	ctx.cancel = cancel;
+	ctx.user = cmd->sqid;
 	ft_cmd_begin(dev->ft, &ctx.ftc, cmd->submit_ns, tr);
 	ctx.ready = ft_ctrl(dev->ft, &ctx.ftc, 0);
 	if (!status) {
@@ -963,7 +964,7 @@ static uint16_t isp_trace_arm(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 	if (ret)
 		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "a trace is already armed");
 	ret = isp_results_reserve(&dev->results, cmd->cdw12, ISP_TRACE_MAX_JSON +
-				  sizeof(struct isp_wire_result_hdr));
+				  sizeof(struct isp_wire_result_hdr), cmd->sqid);
 	if (ret == -EEXIST)
 		return isp_fail(cpl, ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR, "ticket in use");
 	if (ret)

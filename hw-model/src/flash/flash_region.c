@@ -174,6 +174,7 @@ static int fs_alloc_whole(struct fs *fs, uint32_t part, uint32_t nb, uint64_t ow
 	r.nblocks = nb;
 	r.owner = owner;
 	r.nrows = nb * pt->pages_per_block;
+	r.flags = FS_REGION_UNCOMMITTED;
 	ret = fs_reg_insert(fs, &r);
 	if (!ret)
 		*out = r;
@@ -326,7 +327,7 @@ static int fs_alloc_rows(struct fs *fs, uint32_t part, uint32_t nrows, uint64_t 
 	r.owner = owner;
 	r.row = row;
 	r.nrows = nrows;
-	r.flags = FS_REGION_PACKED;
+	r.flags = FS_REGION_PACKED | FS_REGION_UNCOMMITTED;
 	ret = fs_reg_insert(fs, &r);
 	if (!ret)
 		*out = r;
@@ -463,6 +464,7 @@ int fs_region_relocate(struct fs *fs, uint32_t id, uint64_t *copied, uint32_t *e
 	if (!ret && i >= 0 && j >= 0) {
 		r.first_block = t.first_block;
 		r.row = t.row;
+		r.flags |= FS_REGION_UNCOMMITTED;	/* at rows no snapshot saw */
 		fs_reg_remove(fs, (size_t)j);
 		i = fs_reg_find(fs, id);
 		fs_reg_remove(fs, (size_t)i);
@@ -499,6 +501,19 @@ int fs_region_free(struct fs *fs, uint32_t id)
 	i = fs_reg_find(fs, id);
 	if (i < 0) {
 		ret = -ENOENT;
+		goto out;
+	}
+	if (fs->reg[i].flags & FS_REGION_UNCOMMITTED) {
+		/* no snapshot points here: free now, as a commit would */
+		struct fs_pending pd = {
+			.part = fs->reg[i].part, .first_block = fs->reg[i].first_block,
+			.nblocks = fs->reg[i].nblocks, .row = fs->reg[i].row,
+			.nrows = fs->reg[i].nrows, .flags = fs->reg[i].flags & FS_REGION_PACKED,
+		};
+
+		fs_reg_remove(fs, (size_t)i);
+		fs_rows_drop(fs, &pd);
+		ret = 0;
 		goto out;
 	}
 	ret = fs_pend_add(fs, &fs->reg[i]);
@@ -689,6 +704,7 @@ int fs_region_move(struct fs *fs, uint32_t id, uint32_t new_first,
 		goto out;
 	fs_reg_remove(fs, (size_t)i);
 	r.first_block = new_first;
+	r.flags |= FS_REGION_UNCOMMITTED;	/* at blocks no snapshot saw */
 	ret = fs_reg_insert(fs, &r);	/* cannot fail: capacity kept */
 out:
 	pthread_rwlock_unlock(&fs->lock);
@@ -745,7 +761,7 @@ size_t fs_regions_size(const struct fs *fs)
 	return 16 + fs->nreg * FS_REG_ENTRY2;
 }
 
-void fs_regions_encode(const struct fs *fs, uint8_t *b)
+void fs_regions_encode(struct fs *fs, uint8_t *b)
 {
 	uint32_t h[4] = { FS_REG_MAGIC2, (uint32_t)fs->nreg, fs->next_id, 0 };
 	size_t i;
@@ -764,6 +780,7 @@ void fs_regions_encode(const struct fs *fs, uint8_t *b)
 		memcpy(b + 24, &r->row, 4);
 		memcpy(b + 28, &r->nrows, 4);
 		memcpy(b + 32, &fl, 4);
+		fs->reg[i].flags &= ~FS_REGION_UNCOMMITTED;	/* a snapshot saw it */
 	}
 }
 
@@ -838,6 +855,7 @@ int fs_regions_parse(struct fs *fs, const uint8_t *b, size_t len, size_t *used)
 			if (fs->reg[j].id == r.id || fs_region_clash(&r, &fs->reg[j]))
 				return -EIO;
 		/* Committed: its owner finished writing before the commit. */
+		r.flags &= ~FS_REGION_UNCOMMITTED;
 		if (r.flags & FS_REGION_PACKED)
 			r.flags |= FS_REGION_SEALED;
 		if (fs_reg_insert(fs, &r))

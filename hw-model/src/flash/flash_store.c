@@ -348,7 +348,8 @@ int fs_commitv(struct fs *fs, const struct fm_iov *iov, unsigned n)
 		if (ret)
 			goto out_unlock;
 	}
-	pthread_rwlock_rdlock(&fs->lock);
+	/* write lock: the encoding marks every region as seen by a snapshot */
+	pthread_rwlock_wrlock(&fs->lock);
 	secsz = fs_regions_size(fs);
 	sec = malloc(secsz);
 	if (sec)

@@ -129,7 +129,7 @@ static uint16_t rf_tbl_reserve(struct rf_eng *e, struct rf_table *t, struct isp_
 	t->dram_fixed = dram_map + dram_track + dram_l2p;
 	ret = rf_track_init(&t->track, dram_track ? rf_track_keys(t) : 0);
 	if (!ret)
-		ret = rf_area_new(e, t, dep_pages, ctx, t0, &t->dep_area);
+		ret = rf_area_try(e, t, dep_pages, ctx, t0, &t->dep_area);
 	if (ret) {
 		rf_dram_fixed_release(e, dram_map, dram_track, dram_l2p);
 		rf_track_free(&t->track);
@@ -144,6 +144,7 @@ uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 {
 	struct rf_table *t;
 	uint64_t dep_pages, t0;
+	int committed = 0;
 	uint16_t st;
 
 	st = rf_check_create(e, in, cpl);
@@ -155,6 +156,7 @@ uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 		return st;
 	dep_pages = (t->cr.flags & ISP_RF_TF_PROFILE) ? t->data_pages : t->area_pages;
 
+again:
 	pthread_mutex_lock(&e->lock);
 	if (rf_find(e, t->tid)) {
 		st = isp_fail(cpl, ISP_SC_ID_EXISTS | ISP_STATUS_DNR, "table id in use");
@@ -169,6 +171,16 @@ uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 		goto fail;
 	}
 	st = rf_tbl_reserve(e, t, ctx, dep_pages, t0, cpl);
+	if (st == (ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR) && !committed) {
+		/* the flash may be held by freed blocks until a commit: once */
+		pthread_mutex_unlock(&e->lock);
+		committed = 1;
+		if (rf_pending_commit(e)) {
+			memset(cpl, 0, sizeof(*cpl));	/* the refusal is void */
+			goto again;
+		}
+		pthread_mutex_lock(&e->lock);
+	}
 	if (st)
 		goto fail;
 	memset(t->pagebuf, 0, e->p->page_bytes);
@@ -345,7 +357,7 @@ static int rf_tbl_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ct
 	int ret;
 
 	if (!(t->cr.flags & ISP_RF_TF_PROFILE)) {
-		ret = rf_map_identity(e, t, t->dep_area, m);
+		ret = rf_map_identity(e, t, t->dep_area, ctx, m);
 		if (!ret) {
 			rf_area_put(e, t->dep_area);	/* the map holds it now */
 			t->dep_area = NULL;
@@ -353,9 +365,10 @@ static int rf_tbl_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ct
 		return ret;
 	}
 	kc = malloc((size_t)t->rows * sizeof(*kc));
-	ret = kc ? rf_map_new(e, t, t->dep_area, 0, &src) : -ENOMEM;
+	ret = kc ? rf_map_new(e, t, t->dep_area, 0, NULL, &src) : -ENOMEM;
 	if (!ret) {
-		nkc = rf_kc_from_counts(t->profile, t->rows, kc);
+		ret = rf_kc_from_counts(t->profile, t->rows, kc, ctx, &nkc);
+	if (!ret)
 		ret = rf_full_place(e, t, ctx, src, kc, nkc, t0, m, mv, done);
 	}
 	free(kc);

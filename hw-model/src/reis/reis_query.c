@@ -132,7 +132,7 @@ static void re_run_free(struct re_run *r)
 	uint32_t j;
 
 	if (r->e)
-		isp_budget_give(fs_buf_budget(r->e->fs), r->budget);
+		isp_ctx_budget_give(r->ctx, fs_buf_budget(r->e->fs), r->budget);
 	r->budget = 0;
 	free(r->page);
 	free(r->dist);
@@ -427,7 +427,7 @@ static void re_run_setup(struct re_run *r, struct re_eng *e, struct isp_ctx *ctx
 
 /* The ticket's result slot at its largest: refuse a duplicate before any
  * work (docs/command-set.md section 6). */
-static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
+static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket, uint32_t user,
 				  const struct isp_wire_reis_search *s, struct re_db **dbs,
 				  uint32_t ndbs, const char **why)
 {
@@ -444,13 +444,14 @@ static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
 		*why = "result would exceed max_result_bytes";
 		return ISP_BAD_FIELD;
 	}
-	ret = isp_results_reserve(res, ticket, bound);
+	ret = isp_results_reserve(res, ticket, bound, user);
 	if (ret == -EEXIST) {
 		*why = "ticket in use";
 		return ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR;
 	}
 	if (ret) {
-		*why = "result table full";
+		*why = ret == -EAGAIN ? "the queue holds its share of the result table; retry" :
+					"result table full";
 		return ISP_SC_RESOURCE;
 	}
 	return 0;
@@ -496,8 +497,12 @@ static uint16_t re_search_buffers(struct re_run *r, const struct isp_wire_reis_s
 		return ISP_SC_RESOURCE;
 	}
 	r->budget = re_search_budget_bytes(r, s, dbs, ndbs);
-	switch (isp_budget_take(fs_buf_budget(r->e->fs), r->budget)) {
+	switch (isp_ctx_budget_take(r->ctx, fs_buf_budget(r->e->fs), r->budget)) {
 	case 0: break;
+	case -ECANCELED:
+		r->budget = 0;
+		*why = "stopped while waiting for buffer budget";
+		return ISP_SC_ABORT_REQ;
 	case -EFBIG:
 		r->budget = 0;
 		*why = "search needs more than the whole buffer budget";
@@ -727,7 +732,7 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	st = re_check_dbs(&r, &s, dbs, ndbs, len, &why, cpl);
 	if (st)
 		goto fail;
-	st = re_ticket_reserve(res, ticket, &s, dbs, ndbs, &why);
+	st = re_ticket_reserve(res, ticket, r.ctx->user, &s, dbs, ndbs, &why);
 	if (st)
 		goto fail;
 	reserved = 1;
