@@ -360,6 +360,7 @@ struct fs_stats {
 	uint64_t mem_bytes;		/* host memory held by the store */
 	uint64_t reads, programs, erases;	/* since open */
 	uint64_t mem_refused;		/* in memory: programs refused by mem_cap */
+	uint64_t disk_refused;		/* backing file: programs refused by backing_cap */
 };
 
 void fs_get_stats(struct fs *fs, struct fs_stats *out);
@@ -375,5 +376,13 @@ struct isp_budget;
  * -ENOMEM, which the engines answer with Capacity Exceeded.
  */
 struct isp_budget *fs_buf_budget(struct fs *fs);
+
+/**
+ * fs_fixed_bytes() - the most host memory a store of @p holds besides its
+ * pages (isp_hostmem.h "fixed"): every block's bookkeeping, the region and
+ * pending tables at FS_MAX_REGIONS, the metadata image (two slots of
+ * @meta_max in memory, 0: 64 MiB) and a commit's assembly.
+ */
+uint64_t fs_fixed_bytes(const struct fp_params *p, int backing, uint64_t meta_max);
 
 #endif /* FLASH_STORE_H */

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "isp_hostmem.h"
 #include "isp_wire.h"
 
 struct isp_dev;
@@ -150,6 +151,13 @@ uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
 uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 			     void *data, size_t data_len, struct isp_cpl *cpl,
 			     const atomic_int *cancel);
+
+/**
+ * isp_dev_host_mem() - the drive's host-memory bound and its shares
+ * (isp_hostmem.h), as planned at open: the transport takes its bounce
+ * buffers from @out->bounce.
+ */
+void isp_dev_host_mem(const struct isp_dev *dev, struct isp_host_mem *out);
 
 /**
  * isp_dev_log_page() - log pages: 01h (Error Information, the last

@@ -104,6 +104,26 @@ int isp_budget_take_as(struct isp_budget *b, uint64_t bytes, uint32_t user,
 	return ret == -ENOMEM ? -EAGAIN : ret;
 }
 
+int isp_budget_try_as(struct isp_budget *b, uint64_t bytes, uint32_t user)
+{
+	int ret;
+
+	if (!bytes)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	if (bytes > b->cap) {
+		ret = -EFBIG;
+	} else {
+		ret = isp_share_take(&b->share, user, bytes) ? -EAGAIN : 0;
+		if (!ret && b->share.used > b->peak)
+			b->peak = b->share.used;
+	}
+	if (ret)
+		b->refused++;
+	pthread_mutex_unlock(&b->lock);
+	return ret;
+}
+
 void isp_budget_give_as(struct isp_budget *b, uint64_t bytes, uint32_t user)
 {
 	if (!bytes)

@@ -53,6 +53,9 @@ int isp_budget_take_as(struct isp_budget *b, uint64_t bytes, uint32_t user,
  * a bug of the caller: counted in errors (the fuzzers and tests require 0). */
 void isp_budget_give_as(struct isp_budget *b, uint64_t bytes, uint32_t user);
 
+/* isp_budget_take_as() without waiting: 0, -EFBIG or -EAGAIN at once. */
+int isp_budget_try_as(struct isp_budget *b, uint64_t bytes, uint32_t user);
+
 /* The same for user 0, no stop flag (tests, the in-process benches). */
 int isp_budget_take(struct isp_budget *b, uint64_t bytes);
 void isp_budget_give(struct isp_budget *b, uint64_t bytes);

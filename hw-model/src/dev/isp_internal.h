@@ -82,6 +82,9 @@ struct isp_engine {
 	void (*identify)(void *state, struct isp_wire_identify *id);
 	/* Optional: add engine counters; @reset clears them afterwards. */
 	void (*stats)(void *state, struct isp_wire_stats *st, int reset);
+	/* Optional: the most host memory the engine holds outside the
+	 * budgets (its object tables at their limits; isp_hostmem.h fixed). */
+	uint64_t (*host_fixed)(const struct fp_params *p);
 };
 
 /* Set @cpl's status and reason; returns @status for tail calls. */

@@ -35,6 +35,12 @@ void isp_results_init(struct isp_results *r, uint32_t max_tickets,
 	isp_share_init(&r->byte_share, max_bytes);
 }
 
+size_t isp_results_entry_bytes(void)
+{
+	/* the entry, and a share-table slot of each of the two shares */
+	return sizeof(struct isp_result) + 2 * sizeof(struct isp_share_user);
+}
+
 static void isp_result_free(struct isp_result *e)
 {
 	if (e->free_opaque)

@@ -39,6 +39,8 @@ struct isp_results {
 void isp_results_init(struct isp_results *r, uint32_t max_tickets,
 		      uint64_t max_bytes);
 void isp_results_destroy(struct isp_results *r);
+/* Host bytes of one ticket's entry besides its blob (isp_hostmem.h fixed). */
+size_t isp_results_entry_bytes(void);
 
 /**
  * isp_results_reserve() - claim @ticket for a result of at most @max_len

@@ -679,6 +679,14 @@ int fs_program(struct fs *fs, uint64_t ppa, const void *data, const void *oob)
 		ret = -EEXIST;
 		goto out;
 	}
+	/* The backing file holds at most backing_cap of pages (programmed
+	 * ones: an erase punches its block's hole), so a guest cannot grow
+	 * the sparse file to the whole modeled capacity on the host's disk. */
+	if (fs->io && (fs->programmed + 1) * fs->slot > fs->p.backing_cap) {
+		fs->disk_refused++;
+		ret = -ENOMEM;
+		goto out;
+	}
 	ret = fs->io ? fs_program_file(fs, ppa, bi, b, data, oob) :
 		       fs_program_mem(fs, b, page, data, oob);
 	if (ret)

@@ -128,6 +128,7 @@ struct fs {
 
 	uint64_t mem_bytes;	/* in memory: at most p.mem_cap (fs_mem_charge) */
 	uint64_t mem_refused;	/* programs refused by the cap */
+	uint64_t disk_refused;	/* backing file: programs refused by backing_cap */
 	struct isp_budget budget;	/* per-command buffers (fs_buf_budget) */
 	uint64_t programmed;
 	uint64_t nreads, nprograms, nerases;
@@ -164,6 +165,8 @@ void fs_unmap_file(struct fs *fs);
 /* ---- flash_region.c ---- */
 
 size_t fs_regions_size(const struct fs *fs);
+/* fs_space() by a walk of every stripe over every region: its reference. */
+int fs_space_ref(struct fs *fs, uint32_t part, struct fs_space *out);
 void fs_regions_encode(struct fs *fs, uint8_t *b);
 int fs_regions_parse(struct fs *fs, const uint8_t *b, size_t len, size_t *used);
 

@@ -327,7 +327,7 @@ uint16_t rf_tbl_write(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 	t->refs--;
 	pthread_mutex_unlock(&e->lock);
 	if (ret == -ENOMEM)	/* the in-memory store's host-memory cap */
-		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR, "host memory cap reached");
+		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR, "host memory or backing file cap reached (mem_cap, backing_cap)");
 	if (ret)
 		return isp_fail(cpl, ISP_SC_INTERNAL, "flash program failed");
 	return 0;
@@ -380,13 +380,28 @@ static int rf_tbl_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ct
 	return ret;
 }
 
+/*
+ * Host bytes a commit's placement holds (a table with a profile,
+ * rf_tbl_place()): per row the counts and their sort scratch (rf_kc
+ * each), the order (4) and its seen bit (1), the move list and read times
+ * (16 + 8); the page counts, the mapping image and two pages. A commit in
+ * row order holds nothing beyond the mapping, which is controller DRAM.
+ */
+static uint64_t rf_commit_budget_bytes(const struct rf_eng *e, const struct rf_table *t)
+{
+	if (!(t->cr.flags & ISP_RF_TF_PROFILE))
+		return 0;
+	return (uint64_t)t->rows * (2 * sizeof(struct rf_kc) + 4 + 1 + 16 + 8) +
+	       4 * (t->data_pages + 1) + (t->img_pages + 2) * e->p->page_bytes;
+}
+
 uint16_t rf_tbl_commit(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 		       struct isp_cpl *cpl)
 {
 	struct rf_map *m = NULL;
 	struct rf_table *t;
 	struct rf_moves mv = { 0 };
-	uint64_t t0 = ctx->ready, done;
+	uint64_t t0 = ctx->ready, done, budget = 0;
 	uint16_t st = 0;
 	int ret = 0;
 
@@ -408,10 +423,25 @@ uint16_t rf_tbl_commit(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 	if (st)
 		return st;
 
-	if (t->pb_rows)
+	budget = rf_commit_budget_bytes(e, t);
+	ret = isp_ctx_budget_take(ctx, fs_buf_budget(e->fs), budget);
+	if (ret) {
+		budget = 0;
+		st = isp_budget_status(ret, cpl);
+		ret = 0;
+	}
+	if (!st && t->pb_rows)
 		ret = rf_flush_page(e, t, ctx, t0, &done);
-	if (!ret)
+	if (!st && !ret)
 		ret = rf_tbl_place(e, t, ctx, t0, &m, &mv, &done);
+	isp_ctx_budget_give(ctx, fs_buf_budget(e->fs), budget);
+	if (st) {
+		pthread_mutex_lock(&e->lock);
+		t->busy = 0;
+		t->refs--;
+		pthread_mutex_unlock(&e->lock);
+		return st;
+	}
 	pthread_mutex_lock(&e->lock);
 	if (!ret) {
 		m->gen = 0;

@@ -197,10 +197,11 @@ static void rf_remap_undo(struct rf_eng *e, struct rf_table *t, struct rf_map *o
 /*
  * Host bytes per row a remap holds while it runs, beside the new mapping
  * (charged to controller DRAM, rf_map_dram()): the tracked and profile
- * counts (rf_kc each), the key list, the move list and read times
- * (recflash_map.c: 16 + 8) and the mapping image (4).
+ * counts (rf_kc each) and the counts' sort scratch, the key list, the
+ * move list and read times (recflash_map.c: 16 + 8), the mapping image
+ * (4), the placement order (4) and its seen bit (1).
  */
-#define RF_REMAP_HOST_ROW (2 * sizeof(struct rf_kc) + 4 + 16 + 8 + 4)
+#define RF_REMAP_HOST_ROW (3 * sizeof(struct rf_kc) + 4 + 16 + 8 + 4 + 4 + 1)
 
 /* Build the new mapping (FULL: offline placement; ADAPTIVE: Algorithm 1)
  * in DRAM reserved for it. */
