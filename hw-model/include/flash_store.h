@@ -154,6 +154,12 @@ enum fs_page_state { FS_ERASED = 0, FS_PROGRAMMED = 1 };
 /** fs_page_state() - enum fs_page_state of @ppa, or -EINVAL. */
 int fs_page_state(struct fs *fs, uint64_t ppa);
 
+/**
+ * fs_block_top() - the highest programmed page + 1 of @ppa's block (0: no
+ * page programmed), in *@top. Return: 0 or -EINVAL.
+ */
+int fs_block_top(struct fs *fs, uint64_t ppa, uint32_t *top);
+
 /** fs_erase_count() - erases of the block holding @ppa, or -EINVAL. */
 int64_t fs_erase_count(struct fs *fs, uint64_t ppa);
 

@@ -24,6 +24,8 @@
 
 struct isp_dev;
 
+struct fio;
+
 struct isp_dev_config {
 	/* Flash backing file; created (sparse) when missing. NULL: in memory. */
 	const char *backing;
@@ -38,6 +40,9 @@ struct isp_dev_config {
 	/* Non-zero when the transport delays completions by the model time
 	 * (reported as ISP_CAP_TIMING_DELAY; the device itself never sleeps). */
 	int timing_delay;
+	/* Tests and fuzzers: this image (flash_io.h, fio_open_mem()) as the
+	 * backing file, instead of @backing; it stays the caller's. */
+	struct fio *image;
 };
 
 /* The parts of an NVMe submission queue entry the device looks at. */

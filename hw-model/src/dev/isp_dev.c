@@ -343,7 +343,7 @@ static uint64_t isp_dev_meta_max(const struct fp_params *p, int backing)
 static int isp_dev_plan(struct isp_dev *dev, const struct isp_dev_config *cfg, char *err,
 			size_t errlen)
 {
-	int backing = cfg->backing && *cfg->backing;
+	int backing = (cfg->backing && *cfg->backing) || cfg->image;
 	uint64_t fixed = fs_fixed_bytes(&dev->params, backing,
 					isp_dev_meta_max(&dev->params, backing)) + ISP_HOST_SLACK +
 			 (uint64_t)ISP_MAX_TICKETS * isp_results_entry_bytes();
@@ -443,7 +443,8 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 	memset(&fcfg, 0, sizeof(fcfg));
 	fcfg.path = cfg->backing && *cfg->backing ? cfg->backing : NULL;
 	fcfg.params = &dev->params;
-	fcfg.meta_max = isp_dev_meta_max(&dev->params, fcfg.path != NULL);
+	fcfg.io = cfg->image;
+	fcfg.meta_max = isp_dev_meta_max(&dev->params, fcfg.path || fcfg.io);
 	ret = fs_open(&fcfg, &dev->fs, err, errlen);
 	if (ret)
 		goto fail;

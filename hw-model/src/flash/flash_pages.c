@@ -741,6 +741,26 @@ int fs_erase(struct fs *fs, uint64_t ppa)
 	return ret;
 }
 
+int fs_block_top(struct fs *fs, uint64_t ppa, uint32_t *top)
+{
+	const struct fs_blk *b;
+	uint32_t pg;
+
+	if (!fs || !top || fg_check(&fs->g, ppa))
+		return -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	b = fs_blk_find(fs, fg_block_index(&fs->g, ppa));
+	pg = b && b->nprog ? fs->g.pages_per_block : 0;
+	for (; pg && !fs_bit(b, pg - 1); pg--) {
+		/* whole zero bytes of the bitmap at once */
+		if (pg % 8 == 0 && pg >= 8 && !b->bits[pg / 8 - 1])
+			pg -= 7;
+	}
+	pthread_rwlock_unlock(&fs->lock);
+	*top = pg;
+	return 0;
+}
+
 int fs_page_state(struct fs *fs, uint64_t ppa)
 {
 	const struct fs_blk *b;

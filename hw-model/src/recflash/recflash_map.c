@@ -112,6 +112,31 @@ void rf_area_put(struct rf_eng *e, struct rf_area *ar)
 	free(ar);
 }
 
+/*
+ * Logical page i of a whole-stripe area is page i / np of plane i % np's
+ * block (Parallelism-First), so nothing at or above (highest block top) * np
+ * is programmed: the backward scan starts there, and an empty stripe costs
+ * a block lookup per plane, not a lookup per page (a reopen scanned every
+ * page of every area). Rows of a shared stripe: scan it all.
+ */
+static uint64_t rf_stripe_bound(struct rf_eng *e, const struct rf_area *ar, uint32_t s)
+{
+	uint64_t ppa, bound;
+	uint32_t pl, top, hi = 0;
+
+	if (ar->reg.row || (ar->reg.flags & FS_REGION_PACKED))
+		return ar->sp;
+	for (pl = 0; pl < ar->np && pl < ar->sp; pl++) {
+		if (rf_area_ppa(e, ar, (uint64_t)s * ar->sp + pl, &ppa) ||
+		    fs_block_top(e->fs, ppa, &top))
+			return ar->sp;	/* unknown: scan it all */
+		if (top > hi)
+			hi = top;
+	}
+	bound = (uint64_t)hi * ar->np;
+	return bound < ar->sp ? bound : ar->sp;
+}
+
 /* Rebuild write pointers from the store: the last programmed page + 1. */
 void rf_area_scan(struct rf_eng *e, struct rf_area *ar)
 {
@@ -120,7 +145,7 @@ void rf_area_scan(struct rf_eng *e, struct rf_area *ar)
 
 	for (s = 0; s < ar->nstripes; s++) {
 		ar->wp[s] = 0;
-		for (i = ar->sp; i-- > 0;) {
+		for (i = rf_stripe_bound(e, ar, s); i-- > 0;) {
 			if (rf_area_ppa(e, ar, (uint64_t)s * ar->sp + i, &ppa))
 				continue;
 			if (fs_page_state(e->fs, ppa) == FS_PROGRAMMED) {
