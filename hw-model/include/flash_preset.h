@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "isp_hostmem.h"
 #include "isp_wire.h"
 
 #define FP_NAME_LEN ISP_PRESET_NAME_LEN
@@ -49,9 +50,17 @@ struct fp_params {
 	uint32_t dram_mbps;		/* controller DRAM, MB/s */
 
 	/* Host memory the emulator may spend on the guest's behalf
-	 * (docs/security.md, Budgets); not part of the modeled drive. */
+	 * (docs/security.md, Budgets); not part of the modeled drive. One
+	 * bound, host_mem, of which every budget is a share; 0 for a share:
+	 * its default part of host_mem (isp_host_plan()). */
 	uint64_t mem_cap;		/* in-memory store: programmed page bytes */
 	uint64_t buf_budget;		/* per-command working buffers, all commands */
+	uint64_t host_mem;		/* the bound, per drive (controller) */
+	uint64_t result_bytes;		/* results held for the host (max_result_bytes) */
+	uint64_t bounce_bytes;		/* the transport's bounce buffers (QEMU glue) */
+	/* Host disk, outside host_mem. */
+	uint64_t backing_cap;		/* page bytes the backing file may hold */
+	uint64_t trace_cap;		/* bytes the trace directory may receive */
 
 	/* NAND interface timing, RecFlash Table I (ps). */
 	uint64_t t_alh;
@@ -145,6 +154,18 @@ int fp_apply(struct fp_params *p, const char *list, char *err, size_t errlen);
  * Return: 0 or -EINVAL.
  */
 int fp_validate(const struct fp_params *p, char *err, size_t errlen);
+
+/**
+ * fp_host_plan() - the shares of @p's host_mem (isp_hostmem.h): a share
+ * left 0 gets its default part, the rest goes to mem_cap (in memory); the
+ * sum must fit in host_mem.
+ * @backing: the pages live in a backing file (mem_cap holds no RAM then).
+ * @fixed: the drive's own state, computed by the caller.
+ * Return: 0 with @p's shares filled in and *@hm; -EINVAL with the parts
+ * and their sum in @err.
+ */
+int fp_host_plan(struct fp_params *p, int backing, uint64_t fixed, struct isp_host_mem *hm,
+		 char *err, size_t errlen);
 
 /**
  * fp_pages_per_block() - usable pages per block in @mode (SLC mode stores one

@@ -166,6 +166,12 @@ enum fs_page_state { FS_ERASED = 0, FS_PROGRAMMED = 1 };
 /** fs_page_state() - enum fs_page_state of @ppa, or -EINVAL. */
 int fs_page_state(struct fs *fs, uint64_t ppa);
 
+/**
+ * fs_block_top() - the highest programmed page + 1 of @ppa's block (0: no
+ * page programmed), in *@top. Return: 0 or -EINVAL.
+ */
+int fs_block_top(struct fs *fs, uint64_t ppa, uint32_t *top);
+
 /** fs_erase_count() - erases of the block holding @ppa, or -EINVAL. */
 int64_t fs_erase_count(struct fs *fs, uint64_t ppa);
 
@@ -372,6 +378,7 @@ struct fs_stats {
 	uint64_t mem_bytes;		/* host memory held by the store */
 	uint64_t reads, programs, erases;	/* since open */
 	uint64_t mem_refused;		/* in memory: programs refused by mem_cap */
+	uint64_t disk_refused;		/* backing file: programs refused by backing_cap */
 };
 
 void fs_get_stats(struct fs *fs, struct fs_stats *out);
@@ -387,5 +394,13 @@ struct isp_budget;
  * -ENOMEM, which the engines answer with Capacity Exceeded.
  */
 struct isp_budget *fs_buf_budget(struct fs *fs);
+
+/**
+ * fs_fixed_bytes() - the most host memory a store of @p holds besides its
+ * pages (isp_hostmem.h "fixed"): every block's bookkeeping, the region and
+ * pending tables at FS_MAX_REGIONS, the metadata image (two slots of
+ * @meta_max in memory, 0: 64 MiB) and a commit's assembly.
+ */
+uint64_t fs_fixed_bytes(const struct fp_params *p, int backing, uint64_t meta_max);
 
 #endif /* FLASH_STORE_H */

@@ -305,6 +305,8 @@ void ft_stats_to_wire(const struct ft_stats *s, struct isp_wire_stats *w);
  * are counted as dropped). Return: 0 or -ENOMEM / -EINVAL.
  */
 int ft_trace_new(size_t max_events, struct ft_trace **out);
+/* Host bytes of a trace of at most @max_events events, at its largest. */
+size_t ft_trace_bytes(size_t max_events);
 
 /** ft_trace_free() - NULL is a no-op. */
 void ft_trace_free(struct ft_trace *tr);

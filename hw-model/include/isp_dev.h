@@ -19,9 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "isp_hostmem.h"
 #include "isp_wire.h"
 
 struct isp_dev;
+
+struct fio;
 
 struct isp_dev_config {
 	/* Flash backing file; created (sparse) when missing. NULL: in memory. */
@@ -44,6 +47,9 @@ struct isp_dev_config {
 	 * sets it too (and wins), so a transport that only passes the
 	 * parameters (the QEMU glue's isp-params) can set it. */
 	uint32_t host_threads;
+	/* Tests and fuzzers: this image (flash_io.h, fio_open_mem()) as the
+	 * backing file, instead of @backing; it stays the caller's. */
+	struct fio *image;
 };
 
 #define ISP_HOST_THREADS_MAX 16u
@@ -159,6 +165,13 @@ uint16_t isp_dev_exec(struct isp_dev *dev, const struct isp_cmd *cmd,
 uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 			     void *data, size_t data_len, struct isp_cpl *cpl,
 			     const atomic_int *cancel);
+
+/**
+ * isp_dev_host_mem() - the drive's host-memory bound and its shares
+ * (isp_hostmem.h), as planned at open: the transport takes its bounce
+ * buffers from @out->bounce.
+ */
+void isp_dev_host_mem(const struct isp_dev *dev, struct isp_host_mem *out);
 
 /**
  * isp_dev_log_page() - log pages: 01h (Error Information, the last

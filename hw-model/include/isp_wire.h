@@ -213,7 +213,16 @@ struct isp_wire_identify {
 	uint32_t db_room;		/* more one-row databases that fit (R-DB,
 					 * SLC flash and DRAM) */
 	uint32_t rsvd1;
-	uint8_t rsvd[4096 - 312];
+	/* 312: the host-memory bound and its shares (isp_hostmem.h) */
+	uint64_t host_mem_bytes;	/* host_mem: the bound, per controller */
+	uint64_t host_fixed_bytes;	/* the drive's own state, computed */
+	uint64_t mem_cap_bytes;		/* the in-memory store; 0: a backing file */
+	uint64_t buf_budget_bytes;	/* per-command working buffers */
+	uint64_t bounce_bytes;		/* the transport's bounce buffers */
+	uint64_t backing_cap_bytes;	/* disk: the backing file's pages */
+	uint64_t trace_cap_bytes;	/* disk: isp-trace-dir's files */
+	uint64_t budget_errors;		/* gives of more than held: a bug, 0 */
+	uint8_t rsvd[4096 - 376];
 };
 _Static_assert(sizeof(struct isp_wire_identify) == 4096, "wire size");
 

@@ -17,6 +17,7 @@
 #ifndef RECFLASH_ENGINE_H
 #define RECFLASH_ENGINE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,13 @@ struct rf_ht {
  * Return: 0, -EINVAL (@n 0), -ENOMEM.
  */
 int rf_ht_init(struct rf_ht *ht, uint32_t n, uint32_t hot);
+/*
+ * rf_ht_init() that reads @stop (NULL: never) between blocks of
+ * RF_HT_FILL_BLOCK keys of its set-up. Return: also -ECANCELED (nothing
+ * allocated) when @stop was set.
+ */
+#define RF_HT_FILL_BLOCK 65536u
+int rf_ht_init_stop(struct rf_ht *ht, uint32_t n, uint32_t hot, const atomic_int *stop);
 
 /** rf_ht_free() - release (the structure may be zeroed or freed before). */
 void rf_ht_free(struct rf_ht *ht);

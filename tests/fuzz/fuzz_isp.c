@@ -3,7 +3,14 @@
  * fuzz_isp.c - the command-sequence generator and the invariants shared by
  * the fuzz harnesses (see fuzz_isp.h for the input format).
  */
+#include <time.h>
+
+#include "flash_io.h"
 #include "fuzz_isp.h"
+
+/* Entries of a generated database; of a fixture database (paid on every input). */
+#define FZ_DB_NMAX 300
+#define FZ_FIX_NMAX 40
 
 /* Small geometries: every engine path runs, a deploy costs little. */
 static const struct {
@@ -16,7 +23,8 @@ static const struct {
 };
 #define FZ_NCONFIGS (sizeof(fz_configs) / sizeof(fz_configs[0]))
 
-struct isp_dev *fz_open(int config)
+/* A drive of geometry @config, in memory or on @image (flash_io.h). */
+static struct isp_dev *fz_open_on(int config, struct fio *image)
 {
 	struct isp_dev_config cfg;
 	struct isp_dev *dev = NULL;
@@ -27,10 +35,16 @@ struct isp_dev *fz_open(int config)
 	cfg.preset = fz_configs[(unsigned)config % FZ_NCONFIGS].preset;
 	cfg.params = fz_configs[(unsigned)config % FZ_NCONFIGS].params;
 	cfg.max_xfer = FZ_MAX_XFER;
+	cfg.image = image;
 	ret = isp_dev_open(&cfg, &dev, err, sizeof(err));
 	if (ret)
 		FZ_FAIL("isp_dev_open(%s): %d %s", cfg.preset, ret, err);
 	return dev;
+}
+
+struct isp_dev *fz_open(int config)
+{
+	return fz_open_on(config, NULL);
 }
 
 static int fz_known_status(uint16_t code)
@@ -41,7 +55,7 @@ static int fz_known_status(uint16_t code)
 		ISP_SC_CAP_EXCEEDED, ISP_SC_UNKNOWN_ID, ISP_SC_ID_EXISTS, ISP_SC_BUSY,
 		ISP_SC_DIM_MISMATCH, ISP_SC_BAD_OFFSET, ISP_SC_INCOMPLETE,
 		ISP_SC_BAD_PAYLOAD, ISP_SC_MISCOMPARE, ISP_SC_RESOURCE,
-		ISP_SC_TICKET_IN_USE,
+		ISP_SC_TICKET_IN_USE, ISP_SC_ABORT_REQ,	/* the last: stopped (fz_exec_stopped()) */
 	};
 	size_t i;
 
@@ -106,6 +120,70 @@ static uint16_t fz_exec_xport(struct fz_state *st, struct isp_cmd *c, void *data
 	return s;
 }
 
+struct fz_stopper {
+	atomic_int flag;
+	uint32_t us;
+};
+
+/* From its start, about when the command starts. */
+static void *fz_stopper_main(void *arg)
+{
+	struct fz_stopper *t = arg;
+	struct timespec ts = { 0, 0 };
+
+	ts.tv_nsec = (long)t->us * 1000;
+	if (t->us)
+		nanosleep(&ts, NULL);
+	atomic_store(&t->flag, 1);
+	return NULL;
+}
+
+/* Ticket-taking commands: a stopped one must publish nothing. */
+static int fz_makes_result(uint8_t opc)
+{
+	return opc == ISP_OP_REIS_SEARCH || opc == ISP_OP_REIS_IVF_SEARCH || opc == ISP_OP_RF_SLS;
+}
+
+/*
+ * @c with isp_dev_exec_cancel(), its flag set by a second thread @us
+ * microseconds after the command starts (as the QEMU glue's reset, SQ
+ * deletion and Abort do). A stopped command leaves the drive as a failed
+ * one: no result under its ticket (checked here unless other threads share
+ * the tickets), nothing leaked (fz_cleanup()).
+ */
+static uint16_t fz_exec_stopped(struct fz_state *st, struct isp_cmd *c, void *buf, size_t len,
+				struct isp_cpl *cpl, uint32_t us)
+{
+	struct fz_stopper t;
+	pthread_t th;
+	uint16_t s;
+
+	memset(&t, 0, sizeof(t));
+	t.us = us;
+	if (pthread_create(&th, NULL, fz_stopper_main, &t))
+		FZ_FAIL("pthread_create");
+	s = isp_dev_exec_cancel(st->dev, c, buf, len, cpl, &t.flag);
+	pthread_join(th, NULL);
+	if (s != ISP_SC_ABORT_REQ)
+		return s;
+	__atomic_add_fetch(&st->stopped, 1, __ATOMIC_RELAXED);
+	if (fz_makes_result(c->opcode) && c->cdw12 && !st->shared) {
+		struct isp_cmd r;
+		struct isp_cpl rc;
+		uint8_t tmp[64];
+
+		memset(&r, 0, sizeof(r));
+		r.opcode = ISP_OP_RESULT_READ;
+		r.nsid = 1;
+		r.cdw10 = sizeof(tmp) / 4;
+		r.cdw12 = c->cdw12;
+		r.submit_ns = c->submit_ns;
+		if (!isp_dev_exec(st->dev, &r, tmp, sizeof(tmp), &rc))
+			FZ_FAIL("opc %#x stopped, yet ticket %u holds a result", c->opcode, c->cdw12);
+	}
+	return s;
+}
+
 /*
  * One command as the glue runs it (hw/nvme/isp.c nvme_isp_admit() and
  * nvme_isp_work()), then the invariants. A command check rejects is also
@@ -119,6 +197,7 @@ uint16_t fz_exec(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
 	enum isp_dir dir = isp_wire_dir(c->opcode);
 	struct isp_cpl chk;
 	uint8_t *buf = NULL;
+	uint32_t stop_us;
 	uint16_t st0, s;
 
 	c->submit_ns = __atomic_add_fetch(st->clk, 1000000000ull, __ATOMIC_RELAXED);
@@ -153,7 +232,12 @@ uint16_t fz_exec(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
 	if (st->record && !st0)
 		st->record(st->record_arg, c, buf, dlen);
 	memset(cpl, 0x5a, sizeof(*cpl));
-	s = isp_dev_exec(st->dev, c, buf, dlen, cpl);
+	stop_us = st->stop_us;
+	st->stop_us = 0;
+	s = stop_us ? fz_exec_stopped(st, c, buf, dlen, cpl, stop_us - 1) :
+		      isp_dev_exec(st->dev, c, buf, dlen, cpl);
+	if (s == ISP_SC_ABORT_REQ && !stop_us)
+		FZ_FAIL("opc %#x: Command Abort Requested without a stop", c->opcode);
 	if (s != cpl->status)
 		FZ_FAIL("opc %#x: exec returned %#x, cpl.status %#x", c->opcode, s, cpl->status);
 	if (st0 && s != st0)
@@ -265,7 +349,8 @@ static uint32_t fz_new_ticket(struct fz_state *st, struct fz_src *s)
 }
 
 /* REIS database shape from the input: every kind, flag and doc mode. */
-static void fz_db_shape(struct fz_obj *o, struct fz_src *s, uint32_t did)
+/* A database of random shape with at most @nmax entries. */
+static void fz_db_shape(struct fz_obj *o, struct fz_src *s, uint32_t did, uint32_t nmax)
 {
 	struct isp_wire_reis_create *c = &o->c.db;
 	uint64_t e, off;
@@ -278,7 +363,7 @@ static void fz_db_shape(struct fz_obj *o, struct fz_src *s, uint32_t did)
 	c->kind = fz_u8(s) % 2 ? ISP_REIS_IVF : ISP_REIS_BF;
 	c->flags = fz_u8(s) & (ISP_REIS_DBF_INT8 | ISP_REIS_DBF_TAGS | ISP_REIS_DBF_IDS);
 	c->dim = 64 * fz_range(s, 1, 4);
-	c->n = fz_range(s, 1, 300);
+	c->n = fz_range(s, 1, nmax);
 	c->doc_mode = fz_u8(s) % 3;
 	c->metric = fz_u8(s) % 2;
 	c->df_threshold = fz_u8(s) % 4 ? 0 : fz_range(s, 1, c->dim);
@@ -595,11 +680,17 @@ static void fz_track(struct fz_state *st, int sel, struct fz_obj *o, uint16_t s)
 }
 
 /* A mutation: corrupt one thing, or (mostly) nothing. */
-static void fz_mutate(struct fz_src *s, struct isp_cmd *c, uint8_t *data, uint32_t len)
+static void fz_mutate(struct fz_state *st, struct fz_src *s, struct isp_cmd *c, uint8_t *data,
+		      uint32_t len)
 {
 	uint8_t m = fz_u8(s);
 	uint32_t v;
 
+	if (m >= 0xa8 && m < 0xb0) {
+		/* intact, but stopped from a second thread 0..199 us in */
+		st->stop_us = 1 + fz_u8(s) % 200;
+		return;
+	}
 	if (m < 0xb0)
 		return;
 	v = fz_u32(s);
@@ -673,7 +764,7 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 			struct fz_obj tmp;
 
 			if (sel == FZ_DB_CREATE)
-				fz_db_shape(&tmp, s, id);
+				fz_db_shape(&tmp, s, id, FZ_DB_NMAX);
 			else
 				fz_tbl_shape(&tmp, s, id);
 			r = fz_create(st, &tmp, &cpl);	/* the drive must refuse or hold it */
@@ -684,14 +775,14 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 			return;
 		}
 		if (sel == FZ_DB_CREATE)
-			fz_db_shape(o, s, id);
+			fz_db_shape(o, s, id, FZ_DB_NMAX);
 		else
 			fz_tbl_shape(o, s, id);
 		len = sel == FZ_DB_CREATE ? sizeof(o->c.db) : sizeof(o->c.tbl);
 		data = fz_alloc(len, 0);
 		memcpy(data, &o->c, len);
 		c = fz_cmd(fz_opcodes[sel], len);
-		fz_mutate(s, &c, data, len);
+		fz_mutate(st, s, &c, data, len);
 		r = fz_exec(st, &c, data, len, &cpl);
 		/* what the drive holds must be what we wrote; else not ours */
 		if (r || memcmp(data, &o->c, len) || c.opcode != fz_opcodes[sel]) {
@@ -819,7 +910,7 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 			return;
 		id = fz_id(st, s, 24);
 		if (sel == FZ_DEPLOY_DB)
-			fz_db_shape(o, s, id);
+			fz_db_shape(o, s, id, FZ_DB_NMAX);
 		else
 			fz_tbl_shape(o, s, id);
 		if (fz_create(st, o, &cpl)) {
@@ -837,7 +928,7 @@ void fz_step(struct fz_state *st, struct fz_src *s)
 	}
 	if (len)
 		c.cdw10 = (len + 3) / 4;
-	fz_mutate(s, &c, data, len);
+	fz_mutate(st, s, &c, data, len);
 	r = fz_exec(st, &c, data, len, &cpl);
 	if (c.opcode == fz_opcodes[sel] && c.cdw12 == (o ? o->id : c.cdw12))
 		fz_track(st, sel, o, r);
@@ -859,7 +950,7 @@ static void fz_identify(struct fz_state *st, struct isp_wire_identify *id)
  * A database of each kind (BF, IVF with every section) and a table of each
  * mode and dtype, deployed from a fixed PRNG (the same for every input).
  */
-int fz_setup(struct fz_state *st, int config)
+static void fz_state_init(struct fz_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_init(&st->lock, NULL);
@@ -867,8 +958,78 @@ int fz_setup(struct fz_state *st, int config)
 	st->clk = &st->clock;
 	st->verbose = getenv("FZ_VERBOSE") != NULL;
 	st->max_xfer = FZ_MAX_XFER;
+}
+
+/*
+ * The fixtures deployed once per process and geometry into an image
+ * (fio_open_mem()) and the harness' view of them; each input of the
+ * image kind reopens a copy (fio_mem_clone()) as a backing file.
+ */
+static struct {
+	struct fio *img;
+	struct fz_state st;
+} fz_tmpl[FZ_NCONFIGS];
+static pthread_mutex_t fz_tmpl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct fz_state *fz_template(int config)
+{
+	unsigned g = (unsigned)config % FZ_NCONFIGS, i;
+	struct fz_state *t = &fz_tmpl[g].st;
+
+	pthread_mutex_lock(&fz_tmpl_lock);
+	if (!fz_tmpl[g].img) {
+		struct fio *img;
+
+		if (fio_open_mem(&img))
+			FZ_FAIL("fio_open_mem");
+		fz_state_init(t);
+		t->dev = fz_open_on(config, img);
+		fz_fixtures(t, config, fz_configs[g].reis);
+		isp_dev_close(t->dev);	/* the image holds the committed state */
+		t->dev = NULL;
+		for (i = 0; i < FZ_MAX_OBJS; i++) {
+			/* every fixture is complete: no section data is sent again */
+			free(t->obj[i].csize);
+			free(t->obj[i].docs);
+			t->obj[i].csize = NULL;
+			t->obj[i].docs = NULL;
+		}
+		fz_tmpl[g].img = img;
+	}
+	pthread_mutex_unlock(&fz_tmpl_lock);
+	return t;
+}
+
+/*
+ * Byte 0 of an input: the geometry (config % FZ_NCONFIGS) and the store,
+ * (config / FZ_NCONFIGS) % 2: a fresh in-memory drive whose fixtures are
+ * deployed for this input, or a copy of the fixture image reopened as a
+ * backing file (the backing file's and the reopen's code fuzzed, the
+ * fixtures paid once per process: the copy and the reopen cost less).
+ */
+int fz_setup(struct fz_state *st, int config)
+{
+	unsigned g = (unsigned)config % FZ_NCONFIGS;
+
+	if (((unsigned)config / FZ_NCONFIGS) % 2) {
+		const struct fz_state *t = fz_template(config);
+		struct fio *img;
+
+		if (fio_mem_clone(fz_tmpl[g].img, &img))
+			FZ_FAIL("fio_mem_clone");
+		fz_state_init(st);
+		memcpy(st->obj, t->obj, sizeof(st->obj));
+		st->free0 = t->free0;
+		st->dram0 = t->dram0;
+		st->clock = t->clock;
+		st->next_ticket = t->next_ticket;
+		st->img = img;
+		st->dev = fz_open_on(config, img);
+		return 0;
+	}
+	fz_state_init(st);
 	st->dev = fz_open(config);
-	fz_fixtures(st, config, fz_configs[(unsigned)config % FZ_NCONFIGS].reis);
+	fz_fixtures(st, config, fz_configs[g].reis);
 	return 0;
 }
 
@@ -891,7 +1052,8 @@ void fz_fixtures(struct fz_state *st, int config, int reis)
 		/* shapes from the PRNG until one of the wanted kind deploys */
 		for (tries = 0; tries < 64 && s; tries++) {
 			if (i < 2) {
-				fz_db_shape(o, &fix, st->id_base + 1 + i);
+				/* few entries: a PAGE-mode document is a flash page each */
+				fz_db_shape(o, &fix, st->id_base + 1 + i, FZ_FIX_NMAX);
 				if (o->c.db.kind != (i ? ISP_REIS_IVF : ISP_REIS_BF)) {
 					fz_forget(o);
 					continue;
@@ -977,6 +1139,9 @@ void fz_cleanup(struct fz_state *st)
 	if (t == 32)
 		FZ_FAIL("objects remain after 32 delete rounds");
 	fz_identify(st, &id);
+	if (id.budget_errors)
+		FZ_FAIL("%llu gives of more than was held (buffer budget, result table)",
+			(unsigned long long)id.budget_errors);
 	if (id.free_bytes != st->free0 || id.dram_used != st->dram0)
 		FZ_FAIL("empty drive leaked: free %llu (was %llu), dram %llu (was %llu)",
 			(unsigned long long)id.free_bytes, (unsigned long long)st->free0,
@@ -989,6 +1154,8 @@ void fz_finish(struct fz_state *st)
 {
 	fz_cleanup(st);
 	isp_dev_close(st->dev);
+	fio_close(st->img);
 	pthread_mutex_destroy(&st->lock);
 	st->dev = NULL;
+	st->img = NULL;
 }

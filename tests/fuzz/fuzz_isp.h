@@ -10,12 +10,14 @@
  * deployed), with shapes (dims, n, k, nq, bags, chunk sizes) drawn from the
  * input; one selector sends a raw SQE + data taken straight from the input,
  * two run a whole deploy. A mutation byte then corrupts a field, the
- * direction, NDT/NDM or a data byte. Every command goes through
+ * direction, NDT/NDM or a data byte, or has the command stopped from a
+ * second thread (fz_exec_stopped()). Every command goes through
  * isp_dev_check() then isp_dev_exec() exactly as hw/nvme/isp.c does, and the
  * invariants of fz_exec() are checked after each one; a broken invariant
  * aborts (libFuzzer reports it as a crash with the input that caused it).
  *
- * Each input starts from a fresh in-memory device on a small geometry with a
+ * Each input starts from a fresh in-memory device, or a reopened copy of a
+ * fixture image (fz_setup()), on a small geometry with a
  * database of each kind and a table of each mode already deployed, so a
  * crash reproduces from its input alone. At the end every object is deleted
  * and the drive must be back to its empty state (no flash or DRAM leaked).
@@ -24,6 +26,7 @@
 #define FUZZ_ISP_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +167,15 @@ struct fz_state {
 	 * those; objects others own on the drive stay untouched.
 	 */
 	uint32_t id_base;
+	/*
+	 * Non-zero: the next command runs with isp_dev_exec_cancel() and a
+	 * second thread sets its stop flag stop_us - 1 microseconds after it
+	 * starts (in-process only; a transport cannot stop one).
+	 */
+	uint32_t stop_us;
+	uint64_t stopped;	/* commands that answered Command Abort Requested */
+	int shared;		/* other threads use the same drive and tickets */
+	struct fio *img;	/* the drive's image (fz_setup()), or NULL */
 };
 
 /* Selector of a literal step: opcode, nsid, cdw10-15, then NDT*4 data bytes. */

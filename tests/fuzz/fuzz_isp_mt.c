@@ -47,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			t[i].st.obj[j].docs = NULL;
 		}
 		t[i].st.clk = &main_st.clock;
+		t[i].st.shared = 1;
 		t[i].st.next_ticket = (uint32_t)(i + 1) << 24;	/* own tickets, mostly */
 		memset(&t[i].src, 0, sizeof(t[i].src));
 		t[i].src.p = data + 1 + i * slice;

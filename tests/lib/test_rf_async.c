@@ -132,13 +132,14 @@ int main(void)
 	CHECK(rf_diff(out[0], ref[0], (size_t)bt[0].b.nbags * t[0].dim) == 0);
 	CHECK(raw_release(dev, 0xabc) == 0);
 
-	/* A full result table: async ends with -EAGAIN. */
+	/* A full result table: async ends with -EAGAIN. One queue holds at
+	 * most three quarters of it (docs/security.md, "Fair shares"). */
 	tickets = reis_dev_info(dev)->max_tickets;
 	for (held = 0; held < tickets; held++)
 		if (raw_sls_hold(dev, t[0].tid, t[0].dim, 0x10000 + held))
 			break;
-	CHECK(held == tickets);
-	CHECK((reis_last_cpl(dev)->status & REIS_STATUS_CODE_MASK) == 0);
+	CHECK(held == tickets - tickets / 4);
+	CHECK((reis_last_cpl(dev)->status & REIS_STATUS_CODE_MASK) == REIS_SC_RESOURCE);
 	reis_rf_sls_op_init(&big, t[2].tid, t[2].dim, &bt[2].b, 0, out[2]);
 	CHECK(reis_rf_sls_submit(dev, &big) == 0);
 	CHECK(reis_rf_sls_wait(dev, &big, 10000) == -EAGAIN);

@@ -41,12 +41,14 @@ NVME_CMD_ABORT_SQ_DEL = 0x0008
 class Qtest:
     """One QEMU process under -accel qtest, spoken to over a unix socket."""
 
-    def __init__(self, qemu, dev_opts, tmp, extra=()):
+    def __init__(self, qemu, dev_opts, tmp, extra=(), drive=None):
         self.sock_path = os.path.join(tmp, "qtest.sock")
         self.qmp_path = os.path.join(tmp, "qmp.sock")
         img = os.path.join(tmp, "ns.img")
         with open(img, "wb") as f:
             f.truncate(16 << 20)
+        if drive is None:
+            drive = "file=%s,if=none,id=d0,format=raw" % img
         srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         srv.bind(self.sock_path)
         srv.listen(1)
@@ -55,7 +57,7 @@ class Qtest:
                 "-nodefaults", "-display", "none",
                 "-qtest", "unix:" + self.sock_path, "-qtest-log", "/dev/null",
                 "-qmp", "unix:%s,server=on,wait=off" % self.qmp_path,
-                "-drive", "file=%s,if=none,id=d0,format=raw" % img,
+                "-drive", drive,
                 "-device", "nvme,serial=qt0,drive=d0,addr=04.0," + dev_opts]
         args += list(extra)
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
@@ -107,6 +109,17 @@ class Qtest:
     def read(self, a, n):
         return bytes.fromhex(self.cmd("read 0x%x 0x%x" % (a, n))[2:])
 
+    def memset(self, a, n, v):
+        self.cmd("memset 0x%x 0x%x 0x%x" % (a, n, v))
+
+    def rss_anon(self):
+        """QEMU's anonymous resident memory (bytes), from /proc."""
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) << 10
+        return 0
+
     def clock_step(self, ns):
         self.cmd("clock_step %d" % ns)
 
@@ -157,6 +170,19 @@ class Nvme:
     def enable(self):
         self.qt.writel(BAR0 + 0x14, 1 | (6 << 16) | (4 << 20))
         self.wait_csts(1)
+
+    def reset(self):
+        """CC.EN = 0 (a controller reset), then a fresh admin queue and
+        enable; returns the seconds the reset took (CSTS.RDY = 0)."""
+        t = time.time()
+        self.qt.writel(BAR0 + 0x14, 0)
+        self.wait_csts(0)
+        took = time.time() - t
+        self.admin = self._queue(0, 32)
+        self.qt.writeq(BAR0 + 0x28, self.admin.sq)
+        self.qt.writeq(BAR0 + 0x30, self.admin.cq)
+        self.enable()
+        return took
 
     def wait_csts(self, rdy, secs=30):
         end = time.time() + secs
@@ -414,7 +440,10 @@ def timed_search(nv, q, ticket):
     return time.time() - t
 
 
-def cancel_test(qemu, tmp, how):
+def cancel_test(qemu, tmp, how, n=1):
+    """@n long searches in flight on one queue, then Delete I/O SQ or a
+    reset: every search is told to stop before the first is waited for, so
+    the whole takes about one stop, not n."""
     img = search_backing(tmp)
     if img is None:
         return "SKIP no REIS_CLI to deploy the database with"
@@ -424,8 +453,9 @@ def cancel_test(qemu, tmp, how):
         nv = Nvme(qt)
         q1 = nv.create_io_queue(1, 16)
         full = timed_search(nv, q1, 1)
-        search_cmd(nv, q1, SEARCH_NQ, 2)
-        time.sleep(min(0.2, full / 5))      # well inside the search
+        for i in range(n):
+            search_cmd(nv, q1, SEARCH_NQ, 2 + i)
+        time.sleep(min(0.2, full / 5))      # well inside the searches
         ping = QmpPinger(qt.qmp_path)
         ping.start()
         time.sleep(0.05)
@@ -435,35 +465,36 @@ def cancel_test(qemu, tmp, how):
             took = time.time() - t
             if st:
                 return "Delete I/O SQ: status 0x%x" % st
-            c = nv.poll(q1)
-            if c is None or c[1] != NVME_CMD_ABORT_SQ_DEL:
-                return "the search completed with %s, not 08h" % (c,)
+            for i in range(n):
+                c = nv.poll(q1)
+                if c is None or c[1] != NVME_CMD_ABORT_SQ_DEL:
+                    return "search %d of %d completed with %s, not 08h" % (i + 1, n, c)
             nv.delete_cq(1)
         else:
-            qt.writel(BAR0 + 0x14, 0)       # CC.EN = 0: controller reset
-            nv.wait_csts(0)
-            took = time.time() - t
-            nv.admin = nv._queue(0, 32)
-            qt.writeq(BAR0 + 0x28, nv.admin.sq)
-            qt.writeq(BAR0 + 0x30, nv.admin.cq)
-            nv.enable()
+            took = nv.reset()
         time.sleep(0.05)
         worst = ping.stop()
-        print("  %s during a %.0f ms search: done in %.1f ms; worst QMP "
-              "round trip %.1f ms over %d pings" %
-              (how, full * 1e3, took * 1e3, worst * 1e3, ping.count))
+        print("  %s with %d search%s in flight (one alone: %.0f ms): done in %.1f ms; "
+              "worst QMP round trip %.1f ms over %d pings; load %s" %
+              (how, n, "es" if n > 1 else "", full * 1e3, took * 1e3, worst * 1e3,
+               ping.count, loadavg()))
         # the drive still answers: a new queue, a short search
         q3 = nv.create_io_queue(3, 8)
-        search_cmd(nv, q3, 1, 3)
+        search_cmd(nv, q3, 1, 3 + n)
         c = nv.wait(q3, 60)
         if c is None or c[1]:
             return "search after the %s: %s" % (how, c)
-        # bound: the stop waits for one page's work, never for the search
+        # bound: the stop waits for one block of work, never for a search
         if took > full / 4 or worst > full / 4:
             return ("%s took %.0f ms, QMP stalled %.0f ms, against a %.0f "
                     "ms search" % (how, took * 1e3, worst * 1e3, full * 1e3))
         return None
     return with_qemu(qt, body)
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def test_delete_sq_search(qemu, tmp):
@@ -476,10 +507,256 @@ def test_reset_search(qemu, tmp):
     return cancel_test(qemu, tmp, "reset")
 
 
+def test_delete_sq_8(qemu, tmp):
+    """Delete I/O SQ with 8 long searches in flight (one per worker)."""
+    return cancel_test(qemu, tmp, "delete-sq", 8)
+
+
+def test_reset_8(qemu, tmp):
+    """Controller reset with 8 long searches in flight."""
+    return cancel_test(qemu, tmp, "reset", 8)
+
+
+NVME_CMD_READ = 0x02
+
+
+def test_reset_uaf(qemu, tmp):
+    """A reset while block I/O is in flight and an ISP command waits in a
+    full submission queue: the namespaces' drain polls the main loop, the
+    queue's handler runs again and admits the search onto a request the
+    reset then frees. The glue refuses ISP commands until the queues are
+    gone. The search must be seen refused (its trace), QEMU must live on
+    and answer a search after the reset, and a sanitizer build (none is
+    built by make qemu) must report nothing."""
+    img = search_backing(tmp)
+    if img is None:
+        return "SKIP no REIS_CLI to deploy the database with"
+    # reads take 200 ms (null-co), so the drain waits while the first
+    # three complete and free their requests
+    drive = "driver=null-co,size=16777216,latency-ns=200000000,if=none,id=d0"
+    qt = Qtest(qemu, "mdts=0,isp=on,isp-backing=" + img, tmp,
+               ["-trace", "pci_nvme_err_isp_aborted", "-trace", "pci_nvme_isp_exec"],
+               drive=drive)
+
+    def body(qt):
+        nv = Nvme(qt)
+        full = timed_search(nv, nv.create_io_queue(2, 8), 1)
+        q1 = nv.create_io_queue(1, 4)       # 4 requests, 3 entries at once
+        buf = nv.alloc(PAGE)
+        for i in range(3):
+            nv.submit(q1, NVME_CMD_READ, NSID, (buf, 0), (i, 0, 0, 0, 0, 0),
+                      ring=False)
+        nv.ring(q1)
+        time.sleep(0.1)
+        nv.submit(q1, NVME_CMD_READ, NSID, (buf, 0), (3, 0, 0, 0, 0, 0))
+        # every request holds a read: the search waits in the ring
+        cid = search_cmd(nv, q1, SEARCH_NQ, 7)
+        time.sleep(0.05)
+        if nv.poll(q1) is not None:
+            return "a read completed before the reset (latency not in effect)"
+        qt.writel(BAR0 + 0x14, 0)           # reset while the reads run
+        nv.wait_csts(0)
+        # a search admitted during the drain would end about now
+        time.sleep(full + 0.5)
+        if qt.proc.poll() is not None:
+            return "QEMU died after the reset (ASan report in the log?)"
+        nv.reset()
+        q3 = nv.create_io_queue(3, 8)
+        search_cmd(nv, q3, 1, 8)
+        c = nv.wait(q3, 60)
+        if c is None or c[1]:
+            return "search after the reset: %s" % (c,)
+        qt.log.flush()
+        with open(qt.log.name) as f:
+            log = f.read()
+        if "AddressSanitizer" in log or "runtime error" in log:
+            return "sanitizer report in the QEMU log"
+        # the window was hit: the search came up during the reset
+        if "pci_nvme_err_isp_aborted cid %d " % cid not in log:
+            return "the search was not seen during the reset (timing missed the window)"
+        return None
+    return with_qemu(qt, body)
+
+
+def test_fair_workers(qemu, tmp):
+    """One queue floods the workers with long searches, another sends one
+    short search: it must start at once (a lone queue holds 6 of the 8
+    workers, docs/security.md "Fair shares"), not after a long one."""
+    img = search_backing(tmp)
+    if img is None:
+        return "SKIP no REIS_CLI to deploy the database with"
+    qt = Qtest(qemu, "mdts=0,isp=on,isp-backing=" + img, tmp)
+
+    def body(qt):
+        nv = Nvme(qt)
+        greedy = nv.create_io_queue(1, 32)
+        polite = nv.create_io_queue(2, 8)
+        full = timed_search(nv, polite, 1)
+        for i in range(16):
+            search_cmd(nv, greedy, SEARCH_NQ, 100 + i)
+        time.sleep(min(0.2, full / 5))
+        t = time.time()
+        search_cmd(nv, polite, 1, 2)
+        c = nv.wait(polite, 120)
+        took = time.time() - t
+        if c is None or c[1]:
+            return "the polite search: %s" % (c,)
+        done = 0
+        while done < 16:
+            c = nv.wait(greedy, 300)
+            if c is None:
+                return "greedy searches did not complete (%d of 16)" % done
+            done += 1
+        print("  polite one-query search beside 16 greedy 1024-query ones: %.1f ms "
+              "(a greedy one alone: %.0f ms); load %s" % (took * 1e3, full * 1e3,
+                                                           loadavg()))
+        if took > full / 2:
+            return ("the polite search took %.0f ms against a %.0f ms greedy one: "
+                    "it waited for a worker" % (took * 1e3, full * 1e3))
+        return None
+    return with_qemu(qt, body)
+
+
+ISP_OP_IDENTIFY = 0x82
+ISP_OP_REIS_DB_CREATE = 0x91
+ISP_OP_REIS_DB_WRITE = 0x95
+ISP_OP_RF_TBL_CREATE = 0xB1
+ISP_OP_RF_TBL_WRITE = 0xB5
+ISP_OP_RF_TBL_COMMIT = 0xB8
+ISP_OP_RF_SLS = 0xB9
+NVME_SC_CAP_EXCEEDED = 0x81
+
+
+class RssSampler(threading.Thread):
+    """QEMU's anonymous RSS every 5 ms; keeps the peak."""
+
+    def __init__(self, qt):
+        super().__init__(daemon=True)
+        self.qt = qt
+        self.peak = qt.rss_anon()
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                self.peak = max(self.peak, self.qt.rss_anon())
+            except OSError:
+                return
+            time.sleep(0.005)
+
+    def stop(self):
+        self.done.set()
+        self.join(10)
+        return self.peak
+
+
+def test_rss_bound(qemu, tmp):
+    """host_mem=192m: the budgets the guest fills with deploys and data
+    driven to their limits in turn (mapping tables until controller DRAM
+    refuses, the in-memory store until Capacity Exceeded, bounce buffers of
+    2 MiB commands held by the stopped virtual clock); QEMU's anonymous RSS
+    never grows by more than host_mem over the idle drive. (The buffer
+    budget and the result table at their limits: test_isp_hostmem.)"""
+    hm = 192 << 20
+    qt = Qtest(qemu, "mdts=0,isp=on,isp-preset=recflash-tlc,isp-timing=delay,"
+               "isp-params=host_mem=192m;;dram_bytes=24m;;blocks_per_plane=64;;"
+               "slc_blocks=48;;ctrl_cmd=1000ms", tmp,
+               os.environ.get("ISP_QTEST_EXTRA", "").split())
+
+    def body(qt):
+        nv = Nvme(qt)
+        qs = [nv.create_io_queue(1 + i, 32) for i in range(4)]
+        big = 2 << 20
+        buf = nv.alloc(big)
+        prp = nv.prps(buf, big)
+        ident = nv.alloc(PAGE)
+        base = qt.rss_anon()
+        smp = RssSampler(qt)
+        smp.start()
+        def put(data, off=0):
+            qt.write(buf + off, data)
+
+        # controller DRAM: RecFlash tables of 200000 one-float rows (3.25 MB
+        # of mapping each) until it refuses; every command waits for the
+        # virtual clock (isp-timing=delay): step it far ahead each time
+        def tick():
+            qt.clock_step(10 ** 12)
+        ntab = 0
+        for t in range(1, 40):
+            # isp_wire_rf_create: tid rows dim dtype(FP32) mode(RecFlash), 128 B
+            cr = struct.pack("<IIIII", t, 200000, 1, 1, 3) + bytes(128 - 20)
+            put(cr)
+            nv.submit(qs[0], ISP_OP_RF_TBL_CREATE, NSID, prp, (len(cr) // 4, 0, 0, 0, 0, 0))
+            tick()
+            st = nv.wait(qs[0], 60)[1]
+            if st:
+                break
+            qt.memset(buf, big, 0)
+            for off in range(0, 800000, big):
+                n = min(big, 800000 - off)
+                nv.submit(qs[0], ISP_OP_RF_TBL_WRITE, NSID, prp,
+                          (n // 4, 0, t, 1, off, 0))
+                tick()
+                if nv.wait(qs[0], 60)[1]:
+                    return "table %d rows" % t
+            nv.submit(qs[0], ISP_OP_RF_TBL_COMMIT, NSID, (0, 0), (0, 0, t, 0, 0, 0))
+            tick()
+            if nv.wait(qs[0], 60)[1]:
+                return "table %d commit" % t
+            ntab += 1
+        if ntab < 2:
+            return "only %d mapping tables deployed" % ntab
+        # the in-memory store: 2 MiB DB_WRITEs of binary codes until refused
+        # isp_wire_reis_create: did kind(BF) flags dim n, 160 B
+        cr = struct.pack("<IIIIQ", 1, 1, 0, 1024, 1000000)
+        put(cr + bytes(160 - len(cr)))
+        nv.submit(qs[1], ISP_OP_REIS_DB_CREATE, NSID, prp, (40, 0, 0, 0, 0, 0))
+        tick()
+        st = nv.wait(qs[1], 60)[1]
+        if st:
+            return "DB_CREATE: 0x%x" % st
+        qt.memset(buf, big, 0x5a)
+        written = 0
+        while True:
+            nv.submit(qs[1], ISP_OP_REIS_DB_WRITE, NSID, prp,
+                      (big // 4, 0, 1, 1, written, 0))
+            tick()
+            st = nv.wait(qs[1], 60)[1]
+            if st:
+                break
+            written += big
+        if (st & 0xff) != NVME_SC_CAP_EXCEEDED:
+            return "the store's refusal: 0x%x after %d MiB" % (st, written >> 20)
+        # bounce buffers: 2 MiB ECHO_C2H held by the stopped virtual clock
+        for i in range(24):
+            nv.submit(qs[2], ISP_OP_ECHO_C2H, NSID, prp, (big // 4, 0, i, 0, 0, 0),
+                      ring=False)
+        nv.ring(qs[2])
+        time.sleep(1.0)
+        peak = smp.stop()
+        tick()
+        for i in range(24):
+            if nv.wait(qs[2], 60) is None:
+                return "delayed echo %d never completed" % i
+        grew = peak - base
+        print("  host_mem 192 MiB: %d mapping tables, store refused after %d MiB, 24 "
+              "bounce buffers held; QEMU anonymous RSS grew %.1f MiB at most" %
+              (ntab, written >> 20, grew / 2 ** 20))
+        if grew > hm:
+            return "QEMU's RSS grew %.1f MiB, more than host_mem" % (grew / 2 ** 20)
+        return None
+    return with_qemu(qt, body)
+
+
 TESTS = {
     "lost-wakeup": test_lost_wakeup,
     "delete-sq-during-search": test_delete_sq_search,
     "reset-during-search": test_reset_search,
+    "delete-sq-8-searches": test_delete_sq_8,
+    "reset-8-searches": test_reset_8,
+    "reset-during-block-io": test_reset_uaf,
+    "fair-workers": test_fair_workers,
+    "rss-bound": test_rss_bound,
 }
 
 

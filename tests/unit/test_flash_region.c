@@ -79,12 +79,14 @@ int main(void)
 	CHECK(fs_region_alloc(fs, FG_PART_SLC, 1, 9, &x, NULL) == -ENOSPC);
 	CHECK(fs_space(fs, FG_PART_SLC, &sp) == 0 && sp.free_blocks == 0);
 
-	/* Write into b, free it: not reusable before the commit. */
+	/* Write into b, commit it, free it: not reusable before the next
+	 * commit (the committed metadata still points there). */
 	memset(page, 0xab, sizeof(page));
 	for (i = 0; i < 20; i++) {
 		REQUIRE(fs_region_ppa(fs, &b, i, &ppa) == 0);
 		REQUIRE(fs_program(fs, ppa, page, NULL) == 0);
 	}
+	CHECK(fs_commitv(fs, NULL, 0) == 0);
 	CHECK(fs_region_get(fs, b.id, &x) == 0 && x.first_block == 1);
 	CHECK(fs_region_free(fs, b.id) == 0);
 	CHECK(fs_region_free(fs, b.id) == -ENOENT);
@@ -104,6 +106,16 @@ int main(void)
 	CHECK(erased == 8);	/* 20 pages spread over block 1 of all 8 planes */
 	CHECK(fs_page_state(fs, ppa) == FS_ERASED);
 	CHECK(fs_read(fs, ppa, 0, rd, sizeof(rd)) == 0 && rd[0] == 0xff);
+
+	/* x was never in a commit: freed, it is free at once, written or not */
+	REQUIRE(fs_program(fs, ppa, page, NULL) == 0);
+	CHECK(fs_region_free(fs, x.id) == 0);
+	CHECK(fs_space(fs, FG_PART_SLC, &sp) == 0 && sp.free_blocks == 2 &&
+	      sp.pending_blocks == 0);
+	CHECK(fs_region_alloc(fs, FG_PART_SLC, 2 * stripe, 5, &x, &erased) == 0);
+	CHECK(x.first_block == 1 && x.nblocks == 2);
+	CHECK(erased == 1);	/* the one written page's block, erased for reuse */
+	CHECK(fs_page_state(fs, ppa) == FS_ERASED);
 
 	/* Relocation: free a and x, commit, move d down to block 0. */
 	REQUIRE(fs_region_ppa(fs, &d, 5, &ppa) == 0);

@@ -329,7 +329,7 @@ static void test_trace(struct isp_dev *dev)
 	CHECK_EQ_U64(run(dev, &c, buf, &cpl), ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR);
 
 	/* A ticket another command holds: Ticket In Use, nothing armed. */
-	REQUIRE(isp_results_reserve(isp_dev_results(dev), 79, 16) == 0);
+	REQUIRE(isp_results_reserve(isp_dev_results(dev), 79, 16, 0) == 0);
 	c = mk(ISP_OP_TRACE_ARM, 0);
 	c.cdw12 = 79;
 	c.cdw13 = ISP_OP_ECHO_C2H;

@@ -40,18 +40,18 @@ static void test_basic(void)
 	int64_t n;
 
 	isp_results_init(&r, 2, 1000);
-	CHECK(isp_results_reserve(&r, 0, 10) == -EINVAL);
-	CHECK(isp_results_reserve(&r, 7, 400) == 0);
-	CHECK(isp_results_reserve(&r, 7, 10) == -EEXIST);
-	CHECK(isp_results_reserve(&r, 8, 700) == -ENOSPC);	/* bytes */
+	CHECK(isp_results_reserve(&r, 0, 10, 0) == -EINVAL);
+	CHECK(isp_results_reserve(&r, 7, 400, 7) == 0);
+	CHECK(isp_results_reserve(&r, 7, 10, 7) == -EEXIST);
+	CHECK(isp_results_reserve(&r, 8, 700, 8) == -ENOSPC);	/* bytes */
 	CHECK(isp_results_read(&r, 7, 0, buf, 10, 0, NULL) == -EBUSY);
 	CHECK(isp_results_read(&r, 9, 0, buf, 10, 0, NULL) == -ENOENT);
 	CHECK(isp_results_publish(&r, 9, mkblob(9, 10), 10, NULL, NULL, NULL) == -ENOENT);
 	CHECK(isp_results_publish(&r, 7, mkblob(7, 500), 500, NULL, NULL, NULL) == -ENOSPC);
 	/* The failed publish keeps the reservation. */
 	CHECK(isp_results_publish(&r, 7, mkblob(7, 250), 250, on_read, NULL, NULL) == 0);
-	CHECK(isp_results_reserve(&r, 8, 700) == 0);	/* 150 given back */
-	CHECK(isp_results_reserve(&r, 10, 1) == -ENOSPC);	/* tickets */
+	CHECK(isp_results_reserve(&r, 8, 700, 8) == 0);	/* 150 given back */
+	CHECK(isp_results_reserve(&r, 10, 1, 10) == -ENOSPC);	/* tickets */
 	n = isp_results_read(&r, 7, 200, buf, 100, 0, &cost);
 	CHECK(n == 50);
 	CHECK(buf[0] == (uint8_t)(7 * 31 + 200) && buf[49] == (uint8_t)(7 * 31 + 249));
@@ -81,7 +81,7 @@ static void *worker(void *arg)
 		uint32_t t = base + i;
 		size_t len = 1 + (t % 290);
 
-		if (isp_results_reserve(&shared, t, len))
+		if (isp_results_reserve(&shared, t, len, (uint32_t)(uintptr_t)arg))
 			bad++;
 		if (isp_results_publish(&shared, t, mkblob(t, len), len, NULL, NULL, NULL))
 			bad++;

@@ -371,7 +371,7 @@ static void test_search(struct isp_dev *dev, const struct t_db *a)
 	CHECK(strcmp(isp_status_name(0x47c9), "ISP Ticket In Use") == 0);
 	/* A ticket merely reserved (another command still running) too. */
 	res = isp_dev_results(dev);
-	REQUIRE(isp_results_reserve(res, 7005, 16) == 0);
+	REQUIRE(isp_results_reserve(res, 7005, 16, 0) == 0);
 	CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7005, &g, q1, NULL),
 		     ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR);
 	isp_results_cancel(res, 7005);
@@ -390,7 +390,7 @@ static void test_search(struct isp_dev *dev, const struct t_db *a)
 	/* A full ticket table: retryable, no DNR. */
 	res = isp_dev_results(dev);
 	for (i = 0; i < res->max_tickets; i++)
-		isp_results_reserve(res, 900000 + i, 16);
+		isp_results_reserve(res, 900000 + i, 16, 100 + i);	/* a queue each */
 	CHECK_EQ_U64(raw_search(dev, ISP_OP_REIS_SEARCH, 7004, &g, q1, NULL), ISP_SC_RESOURCE);
 	for (i = 0; i < res->max_tickets; i++)
 		isp_results_cancel(res, 900000 + i);

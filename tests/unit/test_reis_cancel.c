@@ -10,41 +10,9 @@
  *    database answers exactly as before afterwards;
  *  - a NULL flag and a flag left at 0 change nothing.
  */
-#include <pthread.h>
-#include <time.h>
-
 #include "reis_int.h"
 #include "reis_t.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-struct job {
-	struct isp_dev *dev;
-	struct isp_cmd c;
-	uint8_t *data;
-	size_t len;
-	atomic_int cancel;
-	atomic_int started;
-	struct isp_cpl cpl;
-	uint16_t st;
-	double t_end;
-};
-
-static void *run_job(void *arg)
-{
-	struct job *j = arg;
-
-	atomic_store(&j->started, 1);
-	j->st = isp_dev_exec_cancel(j->dev, &j->c, j->data, j->len, &j->cpl, &j->cancel);
-	j->t_end = now_s();
-	return NULL;
-}
+#include "stop_t.h"
 
 static uint16_t exec_flag(struct isp_dev *dev, int ivf, const struct t_sopts *o,
 			  const struct t_query *q, uint32_t ticket, int flag, int null_flag,
@@ -97,6 +65,33 @@ static void preset(struct isp_dev *dev, int ivf, const struct t_sopts *o,
 	t_res_free(&r);
 }
 
+/* The long search of stop_t.h's measure(): ticket 700 + try. */
+struct long_arg {
+	const struct t_sopts *o;
+	const struct t_query *q;
+};
+
+static void long_mk(struct stop_case *sc, struct job *j, int i)
+{
+	struct long_arg *a = sc->arg;
+
+	j->data = t_search_data(a->o, a->q, &j->len);
+	j->c = t_mk(ISP_OP_REIS_SEARCH, (uint32_t)j->len);
+	j->c.cdw12 = 700 + (uint32_t)i;
+}
+
+static void long_after(struct stop_case *sc, struct job *j, int i)
+{
+	struct t_res r;
+
+	/* the run to the end published its result, a stopped one nothing */
+	memset(&r, 0, sizeof(r));
+	CHECK_EQ_U64(t_read_result(sc->dev, 700 + (uint32_t)i, &r) & 0x7ff,
+		     i ? ISP_SC_UNKNOWN_ID : 0);
+	t_res_free(&r);
+	free(j->data);
+}
+
 int main(void)
 {
 	struct isp_dev *dev = t_open("reis-ssd2", "blocks_per_plane=32;slc_blocks=16", NULL);
@@ -104,10 +99,8 @@ int main(void)
 	struct t_res want[2], r;
 	struct t_sopts o;
 	struct t_db db;
-	struct job j;
-	pthread_t th;
-	double t0, full, t_set, stop, best;
-	int try;
+	struct long_arg lg;
+	struct stop_case sc;
 	int ivf;
 
 	REQUIRE(dev);
@@ -124,54 +117,21 @@ int main(void)
 		preset(dev, ivf, &o, &q, &want[ivf]);
 	}
 
-	/* A long brute-force search (many queries), once to the end... */
+	/* A long brute-force search (many queries): once to the end, then
+	 * stopped from another thread a tenth of the way in (stop_t.h). */
 	memset(&o, 0, sizeof(o));
 	o.did = 1;
 	o.k = 10;
 	t_queries(&big, &db, 256, 33);
-	memset(&j, 0, sizeof(j));
-	j.dev = dev;
-	j.data = t_search_data(&o, &big, &j.len);
-	j.c = t_mk(ISP_OP_REIS_SEARCH, (uint32_t)j.len);
-	j.c.cdw12 = 700;
-	t0 = now_s();
-	run_job(&j);
-	full = j.t_end - t0;
-	CHECK_EQ_U64(j.st, 0);
-	CHECK_EQ_U64(t_read_result(dev, 700, &r), 0);
-	t_res_free(&r);
-
-	/* ...then stopped from another thread a tenth of the way in. On a
-	 * loaded host either thread can be descheduled for longer than the
-	 * search itself, so up to three tries, judged by the quickest stop. */
-	best = -1;
-	for (try = 0; try < 3 && !(best >= 0 && best < full / 4); try++) {
-		j.c = t_mk(ISP_OP_REIS_SEARCH, (uint32_t)j.len);
-		j.c.cdw12 = 701 + try;
-		atomic_store(&j.cancel, 0);
-		atomic_store(&j.started, 0);
-		REQUIRE(pthread_create(&th, NULL, run_job, &j) == 0);
-		while (!atomic_load(&j.started))
-			;
-		t0 = now_s();
-		while (now_s() - t0 < full / 10)
-			;
-		t_set = now_s();
-		atomic_store(&j.cancel, 1);
-		pthread_join(th, NULL);
-		stop = j.t_end - t_set;
-		printf("search of 256 queries x 40000 codes: %.1f ms to the end; stopped %.3f ms "
-		       "after the flag (try %d)\n", full * 1e3, stop * 1e3, try + 1);
-		CHECK_EQ_U64(j.st, ISP_SC_ABORT_REQ);
-		if (best < 0 || stop < best)
-			best = stop;
-		memset(&r, 0, sizeof(r));
-		CHECK_EQ_U64(t_read_result(dev, 701 + try, &r) & 0x7ff, ISP_SC_UNKNOWN_ID);
-		t_res_free(&r);
-	}
-	/* it stopped instead of finishing: far less than the rest of the run */
-	CHECK(best < full / 4);
-	free(j.data);
+	memset(&lg, 0, sizeof(lg));
+	lg.o = &o;
+	lg.q = &big;
+	sc.what = "search of 256 queries x 40000 codes";
+	sc.dev = dev;
+	sc.mk = long_mk;
+	sc.after = long_after;
+	sc.arg = &lg;
+	measure(&sc);
 
 	/* The database answers exactly as before, and can be deleted. */
 	memset(&o, 0, sizeof(o));

@@ -54,18 +54,8 @@ static void hot_traffic(struct isp_dev *dev, const struct tbl *t, uint32_t first
 {
 	struct rt_batch b;
 	struct rt_sls_out o;
-	uint32_t i;
 
-	b.nbags = n * reps;
-	b.nidx = n * reps;
-	b.off = malloc((b.nbags + 1) * 4);
-	b.idx = malloc(b.nidx * 4);
-	b.w = NULL;
-	REQUIRE(b.off && b.idx);
-	for (i = 0; i <= b.nbags; i++)
-		b.off[i] = i;
-	for (i = 0; i < b.nidx; i++)
-		b.idx[i] = first + i % n;
+	rt_batch_hot(&b, first, n, reps);
 	REQUIRE(rt_sls(dev, t->tid, t->dim, 0, &b, &o) == 0);
 	free(o.v);
 	rt_batch_free(&b);

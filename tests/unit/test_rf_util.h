@@ -189,6 +189,23 @@ static inline uint32_t rt_rand(uint32_t *s)
 	return *s;
 }
 
+/* Bags of one row each: rows @first..@first + @n - 1, @reps times over. */
+static inline void rt_batch_hot(struct rt_batch *b, uint32_t first, uint32_t n, uint32_t reps)
+{
+	uint32_t i;
+
+	b->nbags = n * reps;
+	b->nidx = n * reps;
+	b->off = malloc((b->nbags + 1) * sizeof(*b->off));
+	b->idx = malloc(b->nidx * sizeof(*b->idx));
+	b->w = NULL;
+	REQUIRE(b->off && b->idx);
+	for (i = 0; i <= b->nbags; i++)
+		b->off[i] = i;
+	for (i = 0; i < b->nidx; i++)
+		b->idx[i] = first + i % n;
+}
+
 /* Bags of 1..maxlen random rows (uniform), optional random weights. */
 static inline void rt_batch_random(struct rt_batch *b, uint32_t nbags, uint32_t maxlen,
 			    uint32_t rows, int weighted, uint32_t seed)

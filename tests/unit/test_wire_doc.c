@@ -60,6 +60,10 @@ static const struct wfield fields[] = {
 	F(isp_wire_identify, row_pages), F(isp_wire_identify, slc_free_bytes),
 	F(isp_wire_identify, native_free_bytes), F(isp_wire_identify, dead_bytes),
 	F(isp_wire_identify, db_room), F(isp_wire_identify, rsvd1),
+	F(isp_wire_identify, host_mem_bytes), F(isp_wire_identify, host_fixed_bytes),
+	F(isp_wire_identify, mem_cap_bytes), F(isp_wire_identify, buf_budget_bytes),
+	F(isp_wire_identify, bounce_bytes), F(isp_wire_identify, backing_cap_bytes),
+	F(isp_wire_identify, trace_cap_bytes), F(isp_wire_identify, budget_errors),
 	FA(isp_wire_identify, rsvd),
 
 	F(isp_wire_partition, first_block), F(isp_wire_partition, nblocks),

@@ -28,9 +28,13 @@
 
 /* Result table bounds (docs/command-set.md section 6). */
 #define ISP_MAX_TICKETS 1024
-#define ISP_MAX_RESULT_BYTES (256ull << 20)
+/* The drive's small state outside the computed parts of isp_hostmem.h's
+ * fixed share: the timing engine's calendars, the error ring, counters. */
+#define ISP_HOST_SLACK (8ull << 20)
 /* Events kept per traced command; more are counted as dropped. */
 #define ISP_TRACE_MAX_EVENTS (1u << 20)
+/* Events of one command's timeline with isp-trace-dir (every command). */
+#define ISP_TRACE_DIR_EVENTS (1u << 16)
 #define ISP_TRACE_MAX_JSON (64u << 20)
 
 /* Engines of this drive, in metadata order. */
@@ -46,6 +50,7 @@ static const struct isp_engine *const isp_engines[] = {
 
 struct isp_dev {
 	struct fp_params params;
+	struct isp_host_mem hm;		/* the shares of host_mem (isp_hostmem.h) */
 	uint32_t max_xfer;
 	int timing_delay;
 	char *trace_dir;
@@ -62,6 +67,8 @@ struct isp_dev {
 	uint64_t emul_ns;
 	uint64_t seq;			/* commands executed, names trace files */
 	uint32_t trace_ticket;		/* armed trace, 0: none */
+	uint64_t trace_written;		/* bytes written to trace_dir (<= trace_cap) */
+	uint64_t trace_skipped;		/* timelines not kept: budget or trace_cap */
 	uint8_t trace_opcode;		/* 0: the next command of any opcode */
 
 	pthread_mutex_t commit_lock;	/* serializes isp_dev_commit() */
@@ -427,6 +434,53 @@ static int isp_dev_load_params(const struct isp_dev_config *cfg, struct isp_dev 
 	return ret;
 }
 
+/*
+ * The shares of host_mem (isp_hostmem.h): the store's and the engines'
+ * fixed state, the result table's entries, the slack; the budgets then
+ * take their parts and the in-memory store the rest.
+ */
+/*
+ * The largest metadata blob of an in-memory drive: a 64th of host_mem,
+ * 1..64 MiB (its image holds two, a commit assembles a third); a backing
+ * file keeps the size it was created with (64 MiB).
+ */
+static uint64_t isp_dev_meta_max(const struct fp_params *p, int backing)
+{
+	uint64_t m = p->host_mem / 64;
+
+	if (backing)
+		return 0;
+	return m < (1ull << 20) ? (1ull << 20) : m > (64ull << 20) ? (64ull << 20) : m;
+}
+
+static int isp_dev_plan(struct isp_dev *dev, const struct isp_dev_config *cfg, char *err,
+			size_t errlen)
+{
+	int backing = (cfg->backing && *cfg->backing) || cfg->image;
+	uint64_t fixed = fs_fixed_bytes(&dev->params, backing,
+					isp_dev_meta_max(&dev->params, backing)) + ISP_HOST_SLACK +
+			 (uint64_t)ISP_MAX_TICKETS * isp_results_entry_bytes();
+	size_t e;
+	int ret;
+
+	for (e = 0; e < ISP_NENGINES; e++)
+		if (isp_engines[e] && isp_engines[e]->host_fixed)
+			fixed += isp_engines[e]->host_fixed(&dev->params);
+	ret = fp_host_plan(&dev->params, backing, fixed, &dev->hm, err, errlen);
+	if (ret && err[0]) {
+		char why[320];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "host memory: %s", why);
+	}
+	return ret;
+}
+
+void isp_dev_host_mem(const struct isp_dev *dev, struct isp_host_mem *out)
+{
+	*out = dev->hm;
+}
+
 /* Open every engine on its part of the committed metadata. */
 static int isp_dev_engines_open(struct isp_dev *dev, char *err, size_t errlen)
 {
@@ -486,8 +540,10 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 	}
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->commit_lock, NULL);
-	isp_results_init(&dev->results, ISP_MAX_TICKETS, ISP_MAX_RESULT_BYTES);
 	ret = isp_dev_load_params(cfg, dev, &threads, err, errlen);
+	if (!ret)
+		ret = isp_dev_plan(dev, cfg, err, errlen);
+	isp_results_init(&dev->results, ISP_MAX_TICKETS, dev->hm.results ? dev->hm.results : 1);
 	if (ret)
 		goto fail;
 	ret = isp_pool_open(isp_dev_threads(threads), &dev->pool);
@@ -506,6 +562,8 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 	memset(&fcfg, 0, sizeof(fcfg));
 	fcfg.path = cfg->backing && *cfg->backing ? cfg->backing : NULL;
 	fcfg.params = &dev->params;
+	fcfg.io = cfg->image;
+	fcfg.meta_max = isp_dev_meta_max(&dev->params, fcfg.path || fcfg.io);
 	ret = fs_open(&fcfg, &dev->fs, err, errlen);
 	if (ret)
 		goto fail;
@@ -824,12 +882,57 @@ static void isp_trace_publish(struct isp_dev *dev, uint32_t ticket,
 			    NULL, NULL, NULL);
 }
 
-/* With isp-trace-dir, every command's timeline goes to a file. */
+/*
+ * A timeline for @cmd: its buffer, at its largest, is host memory from the
+ * command buffer budget, taken without waiting; none (counted) when the
+ * budget is held. An armed trace keeps up to ISP_TRACE_MAX_EVENTS events
+ * (an eighth of the budget at most), isp-trace-dir's ISP_TRACE_DIR_EVENTS.
+ * Returns the bytes taken.
+ */
+static uint64_t isp_trace_new(struct isp_dev *dev, const struct isp_cmd *cmd, uint32_t ticket,
+			      struct ft_trace **tr)
+{
+	struct isp_budget *b = fs_buf_budget(dev->fs);
+	size_t maxev = ticket ? ISP_TRACE_MAX_EVENTS : ISP_TRACE_DIR_EVENTS;
+	uint64_t bytes;
+
+	while (maxev > 1024 && ft_trace_bytes(maxev) > b->cap / 8)
+		maxev /= 2;
+	bytes = ft_trace_bytes(maxev);
+	*tr = NULL;
+	if (isp_budget_try_as(b, bytes, cmd->sqid) == 0) {
+		if (!ft_trace_new(maxev, tr))
+			return bytes;
+		isp_budget_give_as(b, bytes, cmd->sqid);
+	}
+	pthread_mutex_lock(&dev->lock);
+	dev->trace_skipped++;
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+/*
+ * With isp-trace-dir, every command's timeline goes to a file, until the
+ * files written reach trace_cap (the host's disk): then none (counted).
+ */
 static void isp_trace_file(struct isp_dev *dev, uint64_t seq, const struct isp_op *op,
 			   struct ft_trace *tr)
 {
 	char path[4096];
-	int fd;
+	size_t len = 0;
+	int fd, room;
+
+	if (ft_trace_write_mem(dev->ft, tr, NULL, 0, &len) && !len)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	room = dev->trace_written + len <= dev->params.trace_cap;
+	if (room)
+		dev->trace_written += len;
+	else
+		dev->trace_skipped++;
+	pthread_mutex_unlock(&dev->lock);
+	if (!room)
+		return;
 
 	snprintf(path, sizeof(path), "%s/isp-%06llu-%s.json", dev->trace_dir,
 		 (unsigned long long)seq, op->name);
@@ -854,6 +957,7 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 	struct ft_trace *tr = NULL;
 	const struct isp_op *op;
 	uint32_t trace_ticket = 0;
+	uint64_t trace_bytes = 0;
 	struct isp_ctx ctx;
 	uint16_t status;
 
@@ -869,13 +973,13 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 	pthread_mutex_unlock(&dev->lock);
 	if (!status)
 		trace_ticket = isp_trace_take(dev, cmd);
-	if ((trace_ticket || dev->trace_dir) &&
-	    ft_trace_new(ISP_TRACE_MAX_EVENTS, &tr))
-		tr = NULL;
+	if (trace_ticket || dev->trace_dir)
+		trace_bytes = isp_trace_new(dev, cmd, trace_ticket, &tr);
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dev = dev;
 	ctx.cancel = cancel;
+	ctx.user = cmd->sqid;
 	ft_cmd_begin(dev->ft, &ctx.ftc, cmd->submit_ns, tr);
 	ctx.ready = ft_ctrl(dev->ft, &ctx.ftc, 0);
 	if (!status) {
@@ -896,6 +1000,7 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 	if (tr && dev->trace_dir && op)
 		isp_trace_file(dev, seq, op, tr);
 	ft_trace_free(tr);
+	isp_budget_give_as(fs_buf_budget(dev->fs), trace_bytes, cmd->sqid);
 	isp_count(dev, op, status, isp_now_ns() - t0);
 	if (status)
 		isp_err_note(dev, cmd, cpl);
@@ -967,6 +1072,7 @@ static void isp_fill_identify(struct isp_dev *dev, struct isp_wire_identify *id)
 	const struct fg_geom *g = fs_geom(dev->fs);
 	uint64_t planes = g->planes;
 	uint32_t m, i;
+	struct isp_budget_stats bs;
 	size_t e;
 
 	memset(id, 0, sizeof(*id));
@@ -978,7 +1084,18 @@ static void isp_fill_identify(struct isp_dev *dev, struct isp_wire_identify *id)
 		id->caps |= ISP_CAP_TIMING_DELAY;
 	id->max_xfer = dev->max_xfer;
 	id->max_tickets = ISP_MAX_TICKETS;
-	id->max_result_bytes = ISP_MAX_RESULT_BYTES;
+	id->max_result_bytes = dev->results.max_bytes;
+	id->host_mem_bytes = dev->hm.total;
+	id->host_fixed_bytes = dev->hm.fixed;
+	id->mem_cap_bytes = dev->hm.mem_cap;
+	id->buf_budget_bytes = dev->hm.buffers;
+	id->bounce_bytes = dev->hm.bounce;
+	id->backing_cap_bytes = dev->hm.backing_cap;
+	id->trace_cap_bytes = dev->hm.trace_cap;
+	isp_budget_get_stats(fs_buf_budget(dev->fs), &bs);
+	pthread_mutex_lock(&dev->results.lock);
+	id->budget_errors = bs.errors + dev->results.tickets.errors + dev->results.byte_share.errors;
+	pthread_mutex_unlock(&dev->results.lock);
 	id->channels = p->channels;
 	id->dies_per_channel = p->dies_per_channel;
 	id->planes_per_die = p->planes_per_die;
@@ -1097,7 +1214,7 @@ static uint16_t isp_trace_arm(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 	if (ret)
 		return isp_fail(cpl, ISP_SC_BUSY | ISP_STATUS_DNR, "a trace is already armed");
 	ret = isp_results_reserve(&dev->results, cmd->cdw12, ISP_TRACE_MAX_JSON +
-				  sizeof(struct isp_wire_result_hdr));
+				  sizeof(struct isp_wire_result_hdr), cmd->sqid);
 	if (ret == -EEXIST)
 		return isp_fail(cpl, ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR, "ticket in use");
 	if (ret)

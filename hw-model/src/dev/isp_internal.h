@@ -18,6 +18,7 @@
 #include "flash_store.h"
 #include "flash_timing.h"
 #include "isp_dev.h"
+#include "isp_budget.h"
 #include "isp_result.h"
 
 /* Per-command state handed to handlers. */
@@ -26,6 +27,7 @@ struct isp_ctx {
 	struct ft_cmd ftc;	/* timing/energy of this command (flash_timing.h) */
 	uint64_t ready;		/* ps: the controller has decoded the command */
 	const atomic_int *cancel;	/* isp_dev_exec_cancel(); may be NULL */
+	uint32_t user;		/* whose share it uses: the submission queue */
 };
 
 /*
@@ -36,6 +38,19 @@ static inline int isp_ctx_cancelled(const struct isp_ctx *ctx)
 {
 	return ctx && ctx->cancel &&
 	       atomic_load_explicit(ctx->cancel, memory_order_relaxed);
+}
+
+/* The command's buffers from budget @b, in its queue's share; stoppable. */
+static inline int isp_ctx_budget_take(const struct isp_ctx *ctx, struct isp_budget *b,
+				      uint64_t bytes)
+{
+	return isp_budget_take_as(b, bytes, ctx->user, ctx->cancel);
+}
+
+static inline void isp_ctx_budget_give(const struct isp_ctx *ctx, struct isp_budget *b,
+				       uint64_t bytes)
+{
+	isp_budget_give_as(b, bytes, ctx->user);
 }
 
 typedef uint16_t (*isp_handler)(struct isp_ctx *ctx, const struct isp_cmd *cmd,
@@ -67,6 +82,9 @@ struct isp_engine {
 	void (*identify)(void *state, struct isp_wire_identify *id);
 	/* Optional: add engine counters; @reset clears them afterwards. */
 	void (*stats)(void *state, struct isp_wire_stats *st, int reset);
+	/* Optional: the most host memory the engine holds outside the
+	 * budgets (its object tables at their limits; isp_hostmem.h fixed). */
+	uint64_t (*host_fixed)(const struct fp_params *p);
 };
 
 /* Set @cpl's status and reason; returns @status for tail calls. */

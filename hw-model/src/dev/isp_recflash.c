@@ -278,6 +278,22 @@ static void rf_stats(void *state, struct isp_wire_stats *st, int reset)
 	pthread_mutex_unlock(&e->cnt_lock);
 }
 
+/*
+ * Host memory outside the budgets at RF_MAX_TABLES tables: each one's
+ * record and deploy page buffer, up to three areas (deploy, active,
+ * staged) with a write pointer per stripe and two mapping headers (the
+ * mappings' arrays, trackers and profiles are modeled DRAM: the dram
+ * share), and the page cache's frames.
+ */
+static uint64_t rf_host_fixed(const struct fp_params *p)
+{
+	uint64_t area = sizeof(struct rf_area) + 4ull * p->blocks_per_plane;
+
+	return sizeof(struct rf_eng) + p->cache_bytes +
+	       (uint64_t)RF_MAX_TABLES * (sizeof(struct rf_table) + p->page_bytes + 3 * area +
+					  2 * sizeof(struct rf_map));
+}
+
 const struct isp_engine isp_engine_recflash = {
 	.name = "recflash",
 	.ops = rf_ops,
@@ -287,6 +303,7 @@ const struct isp_engine isp_engine_recflash = {
 	.save = rf_save_cb,
 	.identify = rf_identify,
 	.stats = rf_stats,
+	.host_fixed = rf_host_fixed,
 };
 
 /* ---- unit-test hooks ---- */

@@ -224,6 +224,17 @@ static void re_stats(void *state, struct isp_wire_stats *st, int reset)
 	pthread_mutex_unlock(&e->lock);
 }
 
+/*
+ * Host memory outside the budgets at RE_MAX_DBS databases: each one's
+ * record (its cluster sizes, calibration, staging and tags are modeled
+ * DRAM: the dram share), and the engine itself.
+ */
+static uint64_t re_host_fixed(const struct fp_params *p)
+{
+	(void)p;
+	return sizeof(struct re_eng) + (uint64_t)RE_MAX_DBS * sizeof(struct re_db);
+}
+
 const struct isp_engine isp_engine_reis = {
 	.name = "reis",
 	.ops = re_ops,
@@ -233,4 +244,5 @@ const struct isp_engine isp_engine_reis = {
 	.save = re_save_cb,
 	.identify = re_identify,
 	.stats = re_stats,
+	.host_fixed = re_host_fixed,
 };

@@ -15,6 +15,7 @@ struct isp_result {
 	int published;
 	int released;		/* unlinked; freed when refs drops to 0 */
 	uint32_t refs;
+	uint32_t user;		/* whose share holds it (isp_share.h) */
 	uint64_t reserved;	/* bytes charged to the budget */
 	uint8_t *blob;
 	uint64_t len;
@@ -30,6 +31,14 @@ void isp_results_init(struct isp_results *r, uint32_t max_tickets,
 	pthread_mutex_init(&r->lock, NULL);
 	r->max_tickets = max_tickets;
 	r->max_bytes = max_bytes;
+	isp_share_init(&r->tickets, max_tickets);
+	isp_share_init(&r->byte_share, max_bytes);
+}
+
+size_t isp_results_entry_bytes(void)
+{
+	/* the entry, and a share-table slot of each of the two shares */
+	return sizeof(struct isp_result) + 2 * sizeof(struct isp_share_user);
 }
 
 static void isp_result_free(struct isp_result *e)
@@ -49,6 +58,8 @@ void isp_results_destroy(struct isp_results *r)
 		isp_result_free(e);
 	}
 	r->head = NULL;
+	isp_share_destroy(&r->tickets);
+	isp_share_destroy(&r->byte_share);
 	pthread_mutex_destroy(&r->lock);
 }
 
@@ -71,11 +82,14 @@ static struct isp_result *isp_results_unlink(struct isp_results *r,
 	*pp = e->next;
 	r->count--;
 	r->bytes -= e->reserved;
+	isp_share_give(&r->tickets, e->user, 1);
+	isp_share_give(&r->byte_share, e->user, e->reserved);
 	e->released = 1;
 	return e->refs ? NULL : e;
 }
 
-int isp_results_reserve(struct isp_results *r, uint32_t ticket, uint64_t max_len)
+int isp_results_reserve(struct isp_results *r, uint32_t ticket, uint64_t max_len,
+			uint32_t user)
 {
 	struct isp_result *e;
 	int ret = 0;
@@ -90,8 +104,18 @@ int isp_results_reserve(struct isp_results *r, uint32_t ticket, uint64_t max_len
 		ret = -EEXIST;
 	else if (r->count >= r->max_tickets || max_len > r->max_bytes - r->bytes)
 		ret = -ENOSPC;
+	else if (!isp_share_fits(&r->tickets, user, 1) ||
+		 !isp_share_fits(&r->byte_share, user, max_len))
+		ret = -EAGAIN;	/* over the queue's share while others hold results */
+	if (!ret && isp_share_take(&r->tickets, user, 1))
+		ret = -ENOMEM;
+	if (!ret && isp_share_take(&r->byte_share, user, max_len)) {
+		isp_share_give(&r->tickets, user, 1);
+		ret = -ENOMEM;
+	}
 	if (!ret) {
 		e->ticket = ticket;
+		e->user = user;
 		e->reserved = max_len;
 		e->next = r->head;
 		r->head = e;
@@ -127,6 +151,7 @@ int isp_results_publish(struct isp_results *r, uint32_t ticket, void *blob,
 		e->published = 1;
 		/* Give back what the reservation over-estimated. */
 		r->bytes -= e->reserved - len;
+		isp_share_give(&r->byte_share, e->user, e->reserved - len);
 		e->reserved = len;
 	}
 	pthread_mutex_unlock(&r->lock);

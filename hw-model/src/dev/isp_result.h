@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "isp_share.h"
+
 struct isp_result;
 
 /*
@@ -31,19 +33,24 @@ struct isp_results {
 	uint32_t max_tickets;
 	uint64_t bytes;
 	uint64_t max_bytes;
+	struct isp_share tickets, byte_share;	/* per queue (isp_share.h) */
 };
 
 void isp_results_init(struct isp_results *r, uint32_t max_tickets,
 		      uint64_t max_bytes);
 void isp_results_destroy(struct isp_results *r);
+/* Host bytes of one ticket's entry besides its blob (isp_hostmem.h fixed). */
+size_t isp_results_entry_bytes(void);
 
 /**
  * isp_results_reserve() - claim @ticket for a result of at most @max_len
- * bytes.
+ * bytes, held in @user's share (a submission queue, isp_share.h).
  * Return: 0; -EINVAL for ticket 0; -EEXIST when the ticket is in use;
- * -ENOSPC when the table or the byte budget is full.
+ * -ENOSPC when the table or the byte budget is full; -EAGAIN when @user
+ * holds its share of tickets or bytes while other queues hold results.
  */
-int isp_results_reserve(struct isp_results *r, uint32_t ticket, uint64_t max_len);
+int isp_results_reserve(struct isp_results *r, uint32_t ticket, uint64_t max_len,
+			uint32_t user);
 
 /**
  * isp_results_publish() - attach the finished @blob (malloc'd, @len bytes,

@@ -706,6 +706,14 @@ int fs_program(struct fs *fs, uint64_t ppa, const void *data, const void *oob)
 		ret = -EEXIST;
 		goto out;
 	}
+	/* The backing file holds at most backing_cap of pages (programmed
+	 * ones: an erase punches its block's hole), so a guest cannot grow
+	 * the sparse file to the whole modeled capacity on the host's disk. */
+	if (fs->io && (fs->programmed + 1) * fs->slot > fs->p.backing_cap) {
+		fs->disk_refused++;
+		ret = -ENOMEM;
+		goto out;
+	}
 	ret = fs->io ? fs_program_file(fs, ppa, bi, b, data, oob) :
 		       fs_program_mem(fs, b, page, data, oob);
 	if (ret)
@@ -758,6 +766,26 @@ int fs_erase(struct fs *fs, uint64_t ppa)
 	ret = fs_erase_locked(fs, fg_block_index(&fs->g, ppa));
 	pthread_rwlock_unlock(&fs->lock);
 	return ret;
+}
+
+int fs_block_top(struct fs *fs, uint64_t ppa, uint32_t *top)
+{
+	const struct fs_blk *b;
+	uint32_t pg;
+
+	if (!fs || !top || fg_check(&fs->g, ppa))
+		return -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	b = fs_blk_find(fs, fg_block_index(&fs->g, ppa));
+	pg = b && b->nprog ? fs->g.pages_per_block : 0;
+	for (; pg && !fs_bit(b, pg - 1); pg--) {
+		/* whole zero bytes of the bitmap at once */
+		if (pg % 8 == 0 && pg >= 8 && !b->bits[pg / 8 - 1])
+			pg -= 7;
+	}
+	pthread_rwlock_unlock(&fs->lock);
+	*top = pg;
+	return 0;
 }
 
 int fs_page_state(struct fs *fs, uint64_t ppa)

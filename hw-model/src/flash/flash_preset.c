@@ -37,8 +37,15 @@ static void fp_defaults(struct fp_params *p)
 	p->core_mhz = 1500;			/* A6: Cortex-R8 top clock */
 	p->link_mbps = 7000;			/* A7: PCIe 4.0 x4 drive */
 	p->dram_mbps = 8000;			/* A8: LPDDR4 x32 (RecFlash presets) */
-	p->mem_cap = 2048ull * MIB;		/* host RAM, not the drive: docs/security.md */
-	p->buf_budget = 256ull * MIB;		/* 4 SLS at their 64 MiB row buffer */
+	/* Host memory and disk, not the drive (docs/security.md §3): the bound,
+	 * and the shares left 0 take their default part of it. */
+	p->host_mem = 4096ull * MIB;		/* per drive: the bound */
+	p->mem_cap = 0;				/* the rest of host_mem */
+	p->buf_budget = 0;			/* host_mem / 16: 4 SLS of 64 MiB */
+	p->result_bytes = 0;			/* host_mem / 16 */
+	p->bounce_bytes = 0;			/* host_mem / 64 */
+	p->backing_cap = 64ull * 1024 * MIB;	/* the backing file's pages */
+	p->trace_cap = 256ull * MIB;		/* isp-trace-dir's files */
 
 	/* RecFlash Table I (Macronix 8Gb SLC [1]). */
 	p->t_alh = PS(5);			/* tALH 0.005 us */
@@ -228,6 +235,9 @@ struct fp_field {
 	F32(core_mhz, FP_COUNT) F32(link_mbps, FP_COUNT)		\
 	F32(channel_mbps, FP_COUNT) F32(dram_mbps, FP_COUNT)		\
 	F64(mem_cap, FP_SIZE) F64(buf_budget, FP_SIZE)			\
+	F64(host_mem, FP_SIZE) F64(result_bytes, FP_SIZE)		\
+	F64(bounce_bytes, FP_SIZE) F64(backing_cap, FP_SIZE)		\
+	F64(trace_cap, FP_SIZE)						\
 	F64(t_alh, FP_TIME) F64(t_als, FP_TIME) F64(t_ds, FP_TIME)	\
 	F64(t_wc, FP_TIME) F64(t_rr, FP_TIME) F32(addr_cycles, FP_COUNT) \
 	FARR(t_read, 1, slc, FP_TIME) FARR(t_read, 2, mlc, FP_TIME)	\
@@ -504,8 +514,17 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	r = r ? r : fp_range(err, errlen, "slc_blocks", p->slc_blocks, 0, p->blocks_per_plane);
 	r = r ? r : fp_range(err, errlen, "dram_bytes", p->dram_bytes, MIB, 1ull << 40);
 	r = r ? r : fp_range(err, errlen, "cache_bytes", p->cache_bytes, 0, 1ull << 32);
-	r = r ? r : fp_range(err, errlen, "mem_cap", p->mem_cap, MIB, 1ull << 44);
-	r = r ? r : fp_range(err, errlen, "buf_budget", p->buf_budget, MIB, 1ull << 40);
+	/* the shares: 0 is their default part of host_mem (isp_host_plan()) */
+	r = r ? r : fp_range(err, errlen, "host_mem", p->host_mem, 16 * MIB, 1ull << 44);
+	r = r || !p->mem_cap ? r : fp_range(err, errlen, "mem_cap", p->mem_cap, MIB, 1ull << 44);
+	r = r || !p->buf_budget ? r :
+	    fp_range(err, errlen, "buf_budget", p->buf_budget, MIB, 1ull << 40);
+	r = r || !p->result_bytes ? r :
+	    fp_range(err, errlen, "result_bytes", p->result_bytes, MIB, 1ull << 40);
+	r = r || !p->bounce_bytes ? r :
+	    fp_range(err, errlen, "bounce_bytes", p->bounce_bytes, 4 * MIB, 1ull << 40);
+	r = r ? r : fp_range(err, errlen, "backing_cap", p->backing_cap, MIB, 1ull << 50);
+	r = r ? r : fp_range(err, errlen, "trace_cap", p->trace_cap, 0, 1ull << 44);
 	r = r ? r : fp_range(err, errlen, "cache_admit", p->cache_admit, 0, 2);
 	r = r ? r : fp_range(err, errlen, "cache_fill", p->cache_fill, 0, 1);
 	r = r ? r : fp_range(err, errlen, "cores", p->cores, 1, 64);
@@ -574,4 +593,71 @@ uint32_t fp_pages_per_block(const struct fp_params *p, uint32_t mode)
 	if (mode < ISP_CELL_SLC || mode > ISP_CELL_QLC || mode > p->native_mode)
 		return 0;
 	return p->pages_per_block / p->native_mode * mode;
+}
+
+/* ---- the host-memory bound (isp_hostmem.h) ---- */
+
+/* A size for a message: whole MiB, else KiB. */
+static void fp_size_str(char *buf, size_t len, uint64_t v)
+{
+	if (v % MIB == 0)
+		snprintf(buf, len, "%" PRIu64 "m", v / MIB);
+	else
+		snprintf(buf, len, "%" PRIu64 "k", (v + KIB - 1) / KIB);
+}
+
+int fp_host_plan(struct fp_params *p, int backing, uint64_t fixed, struct isp_host_mem *hm,
+		 char *err, size_t errlen)
+{
+	char s[8][24];
+	uint64_t h = p->host_mem, sum, mem;
+
+	memset(hm, 0, sizeof(*hm));
+	hm->total = h;
+	hm->fixed = fixed;
+	hm->dram = p->dram_bytes;
+	hm->buffers = p->buf_budget ? p->buf_budget : h / 16;
+	hm->results = p->result_bytes ? p->result_bytes : h / 16;
+	hm->bounce = p->bounce_bytes ? p->bounce_bytes : h / 64;
+	/* two of the largest commands' bounce buffers at least */
+	if (hm->bounce < 2ull * ISP_MAX_XFER_CAP)
+		hm->bounce = 2ull * ISP_MAX_XFER_CAP;
+	hm->backing_cap = p->backing_cap;
+	hm->trace_cap = p->trace_cap;
+	sum = hm->fixed + hm->dram + hm->buffers + hm->results + hm->bounce;
+	if (backing)
+		mem = 0;	/* the pages are in the file */
+	else if (p->mem_cap)
+		mem = p->mem_cap;
+	else
+		mem = sum + MIB <= h ? h - sum : 0;
+	if (!backing && mem < MIB) {
+		fp_size_str(s[0], sizeof(s[0]), h);
+		fp_size_str(s[1], sizeof(s[1]), sum);
+		snprintf(err, errlen, "host_mem=%s leaves no room for the in-memory store "
+			 "(mem_cap): the other shares take %s", s[0], s[1]);
+		return -EINVAL;
+	}
+	if (sum + mem > h) {
+		fp_size_str(s[0], sizeof(s[0]), mem);
+		fp_size_str(s[1], sizeof(s[1]), hm->dram);
+		fp_size_str(s[2], sizeof(s[2]), hm->buffers);
+		fp_size_str(s[3], sizeof(s[3]), hm->results);
+		fp_size_str(s[4], sizeof(s[4]), hm->bounce);
+		fp_size_str(s[5], sizeof(s[5]), hm->fixed);
+		fp_size_str(s[6], sizeof(s[6]), sum + mem);
+		fp_size_str(s[7], sizeof(s[7]), h);
+		snprintf(err, errlen, "mem_cap %s + dram_bytes %s + buf_budget %s + result_bytes %s "
+			 "+ bounce_bytes %s + the drive's own %s = %s, more than host_mem=%s: "
+			 "raise host_mem or lower a share", s[0], s[1], s[2], s[3], s[4], s[5],
+			 s[6], s[7]);
+		return -EINVAL;
+	}
+	hm->mem_cap = mem;
+	/* with a backing file mem_cap bounds no pages; the rest stays unused */
+	p->mem_cap = backing ? (p->mem_cap ? p->mem_cap : MIB) : mem;
+	p->buf_budget = hm->buffers;
+	p->result_bytes = hm->results;
+	p->bounce_bytes = hm->bounce;
+	return 0;
 }

@@ -174,6 +174,7 @@ static int fs_alloc_whole(struct fs *fs, uint32_t part, uint32_t nb, uint64_t ow
 	r.nblocks = nb;
 	r.owner = owner;
 	r.nrows = nb * pt->pages_per_block;
+	r.flags = FS_REGION_UNCOMMITTED;
 	ret = fs_reg_insert(fs, &r);
 	if (!ret)
 		*out = r;
@@ -255,6 +256,74 @@ static int fs_stripe_state(const struct fs *fs, uint32_t b, uint32_t rows,
 	return shared;
 }
 
+/* One extent (a region or a pending one) into the per-stripe states of
+ * the partition starting at block @first, @nb blocks. */
+static void fs_space_mark(uint32_t first, uint32_t nb, uint32_t e_first, uint32_t e_nb,
+			  uint32_t row, uint32_t nrows, uint32_t flags, int live, int8_t *kind,
+			  struct fs_stripe *st)
+{
+	uint64_t lo = e_first > first ? e_first : first;
+	uint64_t hi = (uint64_t)e_first + e_nb < (uint64_t)first + nb ?
+		      (uint64_t)e_first + e_nb : (uint64_t)first + nb;
+	uint64_t b;
+
+	for (b = lo; b < hi; b++) {
+		struct fs_stripe *s = &st[b - first];
+
+		if (!(flags & FS_REGION_PACKED)) {
+			kind[b - first] = -1;
+			continue;
+		}
+		if (kind[b - first] < 0)
+			continue;
+		kind[b - first] = 1;
+		if (row + nrows > s->front)
+			s->front = row + nrows;
+		if (live) {
+			s->live_rows += nrows;
+			s->tenants++;
+			if (!(flags & FS_REGION_SEALED))
+				s->open = 1;
+		}
+	}
+}
+
+/*
+ * Every stripe's state of partition @part in one pass over the regions
+ * and pending extents (fs_stripe_state() of each, in O(regions + blocks)):
+ * @kind[i] and @st[i] for block first_block + i. Lock held.
+ */
+static void fs_part_states(const struct fs *fs, uint32_t part, int8_t *kind, struct fs_stripe *st)
+{
+	const struct fg_part *pt = &fs->g.part[part];
+	uint32_t b;
+	size_t i;
+
+	memset(kind, 0, pt->nblocks);
+	memset(st, 0, (size_t)pt->nblocks * sizeof(*st));
+	for (i = 0; i < fs->nreg; i++) {
+		const struct fs_region *r = &fs->reg[i];
+
+		fs_space_mark(pt->first_block, pt->nblocks, r->first_block, r->nblocks, r->row,
+			      r->nrows, r->flags, 1, kind, st);
+	}
+	for (i = 0; i < fs->npend; i++) {
+		const struct fs_pending *pd = &fs->pend[i];
+
+		fs_space_mark(pt->first_block, pt->nblocks, pd->first_block, pd->nblocks, pd->row,
+			      pd->nrows, pd->flags, 0, kind, st);
+	}
+	for (b = 0; b < pt->nblocks; b++) {
+		if (kind[b] == 1) {
+			uint32_t hi = fs_stripe_programmed(fs, pt->first_block + b,
+							   pt->pages_per_block);
+
+			if (hi > st[b].front)
+				st[b].front = hi;
+		}
+	}
+}
+
 int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
 		    struct fs_region *out, uint32_t *erased)
 {
@@ -293,12 +362,21 @@ static int fs_alloc_rows(struct fs *fs, uint32_t part, uint32_t nrows, uint64_t 
 	const struct fg_part *pt = &fs->g.part[part];
 	uint32_t rows = pt->pages_per_block, b, best = UINT32_MAX, best_room = UINT32_MAX;
 	uint32_t fresh = UINT32_MAX, nfresh = 0, row = 0;
-	struct fs_stripe st;
+	struct fs_stripe st, *sts = calloc(pt->nblocks ? pt->nblocks : 1, sizeof(*sts));
+	int8_t *kinds = calloc(pt->nblocks ? pt->nblocks : 1, 1);
 	struct fs_region r;
 	int kind, ret;
 
+	/* one pass over the regions, not one per stripe (fs_part_states()) */
+	if (sts && kinds)
+		fs_part_states(fs, part, kinds, sts);
 	for (b = pt->first_block; b < pt->first_block + pt->nblocks; b++) {
-		kind = fs_stripe_state(fs, b, rows, &st);
+		if (sts && kinds) {
+			kind = kinds[b - pt->first_block];
+			st = sts[b - pt->first_block];
+		} else {
+			kind = fs_stripe_state(fs, b, rows, &st);
+		}
 		if (kind == 0) {
 			fresh = b;
 			nfresh++;
@@ -309,6 +387,8 @@ static int fs_alloc_rows(struct fs *fs, uint32_t part, uint32_t nrows, uint64_t 
 			row = st.front;
 		}
 	}
+	free(sts);
+	free(kinds);
 	if (best == UINT32_MAX) {
 		if (fresh == UINT32_MAX || (spare && nfresh < 2 && pt->nblocks > 1))
 			return -ENOSPC;
@@ -326,7 +406,7 @@ static int fs_alloc_rows(struct fs *fs, uint32_t part, uint32_t nrows, uint64_t 
 	r.owner = owner;
 	r.row = row;
 	r.nrows = nrows;
-	r.flags = FS_REGION_PACKED;
+	r.flags = FS_REGION_PACKED | FS_REGION_UNCOMMITTED;
 	ret = fs_reg_insert(fs, &r);
 	if (!ret)
 		*out = r;
@@ -463,6 +543,7 @@ int fs_region_relocate(struct fs *fs, uint32_t id, uint64_t *copied, uint32_t *e
 	if (!ret && i >= 0 && j >= 0) {
 		r.first_block = t.first_block;
 		r.row = t.row;
+		r.flags |= FS_REGION_UNCOMMITTED;	/* at rows no snapshot saw */
 		fs_reg_remove(fs, (size_t)j);
 		i = fs_reg_find(fs, id);
 		fs_reg_remove(fs, (size_t)i);
@@ -499,6 +580,19 @@ int fs_region_free(struct fs *fs, uint32_t id)
 	i = fs_reg_find(fs, id);
 	if (i < 0) {
 		ret = -ENOENT;
+		goto out;
+	}
+	if (fs->reg[i].flags & FS_REGION_UNCOMMITTED) {
+		/* no snapshot points here: free now, as a commit would */
+		struct fs_pending pd = {
+			.part = fs->reg[i].part, .first_block = fs->reg[i].first_block,
+			.nblocks = fs->reg[i].nblocks, .row = fs->reg[i].row,
+			.nrows = fs->reg[i].nrows, .flags = fs->reg[i].flags & FS_REGION_PACKED,
+		};
+
+		fs_reg_remove(fs, (size_t)i);
+		fs_rows_drop(fs, &pd);
+		ret = 0;
 		goto out;
 	}
 	ret = fs_pend_add(fs, &fs->reg[i]);
@@ -689,6 +783,7 @@ int fs_region_move(struct fs *fs, uint32_t id, uint32_t new_first,
 		goto out;
 	fs_reg_remove(fs, (size_t)i);
 	r.first_block = new_first;
+	r.flags |= FS_REGION_UNCOMMITTED;	/* at blocks no snapshot saw */
 	ret = fs_reg_insert(fs, &r);	/* cannot fail: capacity kept */
 out:
 	pthread_rwlock_unlock(&fs->lock);
@@ -697,43 +792,89 @@ out:
 	return ret;
 }
 
+/* What the stripes' states add up to (both ways of finding them). */
+static void fs_space_add(const struct fs *fs, const struct fg_part *pt, int kind,
+			 const struct fs_stripe *st, uint32_t *run, struct fs_space *out)
+{
+	if (kind == 1) {
+		out->shared_stripes++;
+		out->packed_regions += st->tenants;
+		out->shared_free_pages += (uint64_t)(pt->pages_per_block - st->front) *
+					  fs->g.planes;
+		out->dead_pages += (uint64_t)(st->front - st->live_rows) * fs->g.planes;
+	}
+	if (kind) {
+		*run = 0;
+		return;
+	}
+	out->free_blocks++;
+	if (++*run > out->largest_run)
+		out->largest_run = *run;
+}
+
+static void fs_space_end(struct fs *fs, uint32_t part, struct fs_space *out)
+{
+	size_t i;
+
+	for (i = 0; i < fs->npend; i++)
+		if (fs->pend[i].part == part)
+			out->pending_blocks += fs->pend[i].nblocks;
+	out->free_pages = out->free_blocks * fs_stripe_pages(fs, part);
+	out->largest_pages = out->largest_run * fs_stripe_pages(fs, part);
+	out->row_pages = fs->g.planes;
+}
+
+/*
+ * Every stripe's state in one pass over the regions and pending extents,
+ * not one pass per stripe: Identify Controller asks on the main loop, with
+ * thousands of blocks and regions (issue 32 item 6). The same answers as
+ * fs_space_ref(), the stripe-by-stripe walk.
+ */
 int fs_space(struct fs *fs, uint32_t part, struct fs_space *out)
+{
+	const struct fg_part *pt;
+	struct fs_stripe *st;
+	uint32_t b, run = 0;
+	int8_t *kind;
+
+	if (!fs || !out || part >= FG_NPARTS)
+		return -EINVAL;
+	pt = &fs->g.part[part];
+	st = calloc(pt->nblocks ? pt->nblocks : 1, sizeof(*st));
+	kind = calloc(pt->nblocks ? pt->nblocks : 1, 1);
+	if (!st || !kind) {
+		free(st);
+		free(kind);
+		return fs_space_ref(fs, part, out);
+	}
+	memset(out, 0, sizeof(*out));
+	pthread_rwlock_rdlock(&fs->lock);
+	fs_part_states(fs, part, kind, st);
+	for (b = 0; b < pt->nblocks; b++)
+		fs_space_add(fs, pt, kind[b], &st[b], &run, out);
+	fs_space_end(fs, part, out);
+	pthread_rwlock_unlock(&fs->lock);
+	free(st);
+	free(kind);
+	return 0;
+}
+
+int fs_space_ref(struct fs *fs, uint32_t part, struct fs_space *out)
 {
 	const struct fg_part *pt;
 	uint32_t b, run = 0;
 	struct fs_stripe st;
-	size_t i;
-	int kind;
 
 	if (!fs || !out || part >= FG_NPARTS)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	pt = &fs->g.part[part];
 	pthread_rwlock_rdlock(&fs->lock);
-	for (b = pt->first_block; b < pt->first_block + pt->nblocks; b++) {
-		kind = fs_stripe_state(fs, b, pt->pages_per_block, &st);
-		if (kind == 1) {
-			out->shared_stripes++;
-			out->packed_regions += st.tenants;
-			out->shared_free_pages += (uint64_t)(pt->pages_per_block - st.front) *
-						  fs->g.planes;
-			out->dead_pages += (uint64_t)(st.front - st.live_rows) * fs->g.planes;
-		}
-		if (kind) {
-			run = 0;
-			continue;
-		}
-		out->free_blocks++;
-		if (++run > out->largest_run)
-			out->largest_run = run;
-	}
-	for (i = 0; i < fs->npend; i++)
-		if (fs->pend[i].part == part)
-			out->pending_blocks += fs->pend[i].nblocks;
+	for (b = pt->first_block; b < pt->first_block + pt->nblocks; b++)
+		fs_space_add(fs, pt, fs_stripe_state(fs, b, pt->pages_per_block, &st), &st, &run,
+			     out);
+	fs_space_end(fs, part, out);
 	pthread_rwlock_unlock(&fs->lock);
-	out->free_pages = out->free_blocks * fs_stripe_pages(fs, part);
-	out->largest_pages = out->largest_run * fs_stripe_pages(fs, part);
-	out->row_pages = fs->g.planes;
 	return 0;
 }
 
@@ -745,7 +886,7 @@ size_t fs_regions_size(const struct fs *fs)
 	return 16 + fs->nreg * FS_REG_ENTRY2;
 }
 
-void fs_regions_encode(const struct fs *fs, uint8_t *b)
+void fs_regions_encode(struct fs *fs, uint8_t *b)
 {
 	uint32_t h[4] = { FS_REG_MAGIC2, (uint32_t)fs->nreg, fs->next_id, 0 };
 	size_t i;
@@ -764,6 +905,7 @@ void fs_regions_encode(const struct fs *fs, uint8_t *b)
 		memcpy(b + 24, &r->row, 4);
 		memcpy(b + 28, &r->nrows, 4);
 		memcpy(b + 32, &fl, 4);
+		fs->reg[i].flags &= ~FS_REGION_UNCOMMITTED;	/* a snapshot saw it */
 	}
 }
 
@@ -838,6 +980,7 @@ int fs_regions_parse(struct fs *fs, const uint8_t *b, size_t len, size_t *used)
 			if (fs->reg[j].id == r.id || fs_region_clash(&r, &fs->reg[j]))
 				return -EIO;
 		/* Committed: its owner finished writing before the commit. */
+		r.flags &= ~FS_REGION_UNCOMMITTED;
 		if (r.flags & FS_REGION_PACKED)
 			r.flags |= FS_REGION_SEALED;
 		if (fs_reg_insert(fs, &r))

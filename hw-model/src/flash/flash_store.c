@@ -241,6 +241,18 @@ int fs_open(const struct fs_config *cfg, struct fs **out, char *err, size_t errl
 		return -ENOMEM;
 	fs->p = *cfg->params;
 	fs->flags = cfg->flags;
+	if (!fs->p.mem_cap || !fs->p.buf_budget) {
+		/* a store on its own (tools, tests): its shares of host_mem */
+		struct isp_host_mem hm;
+
+		ret = fp_host_plan(&fs->p, cfg->path || cfg->io,
+				   fs_fixed_bytes(&fs->p, cfg->path || cfg->io, meta_max), &hm,
+				   err, errlen);
+		if (ret) {
+			free(fs);
+			return ret;
+		}
+	}
 	fg_init(&fs->g, &fs->p);
 	fs->next_id = 1;
 	pthread_rwlock_init(&fs->lock, NULL);
@@ -348,7 +360,8 @@ int fs_commitv(struct fs *fs, const struct fm_iov *iov, unsigned n)
 		if (ret)
 			goto out_unlock;
 	}
-	pthread_rwlock_rdlock(&fs->lock);
+	/* write lock: the encoding marks every region as seen by a snapshot */
+	pthread_rwlock_wrlock(&fs->lock);
 	secsz = fs_regions_size(fs);
 	sec = malloc(secsz);
 	if (sec)
@@ -404,6 +417,20 @@ uint64_t fs_meta_seq(struct fs *fs)
 	return fm_seq(fs->meta);
 }
 
+uint64_t fs_fixed_bytes(const struct fp_params *p, int backing, uint64_t meta_max)
+{
+	uint64_t blocks = (uint64_t)p->channels * p->dies_per_channel * p->planes_per_die *
+			  p->blocks_per_plane;
+	uint64_t bm = fs_align((p->pages_per_block + 7) / 8, 8);
+	uint64_t meta = meta_max ? meta_max : FM_MAX_BLOB_DEFAULT;
+
+	/* a block's record and bitmaps, two hash slots (load <= 1/2) of key
+	 * and pointer */
+	return blocks * (sizeof(struct fs_blk) + 2 * bm + 2 * (sizeof(uint64_t) + sizeof(void *))) +
+	       (uint64_t)FS_MAX_REGIONS * (sizeof(struct fs_region) + sizeof(struct fs_pending)) +
+	       (backing ? 1 : 3) * meta;
+}
+
 struct isp_budget *fs_buf_budget(struct fs *fs)
 {
 	return &fs->budget;
@@ -421,5 +448,6 @@ void fs_get_stats(struct fs *fs, struct fs_stats *out)
 	out->programs = fs->nprograms;
 	out->erases = fs->nerases;
 	out->mem_refused = fs->mem_refused;
+	out->disk_refused = fs->disk_refused;
 	pthread_rwlock_unlock(&fs->lock);
 }

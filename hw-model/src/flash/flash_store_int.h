@@ -25,6 +25,13 @@
 #define FS_REG_MAGIC 0x31524746u	/* "FGR1": 24-byte whole-stripe entries */
 #define FS_REG_MAGIC2 0x32524746u	/* "FGR2": 36-byte entries with rows */
 #define FS_MAX_REGIONS 65536u
+/*
+ * Region flag kept by the store only (never encoded): no metadata snapshot
+ * has seen the region at its current extent, so nothing on the medium
+ * points there and a free returns the extent at once instead of after the
+ * next commit (fs_region_free()). fs_commitv() clears it when it encodes.
+ */
+#define FS_REGION_UNCOMMITTED (1u << 31)
 
 /* On-file header; little-endian. */
 struct fs_hdr {
@@ -121,6 +128,7 @@ struct fs {
 
 	uint64_t mem_bytes;	/* in memory: at most p.mem_cap (fs_mem_charge) */
 	uint64_t mem_refused;	/* programs refused by the cap */
+	uint64_t disk_refused;	/* backing file: programs refused by backing_cap */
 	struct isp_budget budget;	/* per-command buffers (fs_buf_budget) */
 	uint64_t programmed;
 	uint64_t nreads, nprograms, nerases;
@@ -157,7 +165,9 @@ void fs_unmap_file(struct fs *fs);
 /* ---- flash_region.c ---- */
 
 size_t fs_regions_size(const struct fs *fs);
-void fs_regions_encode(const struct fs *fs, uint8_t *b);
+/* fs_space() by a walk of every stripe over every region: its reference. */
+int fs_space_ref(struct fs *fs, uint32_t part, struct fs_space *out);
+void fs_regions_encode(struct fs *fs, uint8_t *b);
 int fs_regions_parse(struct fs *fs, const uint8_t *b, size_t len, size_t *used);
 
 #endif /* FLASH_STORE_INT_H */

@@ -11,6 +11,11 @@
 
 #include "flash_timing_int.h"
 
+size_t ft_trace_bytes(size_t max_events)
+{
+	return sizeof(struct ft_trace) + max_events * sizeof(struct ft_ev);
+}
+
 int ft_trace_new(size_t max_events, struct ft_trace **out)
 {
 	struct ft_trace *tr;

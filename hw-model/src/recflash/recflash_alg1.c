@@ -105,7 +105,7 @@ int rf_adaptive(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 	ret = rf_gc(e, t, ctx, old->area, live, 1, ready, &mv->erases);
 	if (ret)
 		return ret;
-	ret = rf_map_new(e, t, old->area, 0, &m);
+	ret = rf_map_new(e, t, old->area, 0, NULL, &m);
 	if (ret)
 		return ret;
 	ret = rf_ht_copy(&m->ht, &old->ht);

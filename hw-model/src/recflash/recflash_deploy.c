@@ -129,7 +129,7 @@ static uint16_t rf_tbl_reserve(struct rf_eng *e, struct rf_table *t, struct isp_
 	t->dram_fixed = dram_map + dram_track + dram_l2p;
 	ret = rf_track_init(&t->track, dram_track ? rf_track_keys(t) : 0);
 	if (!ret)
-		ret = rf_area_new(e, t, dep_pages, ctx, t0, &t->dep_area);
+		ret = rf_area_try(e, t, dep_pages, ctx, t0, &t->dep_area);
 	if (ret) {
 		rf_dram_fixed_release(e, dram_map, dram_track, dram_l2p);
 		rf_track_free(&t->track);
@@ -144,6 +144,7 @@ uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 {
 	struct rf_table *t;
 	uint64_t dep_pages, t0;
+	int committed = 0;
 	uint16_t st;
 
 	st = rf_check_create(e, in, cpl);
@@ -155,6 +156,7 @@ uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 		return st;
 	dep_pages = (t->cr.flags & ISP_RF_TF_PROFILE) ? t->data_pages : t->area_pages;
 
+again:
 	pthread_mutex_lock(&e->lock);
 	if (rf_find(e, t->tid)) {
 		st = isp_fail(cpl, ISP_SC_ID_EXISTS | ISP_STATUS_DNR, "table id in use");
@@ -169,6 +171,16 @@ uint16_t rf_tbl_create(struct rf_eng *e, struct isp_ctx *ctx,
 		goto fail;
 	}
 	st = rf_tbl_reserve(e, t, ctx, dep_pages, t0, cpl);
+	if (st == (ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR) && !committed) {
+		/* the flash may be held by freed blocks until a commit: once */
+		pthread_mutex_unlock(&e->lock);
+		committed = 1;
+		if (rf_pending_commit(e)) {
+			memset(cpl, 0, sizeof(*cpl));	/* the refusal is void */
+			goto again;
+		}
+		pthread_mutex_lock(&e->lock);
+	}
 	if (st)
 		goto fail;
 	memset(t->pagebuf, 0, e->p->page_bytes);
@@ -315,7 +327,7 @@ uint16_t rf_tbl_write(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 	t->refs--;
 	pthread_mutex_unlock(&e->lock);
 	if (ret == -ENOMEM)	/* the in-memory store's host-memory cap */
-		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR, "host memory cap reached");
+		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR, "host memory or backing file cap reached (mem_cap, backing_cap)");
 	if (ret)
 		return isp_fail(cpl, ISP_SC_INTERNAL, "flash program failed");
 	return 0;
@@ -345,7 +357,7 @@ static int rf_tbl_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ct
 	int ret;
 
 	if (!(t->cr.flags & ISP_RF_TF_PROFILE)) {
-		ret = rf_map_identity(e, t, t->dep_area, m);
+		ret = rf_map_identity(e, t, t->dep_area, ctx, m);
 		if (!ret) {
 			rf_area_put(e, t->dep_area);	/* the map holds it now */
 			t->dep_area = NULL;
@@ -353,9 +365,10 @@ static int rf_tbl_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ct
 		return ret;
 	}
 	kc = malloc((size_t)t->rows * sizeof(*kc));
-	ret = kc ? rf_map_new(e, t, t->dep_area, 0, &src) : -ENOMEM;
+	ret = kc ? rf_map_new(e, t, t->dep_area, 0, NULL, &src) : -ENOMEM;
 	if (!ret) {
-		nkc = rf_kc_from_counts(t->profile, t->rows, kc);
+		ret = rf_kc_from_counts(t->profile, t->rows, kc, ctx, &nkc);
+	if (!ret)
 		ret = rf_full_place(e, t, ctx, src, kc, nkc, t0, m, mv, done);
 	}
 	free(kc);
@@ -367,13 +380,28 @@ static int rf_tbl_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ct
 	return ret;
 }
 
+/*
+ * Host bytes a commit's placement holds (a table with a profile,
+ * rf_tbl_place()): per row the counts and their sort scratch (rf_kc
+ * each), the order (4) and its seen bit (1), the move list and read times
+ * (16 + 8); the page counts, the mapping image and two pages. A commit in
+ * row order holds nothing beyond the mapping, which is controller DRAM.
+ */
+static uint64_t rf_commit_budget_bytes(const struct rf_eng *e, const struct rf_table *t)
+{
+	if (!(t->cr.flags & ISP_RF_TF_PROFILE))
+		return 0;
+	return (uint64_t)t->rows * (2 * sizeof(struct rf_kc) + 4 + 1 + 16 + 8) +
+	       4 * (t->data_pages + 1) + (t->img_pages + 2) * e->p->page_bytes;
+}
+
 uint16_t rf_tbl_commit(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 		       struct isp_cpl *cpl)
 {
 	struct rf_map *m = NULL;
 	struct rf_table *t;
 	struct rf_moves mv = { 0 };
-	uint64_t t0 = ctx->ready, done;
+	uint64_t t0 = ctx->ready, done, budget = 0;
 	uint16_t st = 0;
 	int ret = 0;
 
@@ -395,10 +423,25 @@ uint16_t rf_tbl_commit(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid,
 	if (st)
 		return st;
 
-	if (t->pb_rows)
+	budget = rf_commit_budget_bytes(e, t);
+	ret = isp_ctx_budget_take(ctx, fs_buf_budget(e->fs), budget);
+	if (ret) {
+		budget = 0;
+		st = isp_budget_status(ret, cpl);
+		ret = 0;
+	}
+	if (!st && t->pb_rows)
 		ret = rf_flush_page(e, t, ctx, t0, &done);
-	if (!ret)
+	if (!st && !ret)
 		ret = rf_tbl_place(e, t, ctx, t0, &m, &mv, &done);
+	isp_ctx_budget_give(ctx, fs_buf_budget(e->fs), budget);
+	if (st) {
+		pthread_mutex_lock(&e->lock);
+		t->busy = 0;
+		t->refs--;
+		pthread_mutex_unlock(&e->lock);
+		return st;
+	}
 	pthread_mutex_lock(&e->lock);
 	if (!ret) {
 		m->gen = 0;

@@ -15,7 +15,26 @@
 
 #include "recflash_engine.h"
 
+/* The unlinked marks, in blocks with @stop read between them (NULL: never). */
+static int rf_ht_fill_nil(uint32_t *v, uint32_t n, const atomic_int *stop)
+{
+	uint32_t i, c;
+
+	for (i = 0; i < n; i += c) {
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+			return -ECANCELED;
+		c = n - i < RF_HT_FILL_BLOCK ? n - i : RF_HT_FILL_BLOCK;
+		memset(v + i, 0xff, (size_t)c * sizeof(*v));
+	}
+	return 0;
+}
+
 int rf_ht_init(struct rf_ht *ht, uint32_t n, uint32_t hot)
+{
+	return rf_ht_init_stop(ht, n, hot, NULL);
+}
+
+int rf_ht_init_stop(struct rf_ht *ht, uint32_t n, uint32_t hot, const atomic_int *stop)
 {
 	memset(ht, 0, sizeof(*ht));
 	if (!n)
@@ -32,8 +51,10 @@ int rf_ht_init(struct rf_ht *ht, uint32_t n, uint32_t hot)
 		rf_ht_free(ht);
 		return -ENOMEM;
 	}
-	memset(ht->prev, 0xff, (size_t)n * sizeof(*ht->prev));
-	memset(ht->next, 0xff, (size_t)n * sizeof(*ht->next));
+	if (rf_ht_fill_nil(ht->prev, n, stop) || rf_ht_fill_nil(ht->next, n, stop)) {
+		rf_ht_free(ht);
+		return -ECANCELED;
+	}
 	return 0;
 }
 

@@ -145,8 +145,26 @@ void rf_track_add(struct rf_track *t, uint32_t key, uint32_t cnt);
 /* Keys by descending count, then ascending key (malloc'd). */
 int rf_track_export(const struct rf_track *t, struct rf_kc **out, uint32_t *n);
 void rf_kc_sort(struct rf_kc *kc, uint32_t n);
-/* The nonzero counts[0..rows) as keys, sorted as rf_track_export() does. */
-uint32_t rf_kc_from_counts(const uint32_t *counts, uint32_t rows, struct rf_kc *kc);
+/*
+ * The nonzero counts[0..rows) as keys into @kc (rows entries), sorted as
+ * rf_track_export() does, *@n of them. Reads @ctx's stop flag between
+ * blocks of rows and of the sort (NULL: never stops).
+ * Return: 0, -ECANCELED, -ENOMEM.
+ */
+int rf_kc_from_counts(const uint32_t *counts, uint32_t rows, struct rf_kc *kc,
+		      const struct isp_ctx *ctx, uint32_t *n);
+
+/*
+ * Rows a per-row loop of TBL_COMMIT or REMAP handles between two reads of
+ * the stop flag (isp_dev_exec_cancel()): a few hundred microseconds.
+ */
+#define RF_STOP_ROWS 65536u
+
+/* Whether loop index @i is at a block boundary and the command must stop. */
+static inline int rf_stop_at(const struct isp_ctx *ctx, uint64_t i)
+{
+	return !(i % RF_STOP_ROWS) && isp_ctx_cancelled(ctx);
+}
 
 /* ---- arithmetic (recflash_pool.c) ---- */
 
@@ -338,17 +356,27 @@ struct rf_area *rf_area_wrap(struct rf_eng *e, const struct fs_region *reg);
 void rf_area_scan(struct rf_eng *e, struct rf_area *ar);
 /* Identity mapping (row order), list in row order with f = 0. */
 int rf_map_identity(struct rf_eng *e, struct rf_table *t, struct rf_area *ar,
-		    struct rf_map **out);
+		    const struct isp_ctx *ctx, struct rf_map **out);
+/*
+ * A new area of @pages in the native partition. rf_area_new() commits the
+ * metadata and tries again when the space is held by freed blocks waiting
+ * for a commit (eng->lock not held); rf_area_try() never commits (callers
+ * under eng->lock), rf_pending_commit() is that commit (1: it ran).
+ */
 int rf_area_new(struct rf_eng *e, struct rf_table *t, uint64_t pages,
 		struct isp_ctx *ctx, uint64_t ready, struct rf_area **out);
+int rf_area_try(struct rf_eng *e, struct rf_table *t, uint64_t pages,
+		struct isp_ctx *ctx, uint64_t ready, struct rf_area **out);
+int rf_pending_commit(struct rf_eng *e);
 void rf_area_put(struct rf_eng *e, struct rf_area *ar);	/* eng->lock not held */
 int rf_area_ppa(struct rf_eng *e, const struct rf_area *ar, uint64_t lpage, uint64_t *ppa);
 void rf_map_put(struct rf_eng *e, struct rf_map *m);	/* free an unpublished/retired map */
 uint64_t rf_map_dram(const struct rf_table *t);	/* DRAM of one RecFlash mapping */
 /* The cache admission set of a finished RecFlash map (cache_admit = 2). */
 int rf_map_top(struct rf_eng *e, const struct rf_table *t, struct rf_map *m);
+/* @ctx (may be NULL): its stop flag is read while the table is set up. */
 int rf_map_new(struct rf_eng *e, struct rf_table *t, struct rf_area *ar, int with_ht,
-	       struct rf_map **out);
+	       const struct isp_ctx *ctx, struct rf_map **out);
 
 struct rf_moves {
 	uint64_t rows, reads, programs, erases;
@@ -451,6 +479,8 @@ int rf_sls_rows(struct rf_eng *e, struct rf_sls_cmd *s);
 /* The modeled flash stage from @t0 (pages sorted into issue order first);
  * -ENOMEM. */
 int rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0);
+/* Host bytes rf_sls_flash() allocates for @s with @npg pages (its budget). */
+uint64_t rf_sls_flash_bytes(const struct rf_sls_cmd *s, uint64_t npg);
 
 /* recflash_cache.c: the page cache walked in lookup order (§III-C2). */
 void rf_sls_cache(struct rf_eng *e, struct rf_sls_cmd *s);

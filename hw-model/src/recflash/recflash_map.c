@@ -51,7 +51,7 @@ struct rf_area *rf_area_wrap(struct rf_eng *e, const struct fs_region *reg)
 	return ar;
 }
 
-int rf_area_new(struct rf_eng *e, struct rf_table *t, uint64_t pages,
+int rf_area_try(struct rf_eng *e, struct rf_table *t, uint64_t pages,
 		struct isp_ctx *ctx, uint64_t ready, struct rf_area **out)
 {
 	struct fs_region reg;
@@ -74,6 +74,26 @@ int rf_area_new(struct rf_eng *e, struct rf_table *t, uint64_t pages,
 	return 0;
 }
 
+int rf_pending_commit(struct rf_eng *e)
+{
+	struct fs_space sp;
+
+	if (fs_space(e->fs, e->native_part, &sp) || !sp.pending_blocks)
+		return 0;
+	return isp_dev_commit(e->dev) == 0;
+}
+
+int rf_area_new(struct rf_eng *e, struct rf_table *t, uint64_t pages,
+		struct isp_ctx *ctx, uint64_t ready, struct rf_area **out)
+{
+	int ret = rf_area_try(e, t, pages, ctx, ready, out);
+
+	/* freed blocks become reusable only after a commit (as REIS does) */
+	if (ret == -ENOSPC && rf_pending_commit(e))
+		ret = rf_area_try(e, t, pages, ctx, ready, out);
+	return ret;
+}
+
 void rf_area_put(struct rf_eng *e, struct rf_area *ar)
 {
 	uint32_t left;
@@ -92,6 +112,31 @@ void rf_area_put(struct rf_eng *e, struct rf_area *ar)
 	free(ar);
 }
 
+/*
+ * Logical page i of a whole-stripe area is page i / np of plane i % np's
+ * block (Parallelism-First), so nothing at or above (highest block top) * np
+ * is programmed: the backward scan starts there, and an empty stripe costs
+ * a block lookup per plane, not a lookup per page (a reopen scanned every
+ * page of every area). Rows of a shared stripe: scan it all.
+ */
+static uint64_t rf_stripe_bound(struct rf_eng *e, const struct rf_area *ar, uint32_t s)
+{
+	uint64_t ppa, bound;
+	uint32_t pl, top, hi = 0;
+
+	if (ar->reg.row || (ar->reg.flags & FS_REGION_PACKED))
+		return ar->sp;
+	for (pl = 0; pl < ar->np && pl < ar->sp; pl++) {
+		if (rf_area_ppa(e, ar, (uint64_t)s * ar->sp + pl, &ppa) ||
+		    fs_block_top(e->fs, ppa, &top))
+			return ar->sp;	/* unknown: scan it all */
+		if (top > hi)
+			hi = top;
+	}
+	bound = (uint64_t)hi * ar->np;
+	return bound < ar->sp ? bound : ar->sp;
+}
+
 /* Rebuild write pointers from the store: the last programmed page + 1. */
 void rf_area_scan(struct rf_eng *e, struct rf_area *ar)
 {
@@ -100,7 +145,7 @@ void rf_area_scan(struct rf_eng *e, struct rf_area *ar)
 
 	for (s = 0; s < ar->nstripes; s++) {
 		ar->wp[s] = 0;
-		for (i = ar->sp; i-- > 0;) {
+		for (i = rf_stripe_bound(e, ar, s); i-- > 0;) {
 			if (rf_area_ppa(e, ar, (uint64_t)s * ar->sp + i, &ppa))
 				continue;
 			if (fs_page_state(e->fs, ppa) == FS_PROGRAMMED) {
@@ -167,7 +212,7 @@ uint64_t rf_alloc_free_pages(const struct rf_area *ar, const uint8_t *victim)
 }
 
 int rf_map_new(struct rf_eng *e, struct rf_table *t, struct rf_area *ar, int with_ht,
-	       struct rf_map **out)
+	       const struct isp_ctx *ctx, struct rf_map **out)
 {
 	struct rf_map *m = calloc(1, sizeof(*m));
 	int ret;
@@ -176,7 +221,7 @@ int rf_map_new(struct rf_eng *e, struct rf_table *t, struct rf_area *ar, int wit
 	if (!m)
 		return -ENOMEM;
 	if (with_ht) {
-		ret = rf_ht_init(&m->ht, t->rows, t->hot);
+		ret = rf_ht_init_stop(&m->ht, t->rows, t->hot, ctx ? ctx->cancel : NULL);
 		if (ret) {
 			free(m);
 			return ret;
@@ -234,16 +279,20 @@ int rf_map_top(struct rf_eng *e, const struct rf_table *t, struct rf_map *m)
 
 /* Identity mapping (row order), list in row order with f = 0. */
 int rf_map_identity(struct rf_eng *e, struct rf_table *t, struct rf_area *ar,
-		    struct rf_map **out)
+		    const struct isp_ctx *ctx, struct rf_map **out)
 {
 	struct rf_map *m;
 	uint32_t k;
-	int ret = rf_map_new(e, t, ar, t->mode == ISP_RF_RECFLASH, &m);
+	int ret = rf_map_new(e, t, ar, t->mode == ISP_RF_RECFLASH, ctx, &m);
 
 	if (ret)
 		return ret;
 	if (t->mode == ISP_RF_RECFLASH) {
 		for (k = 0; k < t->rows; k++) {
+			if (rf_stop_at(ctx, k)) {
+				rf_map_put(e, m);
+				return -ECANCELED;
+			}
 			m->ht.a[k] = k;
 			rf_ht_append(&m->ht, k, 0);
 		}
@@ -283,6 +332,7 @@ static int rf_pg_sort(const struct rf_map *old, const uint32_t *keys, uint32_t n
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t lp = rf_slot(old, keys[i]) / rpp;
+		/* a counting pass over the moved rows: no stop flag here (cheap) */
 
 		pg[cnt[lp]].lpage = lp;
 		pg[cnt[lp]++].i = i;
@@ -306,6 +356,9 @@ static int rf_move_read(struct rf_eng *e, const struct rf_table *t, struct isp_c
 	for (i = 0; i < n; i = j) {
 		struct ft_page_op op = { 0 };
 		uint64_t ppa, end;
+
+		if (isp_ctx_cancelled(ctx))
+			return -ECANCELED;	/* per page read */
 
 		for (j = i; j < n && pg[j].lpage == pg[i].lpage; j++)
 			;
@@ -443,13 +496,22 @@ int rf_write_image(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		w[i] = k;
 		w[hot + i] = m->ht.f[k];
 	}
-	m->img_crc = fio_crc32c(0, img, bytes);
+	/* the checksum in blocks, so a stop need not wait for all of it */
+	for (m->img_crc = 0, i = 0; i < bytes && !ret; i += 4ull * RF_STOP_ROWS) {
+		ret = isp_ctx_cancelled(ctx) ? -ECANCELED : 0;
+		m->img_crc = fio_crc32c(m->img_crc, img + i, (size_t)(bytes - i < 4ull * RF_STOP_ROWS ?
+								    bytes - i : 4ull * RF_STOP_ROWS));
+	}
 	m->img_pages = (uint32_t)t->img_pages;
 	m->nruns = 0;
-	for (i = 0; i < t->img_pages; i++) {
+	for (i = 0; i < t->img_pages && !ret; i++) {
 		uint64_t lp, ppa, end;
 		struct rf_run *r = m->nruns ? &m->run[m->nruns - 1] : NULL;
 
+		if (isp_ctx_cancelled(ctx)) {
+			ret = -ECANCELED;	/* per page programmed */
+			break;
+		}
 		ret = rf_alloc_page(al, 0, &lp);
 		if (ret)
 			break;

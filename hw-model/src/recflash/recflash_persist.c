@@ -199,7 +199,7 @@ static int rf_load_one(struct rf_eng *e, const struct rf_meta_rec *r,
 		goto fail;
 	}
 	rf_area_scan(e, ar);
-	ret = rf_map_new(e, t, ar, t->mode == ISP_RF_RECFLASH, &m);
+	ret = rf_map_new(e, t, ar, t->mode == ISP_RF_RECFLASH, NULL, &m);
 	ar->refs--;	/* the map holds the area now */
 	if (ret) {
 		free(ar->wp);

@@ -30,26 +30,41 @@ int rf_full_place(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* Descending frequency, ties and unseen rows by row index. */
+	/* Descending frequency, ties and unseen rows by row index. Every
+	 * per-row loop reads the stop flag between blocks of rows. */
 	for (i = 0; i < nkc; i++) {
+		if (rf_stop_at(ctx, i)) {
+			ret = -ECANCELED;
+			goto out;
+		}
 		k = kc[i].key;
 		if (k >= t->rows || (seen[k >> 3] >> (k & 7) & 1))
 			continue;
 		seen[k >> 3] |= (uint8_t)(1u << (k & 7));
 		order[n++] = k;
 	}
-	for (k = 0; k < t->rows; k++)
+	for (k = 0; k < t->rows; k++) {
+		if (rf_stop_at(ctx, k)) {
+			ret = -ECANCELED;
+			goto out;
+		}
 		if (!(seen[k >> 3] >> (k & 7) & 1))
 			order[n++] = k;
+	}
 	ret = rf_area_new(e, t, t->area_pages, ctx, ready, &ar);
 	if (ret)
 		goto out;
-	ret = rf_map_new(e, t, ar, 1, &m);
+	ret = rf_map_new(e, t, ar, 1, ctx, &m);
 	rf_area_put(e, ar);	/* the map holds the area, or it is freed */
 	if (ret)
 		goto out;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (rf_stop_at(ctx, i)) {
+			ret = -ECANCELED;
+			goto out;
+		}
 		rf_ht_append(&m->ht, order[i], 0);
+	}
 	for (i = 0; i < nkc; i++)
 		if (kc[i].key < t->rows)
 			m->ht.f[kc[i].key] = kc[i].count;

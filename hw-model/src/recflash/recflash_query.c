@@ -97,7 +97,7 @@ static void rf_sls_release(struct rf_eng *e, struct rf_sls_cmd *s)
 }
 
 /* Indices in range, and the ticket's result slot reserved. */
-static uint16_t rf_sls_reserve(struct isp_results *res, uint32_t ticket,
+static uint16_t rf_sls_reserve(struct isp_results *res, uint32_t ticket, uint32_t user,
 			       const struct rf_sls_cmd *s, uint64_t rbytes, struct isp_cpl *cpl)
 {
 	uint32_t i;
@@ -108,13 +108,15 @@ static uint16_t rf_sls_reserve(struct isp_results *res, uint32_t ticket,
 			return isp_fail(cpl, ISP_BAD_FIELD, "row index out of range");
 	if (rbytes > res->max_bytes)
 		return isp_fail(cpl, ISP_BAD_FIELD, "result larger than max_result_bytes");
-	ret = isp_results_reserve(res, ticket, rbytes);
+	ret = isp_results_reserve(res, ticket, rbytes, user);
 	if (ret == -EEXIST)
 		return isp_fail(cpl, ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR, "ticket in use");
 	if (ret == -EINVAL)
 		return isp_fail(cpl, ISP_BAD_FIELD, "ticket 0");
 	if (ret)
-		return isp_fail(cpl, ISP_SC_RESOURCE, "result table full");
+		return isp_fail(cpl, ISP_SC_RESOURCE, ret == -EAGAIN ?
+				"the queue holds its share of the result table; retry" :
+				"result table full");
 	return 0;
 }
 
@@ -126,6 +128,7 @@ static int rf_sls_time(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd 
 	uint64_t t_in, t_map, t_core, cycles, dim = t->dim;
 	int use_cache = t->mode == ISP_RF_RECFLASH && !(s->h.flags & ISP_RF_SLS_NO_CACHE) &&
 			e->cache.nframes;
+	int ret;
 
 	t_in = isp_link_xfer(ctx, len, 0, ctx->ready);
 	t_map = ft_dram(e->ft, &ctx->ftc, 4ull * s->h.nidx, t_in);
@@ -137,8 +140,9 @@ static int rf_sls_time(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd 
 			return -ENOMEM;
 		rf_sls_cache(e, s);
 	}
-	if (rf_sls_flash(e, ctx, s, t_map))
-		return -ENOMEM;
+	ret = rf_sls_flash(e, ctx, s, t_map);
+	if (ret)
+		return ret;
 	cycles = ft_cycles_sls(e->p, (uint64_t)s->h.nidx * dim +
 			       (s->mean ? (uint64_t)s->h.nbags * dim : 0));
 	t_core = ft_core(e->ft, &ctx->ftc, FT_CORE_ISP, cycles, "sls", t_map + s->run.flash_ps);
@@ -268,8 +272,8 @@ static void rf_sls_free(struct rf_sls_cmd *s)
 /*
  * The most this SLS's working buffers hold at once (recflash_readout.c):
  * the payload copy, five u32 arrays per index, per distinct row a page
- * entry, its index and cache flag, and the staged rows up to RF_ROWBUF_MAX
- * plus a page.
+ * entry, its index and cache flag, the staged rows up to RF_ROWBUF_MAX
+ * plus a page, and the flash stage's op list and sort (rf_sls_flash()).
  */
 static uint64_t rf_sls_budget_bytes(const struct rf_eng *e, const struct rf_sls_cmd *s,
 				    size_t len)
@@ -280,7 +284,7 @@ static uint64_t rf_sls_budget_bytes(const struct rf_eng *e, const struct rf_sls_
 	if (rows > RF_ROWBUF_MAX)	/* staged, or one row at a time */
 		rows = RF_ROWBUF_MAX;
 	return len + 20ull * s->h.nidx + nd * (sizeof(*s->pg) + sizeof(*s->pgi) + 1) + rows +
-	       e->p->page_bytes;
+	       e->p->page_bytes + rf_sls_flash_bytes(s, nd);
 }
 
 uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
@@ -303,12 +307,12 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		return st;
 	}
 	rbytes = sizeof(rh) + sizeof(struct isp_wire_rf_result) + 4ull * s.h.nbags * s.t->dim;
-	st = rf_sls_reserve(res, ticket, &s, rbytes, cpl);
+	st = rf_sls_reserve(res, ticket, ctx->user, &s, rbytes, cpl);
 	if (st)
 		goto out;
 	reserved = 1;
 	budget = rf_sls_budget_bytes(e, &s, len);
-	st = isp_budget_status(isp_budget_take(fs_buf_budget(e->fs), budget), cpl);
+	st = isp_budget_status(isp_ctx_budget_take(ctx, fs_buf_budget(e->fs), budget), cpl);
 	if (st) {
 		budget = 0;
 		goto out;
@@ -353,7 +357,7 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 	}
 	rf_sls_account(e, &s, &rh);
 out:
-	isp_budget_give(fs_buf_budget(e->fs), budget);
+	isp_ctx_budget_give(ctx, fs_buf_budget(e->fs), budget);
 	if (reserved)
 		isp_results_cancel(res, ticket);
 	rf_sls_release(e, &s);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "flash_geom.h"
+#include "isp_sort.h"
 #include "recflash_int.h"
 
 static int rf_spage_cmp(const void *x, const void *y)
@@ -160,15 +161,18 @@ static int rf_vread_cmp(const void *x, const void *y)
  * RecFlash a read per page holding a row to read, the baselines a read per
  * lookup. Returns the op count.
  */
-static uint32_t rf_sls_ops(struct rf_eng *e, struct rf_sls_cmd *s, struct rf_vread *vr,
-			   struct ft_page_op *op, uint32_t *pl)
+static int rf_sls_ops(struct rf_eng *e, const struct isp_ctx *ctx, struct rf_sls_cmd *s,
+		      struct rf_vread *vr, struct ft_page_op *op, uint32_t *pl, void *tmp,
+		      uint32_t *nops)
 {
 	const struct rf_table *t = s->t;
 	struct rf_sls_run *r = &s->run;
 	uint32_t i, n = 0;
 
+	/* both orders are total (keys, pages and rows differ): the sorts stop */
 	if (t->mode == ISP_RF_RECFLASH) {
-		qsort(s->pg, s->npg, sizeof(*s->pg), rf_spage_cmp);	/* pgi stale now */
+		if (isp_sort_stop(s->pg, s->npg, sizeof(*s->pg), rf_spage_cmp, ctx->cancel, tmp))
+			return -ECANCELED;	/* pgi stale now */
 		for (i = 0; i < s->npg; i++) {
 			uint32_t nread = rf_sls_op(e, t, &s->pg[i], s->ds, s->need, &op[n]);
 
@@ -185,7 +189,8 @@ static uint32_t rf_sls_ops(struct rf_eng *e, struct rf_sls_cmd *s, struct rf_vre
 			vr[i].key = s->pg[vr[i].pg].key;
 			vr[i].row = s->ds[d] % t->rpp;
 		}
-		qsort(vr, s->h.nidx, sizeof(*vr), rf_vread_cmp);
+		if (isp_sort_stop(vr, s->h.nidx, sizeof(*vr), rf_vread_cmp, ctx->cancel, tmp))
+			return -ECANCELED;
 		for (n = 0; n < s->h.nidx; n++) {
 			const struct rf_spage *p = &s->pg[vr[n].pg];
 
@@ -209,10 +214,20 @@ static uint32_t rf_sls_ops(struct rf_eng *e, struct rf_sls_cmd *s, struct rf_vre
 		r->sensed += e->p->page_bytes;
 		r->out += (uint64_t)op[i].n_dout * op[i].dout_bytes;
 	}
-	return n;
+	*nops = n;
+	return 0;
 }
 
-/* The flash stage (the ops of rf_sls_ops()); -ENOMEM. */
+uint64_t rf_sls_flash_bytes(const struct rf_sls_cmd *s, uint64_t npg)
+{
+	uint64_t n = s->t->mode == ISP_RF_RECFLASH ? npg : s->h.nidx;
+	uint64_t el = s->t->mode == ISP_RF_RECFLASH ? sizeof(struct rf_spage) :
+		      2 * sizeof(struct rf_vread);	/* the reads and their sort's scratch */
+
+	return (n ? n : 1) * (sizeof(struct ft_page_op) + sizeof(uint32_t) + el);
+}
+
+/* The flash stage (the ops of rf_sls_ops()); -ENOMEM, -ECANCELED. */
 int rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, uint64_t t0)
 {
 	uint32_t n = s->t->mode == ISP_RF_RECFLASH ? s->npg : s->h.nidx;
@@ -220,18 +235,23 @@ int rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, ui
 	uint32_t *pl = malloc((size_t)(n ? n : 1) * sizeof(*pl));
 	struct rf_vread *vr = s->t->mode == ISP_RF_RECFLASH ? NULL :
 			      malloc((size_t)(n ? n : 1) * sizeof(*vr));
+	/* the sort's scratch: as large as what it sorts */
+	void *tmp = malloc((size_t)(n ? n : 1) * (s->t->mode == ISP_RF_RECFLASH ?
+						  sizeof(*s->pg) : sizeof(*vr)));
 	uint64_t e0 = ctx->ftc.energy_pj;
 	int ret = -ENOMEM;
 
-	if (op && pl && (vr || s->t->mode == ISP_RF_RECFLASH)) {
-		n = rf_sls_ops(e, s, vr, op, pl);
-		s->run.flash_ps = rf_issue(e, ctx, op, pl, n, t0) - t0;
-		s->run.flash_pj = ctx->ftc.energy_pj - e0;
-		ret = 0;
+	if (op && pl && tmp && (vr || s->t->mode == ISP_RF_RECFLASH)) {
+		ret = rf_sls_ops(e, ctx, s, vr, op, pl, tmp, &n);
+		if (!ret) {
+			s->run.flash_ps = rf_issue(e, ctx, op, pl, n, t0) - t0;
+			s->run.flash_pj = ctx->ftc.energy_pj - e0;
+		}
 	}
 	free(op);
 	free(pl);
 	free(vr);
+	free(tmp);
 	return ret;
 }
 

@@ -116,11 +116,12 @@ static uint16_t rf_remap_begin(struct rf_eng *e, uint32_t tid, struct isp_cpl *c
  * complete, replaces the tracked counts: into *@pkc (sorted as the tracker
  * exports). -ENOMEM.
  */
-static int rf_remap_counts(struct rf_eng *e, struct rf_table *t, struct rf_kc **pkc,
-			   uint32_t *npkc)
+static int rf_remap_counts(struct rf_eng *e, struct rf_table *t, struct isp_ctx *ctx,
+			   struct rf_kc **pkc, uint32_t *npkc)
 {
 	struct rf_map *dead;
 	uint32_t *prof = NULL;
+	int ret;
 
 	pthread_mutex_lock(&e->lock);
 	dead = t->staged;
@@ -134,15 +135,25 @@ static int rf_remap_counts(struct rf_eng *e, struct rf_table *t, struct rf_kc **
 	rf_map_put(e, dead);
 	if (!prof)
 		return 0;
-	fs_dram_release(e->fs, "rf-prof", (uint64_t)t->rows * 4);
 	*pkc = malloc((size_t)t->rows * sizeof(**pkc));
-	if (!*pkc) {
-		free(prof);
-		return -ENOMEM;
+	ret = *pkc ? rf_kc_from_counts(prof, t->rows, *pkc, ctx, npkc) : -ENOMEM;
+	if (ret == -ECANCELED) {
+		/* stopped: the profile stays for the next remap */
+		free(*pkc);
+		*pkc = NULL;
+		pthread_mutex_lock(&e->lock);
+		if (!t->profile) {
+			t->profile = prof;
+			t->prof_bytes = (uint64_t)t->rows * 4;
+			prof = NULL;
+		}
+		pthread_mutex_unlock(&e->lock);
 	}
-	*npkc = rf_kc_from_counts(prof, t->rows, *pkc);
-	free(prof);
-	return 0;
+	if (prof) {
+		fs_dram_release(e->fs, "rf-prof", (uint64_t)t->rows * 4);
+		free(prof);
+	}
+	return ret;
 }
 
 /* Count the remap and stage @m; SLS keep reading the old mapping. */
@@ -186,10 +197,11 @@ static void rf_remap_undo(struct rf_eng *e, struct rf_table *t, struct rf_map *o
 /*
  * Host bytes per row a remap holds while it runs, beside the new mapping
  * (charged to controller DRAM, rf_map_dram()): the tracked and profile
- * counts (rf_kc each), the key list, the move list and read times
- * (recflash_map.c: 16 + 8) and the mapping image (4).
+ * counts (rf_kc each) and the counts' sort scratch, the key list, the
+ * move list and read times (recflash_map.c: 16 + 8), the mapping image
+ * (4), the placement order (4) and its seen bit (1).
  */
-#define RF_REMAP_HOST_ROW (2 * sizeof(struct rf_kc) + 4 + 16 + 8 + 4)
+#define RF_REMAP_HOST_ROW (3 * sizeof(struct rf_kc) + 4 + 16 + 8 + 4 + 4 + 1)
 
 /* Build the new mapping (FULL: offline placement; ADAPTIVE: Algorithm 1)
  * in DRAM reserved for it. */
@@ -233,6 +245,7 @@ uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t 
 	uint64_t bags = 0, hot_new = 0, budget = 0;
 	struct rf_table *t = NULL;
 	uint16_t st;
+	int ret;
 
 	if (flags & ~known)
 		return isp_fail(cpl, ISP_BAD_FIELD, "unknown remap flags");
@@ -242,7 +255,7 @@ uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t 
 	if (st)
 		return st;
 	budget = (uint64_t)t->rows * RF_REMAP_HOST_ROW + 2ull * e->p->page_bytes;
-	st = isp_budget_status(isp_budget_take(fs_buf_budget(e->fs), budget), cpl);
+	st = isp_budget_status(isp_ctx_budget_take(ctx, fs_buf_budget(e->fs), budget), cpl);
 	if (st) {
 		budget = 0;
 		goto undo;
@@ -260,8 +273,10 @@ uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t 
 		if (!holds)
 			goto undo;	/* not triggered: nothing changes, success */
 	}
-	if (rf_remap_counts(e, t, &pkc, &npkc)) {
-		st = isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
+	ret = rf_remap_counts(e, t, ctx, &pkc, &npkc);
+	if (ret) {
+		st = ret == -ECANCELED ? isp_fail(cpl, ISP_SC_ABORT_REQ, "stopped") :
+		     isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
 		goto undo;
 	}
 	st = rf_remap_build(e, t, ctx, kind, old, pkc ? pkc : kc, pkc ? npkc : nkc, &m, &mv,
@@ -282,14 +297,14 @@ uint16_t rf_remap(struct rf_eng *e, struct isp_ctx *ctx, uint32_t tid, uint32_t 
 	pthread_mutex_unlock(&e->lock);
 	free(kc);
 	free(pkc);
-	isp_budget_give(fs_buf_budget(e->fs), budget);
+	isp_ctx_budget_give(ctx, fs_buf_budget(e->fs), budget);
 	return st;
 
 undo:
 	rf_remap_undo(e, t, old, kc, nkc, bags);
 	free(kc);
 	free(pkc);
-	isp_budget_give(fs_buf_budget(e->fs), budget);
+	isp_ctx_budget_give(ctx, fs_buf_budget(e->fs), budget);
 	return st;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isp_sort.h"
 #include "recflash_int.h"
 
 int rf_track_init(struct rf_track *t, uint32_t cap)
@@ -168,15 +169,31 @@ int rf_track_take(struct rf_table *t, struct rf_kc **kc, uint32_t *nkc, uint64_t
 }
 
 /* The nonzero counts[0..rows) as keys, in the tracker's export order. */
-uint32_t rf_kc_from_counts(const uint32_t *counts, uint32_t rows, struct rf_kc *kc)
+int rf_kc_from_counts(const uint32_t *counts, uint32_t rows, struct rf_kc *kc,
+		      const struct isp_ctx *ctx, uint32_t *n)
 {
-	uint32_t k, n = 0;
+	struct rf_kc *tmp;
+	uint32_t k, m = 0;
+	int ret;
 
-	for (k = 0; k < rows; k++)
+	for (k = 0; k < rows; k++) {
+		if (rf_stop_at(ctx, k))
+			return -ECANCELED;
 		if (counts[k]) {
-			kc[n].key = k;
-			kc[n++].count = counts[k];
+			kc[m].key = k;
+			kc[m++].count = counts[k];
 		}
-	rf_kc_sort(kc, n);
-	return n;
+	}
+	*n = m;
+	if (m <= ISP_SORT_RUN || !ctx || !ctx->cancel) {
+		rf_kc_sort(kc, m);
+		return 0;
+	}
+	/* rf_kc_cmp is a total order (keys are unique): the same array */
+	tmp = malloc((size_t)m * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	ret = isp_sort_stop(kc, m, sizeof(*kc), rf_kc_cmp, ctx->cancel, tmp);
+	free(tmp);
+	return ret;
 }

@@ -566,7 +566,7 @@ uint16_t re_cmd_write(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cm
 				"malformed DOCS record (length, count or size)");
 	if (ret == -ENOMEM)	/* the in-memory store's host-memory cap */
 		return isp_fail(cpl, ISP_SC_CAP_EXCEEDED | ISP_STATUS_DNR,
-				"host memory cap reached");
+				"host memory or backing file cap reached (mem_cap, backing_cap)");
 	if (ret)
 		return isp_fail(cpl, ISP_SC_INTERNAL, "flash program failed");
 	return 0;

@@ -241,7 +241,7 @@ static void re_run_setup(struct re_run *r, struct re_eng *e, struct isp_ctx *ctx
 
 /* The ticket's result slot at its largest: refuse a duplicate before any
  * work (docs/command-set.md section 6). */
-static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
+static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket, uint32_t user,
 				  const struct isp_wire_reis_search *s, struct re_db **dbs,
 				  uint32_t ndbs, const char **why)
 {
@@ -258,13 +258,14 @@ static uint16_t re_ticket_reserve(struct isp_results *res, uint32_t ticket,
 		*why = "result would exceed max_result_bytes";
 		return ISP_BAD_FIELD;
 	}
-	ret = isp_results_reserve(res, ticket, bound);
+	ret = isp_results_reserve(res, ticket, bound, user);
 	if (ret == -EEXIST) {
 		*why = "ticket in use";
 		return ISP_SC_TICKET_IN_USE | ISP_STATUS_DNR;
 	}
 	if (ret) {
-		*why = "result table full";
+		*why = ret == -EAGAIN ? "the queue holds its share of the result table; retry" :
+					"result table full";
 		return ISP_SC_RESOURCE;
 	}
 	return 0;
@@ -441,7 +442,7 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	st = re_check_dbs(&r, &s, dbs, ndbs, len, &why, cpl);
 	if (st)
 		goto fail;
-	st = re_ticket_reserve(res, ticket, &s, dbs, ndbs, &why);
+	st = re_ticket_reserve(res, ticket, r.ctx->user, &s, dbs, ndbs, &why);
 	if (st)
 		goto fail;
 	reserved = 1;

@@ -334,7 +334,7 @@ void re_run_free(struct re_run *r, struct re_exec *x)
 		free(x);
 	}
 	if (r->e)
-		isp_budget_give(fs_buf_budget(r->e->fs), r->budget);
+		isp_ctx_budget_give(r->ctx, fs_buf_budget(r->e->fs), r->budget);
 	r->budget = 0;
 	free(r->bord);
 	free(r->bplane);
@@ -400,13 +400,17 @@ uint16_t re_run_prepare(struct re_run *r, const struct isp_wire_reis_search *s,
 	for (;;) {
 		re_exec_plan(x, threads);
 		r->budget = re_exec_bytes(x);
-		ret = isp_budget_take(b, r->budget);
-		if (!ret || threads == 1)
+		ret = isp_ctx_budget_take(r->ctx, b, r->budget);
+		if (!ret || ret == -ECANCELED || threads == 1)
 			break;
 		threads = 1;	/* what one thread needs may still fit */
 	}
 	switch (ret) {
 	case 0: break;
+	case -ECANCELED:
+		r->budget = 0;
+		*why = "stopped while waiting for buffer budget";
+		return ISP_SC_ABORT_REQ;
 	case -EFBIG:
 		r->budget = 0;
 		*why = "search needs more than the whole buffer budget";

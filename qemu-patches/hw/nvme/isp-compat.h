@@ -52,6 +52,12 @@ static inline bool nvme_isp_ocp_enabled(NvmeCtrl *n)
  */
 #define NVME_ISP_CANCEL_STATUS NVME_CMD_ABORT_REQ
 
+/* A cancel outside the reset drain: is it Delete I/O SQ (not Abort)? */
+static inline bool nvme_isp_cancel_deletes_sq(NvmeRequest *req)
+{
+    return req->status == NVME_CMD_ABORT_SQ_DEL;
+}
+
 #else /* QEMU 7.2 */
 
 #include "sysemu/block-backend.h"
@@ -83,6 +89,12 @@ static inline bool nvme_isp_ocp_enabled(NvmeCtrl *n)
  * deletion as 10.0 does.
  */
 #define NVME_ISP_CANCEL_STATUS NVME_CMD_ABORT_SQ_DEL
+
+/* 7.2 has no Abort that cancels: every other cancel deletes the queue. */
+static inline bool nvme_isp_cancel_deletes_sq(NvmeRequest *req)
+{
+    return true;
+}
 
 #endif
 

@@ -34,19 +34,26 @@
 #include "trace.h"
 
 #include "isp_dev.h"
+#include "isp_share.h"
 
 /*
- * Bounce buffers of all ISP commands in flight on one controller. A command
- * that would exceed it waits (FIFO) for earlier ones to finish, so a guest
- * filling every queue with maximum-size commands cannot exhaust host memory.
+ * Bounce buffers of all ISP commands in flight on one controller are a
+ * share of the drive's host-memory bound (isp_dev_host_mem(): bounce, 64
+ * MiB at the default host_mem). A command that would exceed it, or its
+ * queue's fair share of it (isp_share.h), waits; commands of one queue
+ * start in order. So a guest filling every queue with maximum-size
+ * commands cannot exhaust host memory, nor one queue starve the others.
  */
-#define NVME_ISP_BOUNCE_MAX (64 * MiB)
 
 /*
  * ISP worker threads per controller: this many commands execute in the
  * model at once (the model is thread-safe, docs/architecture.md); the rest
- * queue, FIFO. QEMU's shared thread pool (64 threads, also block I/O's)
- * never sees an ISP job, so long searches cannot take it from reads.
+ * queue. A free worker takes the oldest command of the queue running the
+ * fewest, among the queues under their fair share of the workers
+ * (isp_share.h: a lone queue gets 6 of 8, n queues 8/n each), so one
+ * queue cannot hold every worker while another waits. QEMU's shared
+ * thread pool (64 threads, also block I/O's) never sees an ISP job, so
+ * long searches cannot take it from reads.
  */
 #define NVME_ISP_WORKERS 8
 
@@ -74,10 +81,10 @@ typedef enum NvmeIspState {
 typedef struct NvmeIspAIOCB NvmeIspAIOCB;
 
 /*
- * The workers and their two lists. @lock guards @queue, @done and
- * NvmeIspAIOCB.queued; everything else of a command belongs to the main
- * loop, or to the one worker running it (between taking it from @queue
- * and putting it on @done).
+ * The workers and their two lists. @lock guards @queue, @done, @workers
+ * and NvmeIspAIOCB.queued; everything else of a command belongs to the
+ * main loop, or to the one worker running it (between taking it from
+ * @queue and putting it on @done).
  */
 typedef struct NvmeIspPool {
     QemuMutex lock;
@@ -85,6 +92,7 @@ typedef struct NvmeIspPool {
     bool stopping;
     QTAILQ_HEAD(, NvmeIspAIOCB) queue;  /* waiting for a worker */
     QTAILQ_HEAD(, NvmeIspAIOCB) done;   /* model finished, for the BH */
+    struct isp_share workers;           /* running, per submission queue */
     QEMUBH *bh;                         /* main loop: collects @done */
     QemuThread threads[NVME_ISP_WORKERS];
     int nthreads;
@@ -95,7 +103,9 @@ struct NvmeIsp {
     uint32_t max_xfer;
     bool delay;
     bool draining;
-    uint64_t bounce_bytes;
+    /* a controller reset is under way: new commands are refused */
+    bool resetting;
+    struct isp_share bounce;            /* bounce bytes, per queue */
     NvmeIspPool pool;
     Notifier exit_notifier;
     QTAILQ_HEAD(, NvmeIspAIOCB) inflight;
@@ -163,7 +173,7 @@ static void nvme_isp_complete(NvmeIspAIOCB *iocb, uint16_t status)
                            iocb->cpl.model_ns, iocb->cpl.xfer_len);
 
     if (iocb->buf) {
-        isp->bounce_bytes -= iocb->len;
+        isp_share_give(&isp->bounce, iocb->cmd.sqid, iocb->len);
         g_free(iocb->buf);
         iocb->buf = NULL;
     }
@@ -265,6 +275,9 @@ static void nvme_isp_pool_unqueue(NvmeIspAIOCB *iocb)
     if (was_queued) {
         QTAILQ_REMOVE(&pool->queue, iocb, pool_entry);
         iocb->queued = false;
+        isp_share_wait(&pool->workers, iocb->cmd.sqid, -1);
+        /* one queue fewer waiting: the others' shares may have grown */
+        qemu_cond_broadcast(&pool->cond);
     }
     qemu_mutex_unlock(&pool->lock);
     if (was_queued) {
@@ -273,26 +286,56 @@ static void nvme_isp_pool_unqueue(NvmeIspAIOCB *iocb)
     }
 }
 
+/*
+ * A RUNNING command: a queued job is dropped; a running one stops at the
+ * next block of work its model loop reads the flag at (isp_dev_exec_cancel():
+ * a flash page, 64 rerank candidates, 64 Ki rows), so reset and SQ
+ * deletion, which wait with the BQL held, wait for that, not for the whole
+ * search.
+ */
+static void nvme_isp_stop_running(NvmeIspAIOCB *iocb)
+{
+    iocb->cancelled = true;
+    atomic_store(&iocb->stop, 1);
+    nvme_isp_pool_unqueue(iocb);
+}
+
+/*
+ * nvme_del_sq() cancels the queue's commands one after the other, each
+ * wait its own: stop all of them at the first, so the waits overlap and
+ * the deletion takes the slowest stop, not their sum.
+ */
+static void nvme_isp_stop_sq(NvmeIsp *isp, NvmeSQueue *sq)
+{
+    NvmeIspAIOCB *iocb;
+
+    QTAILQ_FOREACH(iocb, &isp->inflight, entry) {
+        if (iocb->req->sq == sq && iocb->state == NVME_ISP_RUNNING &&
+            !iocb->cancelled) {
+            iocb->req->status = NVME_CMD_ABORT_SQ_DEL;
+            nvme_isp_stop_running(iocb);
+        }
+    }
+}
+
 static void nvme_isp_cancel(BlockAIOCB *acb)
 {
     NvmeIspAIOCB *iocb = container_of(acb, NvmeIspAIOCB, common);
 
     trace_pci_nvme_isp_cancel(nvme_cid(iocb->req), iocb->state);
+    if (!iocb->isp->draining && !iocb->cancelled &&
+        nvme_isp_cancel_deletes_sq(iocb->req)) {
+        nvme_isp_stop_sq(iocb->isp, iocb->req->sq);
+    }
     iocb->cancelled = true;
 
     switch (iocb->state) {
     case NVME_ISP_RUNNING:
-        /*
-         * A queued job is dropped; a running one stops at the next flash
-         * page it would scan, read or program (isp_dev_exec_cancel()), so
-         * reset and SQ deletion, which wait here with the BQL held, wait
-         * for one page's work, not for the whole search.
-         */
-        atomic_store(&iocb->stop, 1);
-        nvme_isp_pool_unqueue(iocb);
+        nvme_isp_stop_running(iocb);
         break;
     case NVME_ISP_WAITING:
         QTAILQ_REMOVE(&iocb->isp->waiting, iocb, wait_entry);
+        isp_share_wait(&iocb->isp->bounce, iocb->cmd.sqid, -1);
         iocb->state = NVME_ISP_DONE;
         aio_bh_schedule_oneshot(qemu_get_aio_context(), nvme_isp_finish_bh,
                                 iocb);
@@ -324,15 +367,41 @@ static void nvme_isp_timer_cb(void *opaque)
 }
 
 /*
- * Worker thread: takes commands FIFO and runs the model; touches no QEMU
- * state but the pool's lists and its bottom half (qemu_bh_schedule() is
- * thread-safe).
+ * pool.lock held: the queued command a free worker runs next. Of the queues
+ * that may take another worker (their share of NVME_ISP_WORKERS), the one
+ * running fewest commands, its oldest; NULL while none may (a lone queue
+ * leaves a quarter of the workers for a newcomer).
+ */
+static NvmeIspAIOCB *nvme_isp_pool_pick(NvmeIspPool *pool)
+{
+    NvmeIspAIOCB *iocb, *best = NULL;
+    uint64_t best_running = UINT64_MAX, running;
+
+    QTAILQ_FOREACH(iocb, &pool->queue, pool_entry) {
+        running = isp_share_held(&pool->workers, iocb->cmd.sqid);
+        if (running < best_running &&
+            isp_share_fits(&pool->workers, iocb->cmd.sqid, 1)) {
+            best = iocb;
+            best_running = running;
+            if (!running) {
+                break;
+            }
+        }
+    }
+    return best;
+}
+
+/*
+ * Worker thread: takes commands by nvme_isp_pool_pick() and runs the model;
+ * touches no QEMU state but the pool's lists and its bottom half
+ * (qemu_bh_schedule() is thread-safe).
  */
 static void *nvme_isp_worker(void *opaque)
 {
     NvmeIsp *isp = opaque;
     NvmeIspPool *pool = &isp->pool;
     NvmeIspAIOCB *iocb;
+    bool holds;
 
     /*
      * Only lowers the priority, which needs no privilege; if it fails the
@@ -342,25 +411,46 @@ static void *nvme_isp_worker(void *opaque)
 
     qemu_mutex_lock(&pool->lock);
     while (!pool->stopping) {
-        iocb = QTAILQ_FIRST(&pool->queue);
+        iocb = nvme_isp_pool_pick(pool);
         if (!iocb) {
             qemu_cond_wait(&pool->cond, &pool->lock);
             continue;
         }
         QTAILQ_REMOVE(&pool->queue, iocb, pool_entry);
         iocb->queued = false;
+        isp_share_wait(&pool->workers, iocb->cmd.sqid, -1);
+        holds = isp_share_take(&pool->workers, iocb->cmd.sqid, 1) == 0;
         qemu_mutex_unlock(&pool->lock);
 
         isp_dev_exec_cancel(isp->dev, &iocb->cmd, iocb->buf, iocb->len,
                             &iocb->cpl, &iocb->stop);
 
         qemu_mutex_lock(&pool->lock);
+        if (holds) {
+            isp_share_give(&pool->workers, iocb->cmd.sqid, 1);
+        }
         QTAILQ_INSERT_TAIL(&pool->done, iocb, pool_entry);
         qemu_bh_schedule(pool->bh);
+        /* the shares changed: a queued command may fit now */
+        qemu_cond_broadcast(&pool->cond);
     }
     qemu_mutex_unlock(&pool->lock);
 
     return NULL;
+}
+
+static void nvme_isp_pool_start(NvmeIsp *isp)
+{
+    NvmeIspPool *pool = &isp->pool;
+    int i;
+
+    qemu_mutex_init(&pool->lock);
+    qemu_cond_init(&pool->cond);
+    for (i = 0; i < NVME_ISP_WORKERS; i++) {
+        qemu_thread_create(&pool->threads[i], "isp-worker", nvme_isp_worker,
+                           isp, QEMU_THREAD_JOINABLE);
+    }
+    pool->nthreads = NVME_ISP_WORKERS;
 }
 
 static void nvme_isp_pool_submit(NvmeIspAIOCB *iocb)
@@ -370,25 +460,21 @@ static void nvme_isp_pool_submit(NvmeIspAIOCB *iocb)
     qemu_mutex_lock(&pool->lock);
     iocb->queued = true;
     QTAILQ_INSERT_TAIL(&pool->queue, iocb, pool_entry);
-    qemu_cond_signal(&pool->cond);
+    /* without memory for the share table the command still runs */
+    isp_share_wait(&pool->workers, iocb->cmd.sqid, 1);
+    qemu_cond_broadcast(&pool->cond);
     qemu_mutex_unlock(&pool->lock);
 }
 
 static void nvme_isp_pool_init(NvmeIsp *isp)
 {
     NvmeIspPool *pool = &isp->pool;
-    int i;
 
-    qemu_mutex_init(&pool->lock);
-    qemu_cond_init(&pool->cond);
     QTAILQ_INIT(&pool->queue);
     QTAILQ_INIT(&pool->done);
+    isp_share_init(&pool->workers, NVME_ISP_WORKERS);
     pool->bh = aio_bh_new(qemu_get_aio_context(), nvme_isp_pool_bh, pool);
-    for (i = 0; i < NVME_ISP_WORKERS; i++) {
-        qemu_thread_create(&pool->threads[i], "isp-worker", nvme_isp_worker,
-                           isp, QEMU_THREAD_JOINABLE);
-    }
-    pool->nthreads = NVME_ISP_WORKERS;
+    nvme_isp_pool_start(isp);
 }
 
 /* After nvme_isp_drain(): nothing is queued or running. */
@@ -405,6 +491,7 @@ static void nvme_isp_pool_destroy(NvmeIsp *isp)
         qemu_thread_join(&pool->threads[i]);
     }
     assert(QTAILQ_EMPTY(&pool->queue) && QTAILQ_EMPTY(&pool->done));
+    isp_share_destroy(&pool->workers);
     qemu_bh_delete(pool->bh);
     qemu_cond_destroy(&pool->cond);
     qemu_mutex_destroy(&pool->lock);
@@ -449,8 +536,8 @@ static void nvme_isp_start(NvmeIspAIOCB *iocb)
     uint16_t status;
 
     if (iocb->len) {
+        /* its bounce bytes were taken from isp->bounce (nvme_isp_bounce()) */
         iocb->buf = g_malloc0(iocb->len);
-        isp->bounce_bytes += iocb->len;
 
         if (isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_H2C) {
             status = nvme_tx(nvme_ctrl(req), &req->sg, iocb->buf, iocb->len,
@@ -465,20 +552,65 @@ static void nvme_isp_start(NvmeIspAIOCB *iocb)
         }
     }
 
-    trace_pci_nvme_isp_exec(nvme_cid(req), iocb->len, isp->bounce_bytes);
+    trace_pci_nvme_isp_exec(nvme_cid(req), iocb->len, isp->bounce.used);
     iocb->state = NVME_ISP_RUNNING;
     nvme_isp_pool_submit(iocb);
 }
 
+/* Take @iocb's bounce bytes in its queue's share; false: it must wait. */
+static bool nvme_isp_bounce(NvmeIsp *isp, NvmeIspAIOCB *iocb)
+{
+    return isp_share_take(&isp->bounce, iocb->cmd.sqid, iocb->len) == 0;
+}
+
+/* Queues with a command still waiting, in one pass of nvme_isp_kick(). */
+#define NVME_ISP_KICK_BLOCKED 16
+
+/*
+ * Start the waiting commands whose bounce bytes fit in their queue's
+ * share, oldest first; a queue's commands start in order, so once one of
+ * its commands waits the later ones do too.
+ */
 static void nvme_isp_kick(NvmeIsp *isp)
+{
+    uint16_t blocked[NVME_ISP_KICK_BLOCKED];
+    NvmeIspAIOCB *iocb, *next;
+    int nblocked = 0, i;
+
+    if (isp->draining) {
+        return;
+    }
+    QTAILQ_FOREACH_SAFE(iocb, &isp->waiting, wait_entry, next) {
+        for (i = 0; i < nblocked && blocked[i] != iocb->cmd.sqid; i++) {
+            ;
+        }
+        if (i < nblocked) {
+            continue;
+        }
+        if (!nvme_isp_bounce(isp, iocb)) {
+            if (nblocked == NVME_ISP_KICK_BLOCKED) {
+                return;
+            }
+            blocked[nblocked++] = iocb->cmd.sqid;
+            continue;
+        }
+        QTAILQ_REMOVE(&isp->waiting, iocb, wait_entry);
+        isp_share_wait(&isp->bounce, iocb->cmd.sqid, -1);
+        nvme_isp_start(iocb);
+    }
+}
+
+/* Does a command of @sqid wait for bounce bytes? Then a new one waits too. */
+static bool nvme_isp_queue_waits(NvmeIsp *isp, uint16_t sqid)
 {
     NvmeIspAIOCB *iocb;
 
-    while (!isp->draining && (iocb = QTAILQ_FIRST(&isp->waiting)) &&
-           isp->bounce_bytes + iocb->len <= NVME_ISP_BOUNCE_MAX) {
-        QTAILQ_REMOVE(&isp->waiting, iocb, wait_entry);
-        nvme_isp_start(iocb);
+    QTAILQ_FOREACH(iocb, &isp->waiting, wait_entry) {
+        if (iocb->cmd.sqid == sqid) {
+            return true;
+        }
     }
+    return false;
 }
 
 static void nvme_isp_req_cb(void *opaque, int ret)
@@ -643,6 +775,17 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
                            cmd.nsid, cmd.opcode, nvme_isp_opc_str(cmd.opcode),
                            len);
 
+    /*
+     * The namespaces' drain in a controller reset polls the main loop,
+     * which may run this queue's handler again: nothing new may start on a
+     * request the reset frees next (nvme_isp_reset_done() ends it).
+     */
+    if (isp && isp->resetting) {
+        trace_pci_nvme_err_isp_aborted(nvme_cid(req), cmd.opcode,
+                                       NVME_CMD_ABORT_REQ);
+        return NVME_CMD_ABORT_REQ;
+    }
+
     status = nvme_isp_admit(n, req, &cmd);
     if (status) {
         return status;
@@ -654,11 +797,12 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
     req->aiocb = &iocb->common;
     QTAILQ_INSERT_TAIL(&isp->inflight, iocb, entry);
 
-    if (len && (!QTAILQ_EMPTY(&isp->waiting) ||
-                isp->bounce_bytes + len > NVME_ISP_BOUNCE_MAX)) {
-        trace_pci_nvme_isp_wait(nvme_cid(req), len, isp->bounce_bytes);
+    if (len && (nvme_isp_queue_waits(isp, cmd.sqid) || !nvme_isp_bounce(isp, iocb))) {
+        trace_pci_nvme_isp_wait(nvme_cid(req), len, isp->bounce.used);
         iocb->state = NVME_ISP_WAITING;
         QTAILQ_INSERT_TAIL(&isp->waiting, iocb, wait_entry);
+        /* a waiting queue is active: the holders' shares shrink */
+        isp_share_wait(&isp->bounce, cmd.sqid, 1);
         return NVME_NO_COMPLETE;
     }
 
@@ -670,17 +814,31 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
 void nvme_isp_drain(NvmeCtrl *n)
 {
     NvmeIsp *isp = n->isp;
-    NvmeIspAIOCB *iocb;
+    NvmeIspAIOCB *iocb, *next;
 
     if (!isp) {
         return;
     }
 
+    isp->resetting = true;
     isp->draining = true;
+    /* every command stops at once; the wait is then the slowest stop */
+    QTAILQ_FOREACH_SAFE(iocb, &isp->inflight, entry, next) {
+        if (!iocb->cancelled) {
+            nvme_isp_cancel(&iocb->common);
+        }
+    }
     while ((iocb = QTAILQ_FIRST(&isp->inflight))) {
         blk_aio_cancel(&iocb->common);
     }
     isp->draining = false;
+}
+
+void nvme_isp_reset_done(NvmeCtrl *n)
+{
+    if (n->isp) {
+        n->isp->resetting = false;
+    }
 }
 
 /*
@@ -885,6 +1043,7 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
 {
     NvmeIspParams *p = &n->isp_params;
     struct isp_dev_config cfg = {};
+    struct isp_host_mem hm;
     char err[256] = "";
     NvmeIsp *isp;
     int ret;
@@ -917,6 +1076,9 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
         return false;
     }
 
+    /* the bounce buffers' share of the drive's host-memory bound */
+    isp_dev_host_mem(isp->dev, &hm);
+    isp_share_init(&isp->bounce, hm.bounce);
     nvme_isp_pool_init(isp);
     isp->exit_notifier.notify = nvme_isp_exit_notify;
     qemu_add_exit_notifier(&isp->exit_notifier);
@@ -942,6 +1104,7 @@ void nvme_isp_unrealize(NvmeCtrl *n)
 
     nvme_isp_drain(n);
     nvme_isp_pool_destroy(isp);
+    isp_share_destroy(&isp->bounce);
     qemu_remove_exit_notifier(&isp->exit_notifier);
     isp_dev_close(isp->dev);
     g_free(isp);

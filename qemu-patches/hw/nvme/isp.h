@@ -33,8 +33,15 @@ bool nvme_isp_check_params(NvmeCtrl *n, Error **errp);
 bool nvme_isp_realize(NvmeCtrl *n, Error **errp);
 void nvme_isp_unrealize(NvmeCtrl *n);
 
-/* Cancel every ISP command in flight and wait for it (reset, unrealize). */
+/*
+ * Cancel every ISP command in flight and wait for it (reset, unrealize):
+ * all are told to stop first, then waited for. From here until
+ * nvme_isp_reset_done() new ISP commands are refused (Command Abort
+ * Requested; the reset frees their queues, the guest never sees it).
+ */
 void nvme_isp_drain(NvmeCtrl *n);
+/* The controller reset freed its queues: ISP commands are taken again. */
+void nvme_isp_reset_done(NvmeCtrl *n);
 
 /*
  * An I/O command whose opcode the effects table marks supported; only the
