@@ -78,7 +78,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # the CLI on the same drive: the script's database is did 1; deploy the
     # floats whose signs are those codes as did 2 and search it
     cli = [CLI, "--inproc", "--backing", bk]
-    p = subprocess.run(cli + ["deploy", "--did", "2", "--no-progress",
+    p = subprocess.run(cli + ["deploy", "--did", "2", "--no-progress", "--no-int8",
                               os.path.join(tmp, "x.npy")], capture_output=True, text=True)
     check(p.returncode == 0, "reis deploy: %s" % p.stderr)
     p = subprocess.run(cli + ["-j", "search", "--did", "2", "-k", "10", "--no-rerank",
