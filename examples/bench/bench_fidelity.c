@@ -59,35 +59,72 @@ static const uint32_t nprobes[NPROBES] = { 16, 32, 64, 128, 256 };
 
 /*
  * The evaluated datasets (REIS 5): BEIR NQ (2.68 M passages) and HotpotQA
- * (5.23 M), wiki_full at the 41.5 M entries docs/reis-engine.md uses for
- * the paper scale; clusters about 4 sqrt(n) rounded to a power of two; the
- * query counts, over which CPU-Real's load spreads, are BEIR's test sets
- * (BEIR Table 1); wiki_full has no query set, its 1000 is unsourced (C10).
+ * (5.23 M), and wiki_full, "a public dataset based on wikipedia [60]"
+ * whose English subset, wiki_en, has 41.5 M entries (3.1): Cohere's
+ * wikipedia-2023-11-embed-multilingual-v3 (the Cohere embeddings of 4.2),
+ * 247 M passages in all its languages by the Hugging Face listing
+ * (docs/timing-model.md W7; -w sweeps it). nlist is 4 sqrt(n) rounded to
+ * a power of two in log2 (nlist_of()). The query counts, over which
+ * CPU-Real's load spreads, are BEIR's test sets (BEIR Table 1); wiki_full
+ * has no query set, its 1000 is unsourced (C10).
  */
-static const struct ds {
+static struct ds {
 	const char *name;
 	uint64_t n;
 	uint32_t nlist, queries;
 } dsets[NDATA] = {
-	{ "NQ", 2681468, 8192, 3452 },
-	{ "HotpotQA", 5233329, 8192, 7405 },
-	{ "wiki_full", 41500000, 16384, 1000 },
+	{ "NQ", 2681468, 0, 3452 },
+	{ "HotpotQA", 5233329, 0, 7405 },
+	{ "wiki_full", 247000000, 0, 1000 },
 };
 
+/* 4 sqrt(n) rounded to the nearest power of two in log2 (FAISS's guideline
+ * of 4-16 sqrt(n) clusters at its low end; docs/fidelity.md). */
+static uint32_t nlist_of(uint64_t n)
+{
+	return 1u << (unsigned)lround(log2(4 * sqrt((double)n)));
+}
+
+static void set_nlists(void)
+{
+	unsigned d;
+
+	for (d = 0; d < NDATA; d++)
+		dsets[d].nlist = nlist_of(dsets[d].n);
+}
+
 static const char *overrides;	/* -p: fp_apply() list for both REIS presets */
-static double df_pass = 0.01;	/* -f: DF pass rate of the IVF rows (REIS 4.3.3: ~1 %) */
-static int df_a27;		/* -F: A27's measured p(nprobe / nlist) instead */
+/*
+ * The DF pass rate inside IVF's probed clusters (docs/timing-model.md A27):
+ * REIS 4.3.3 sets one threshold, the one a brute-force scan passes ~1 %
+ * with, for every dataset; inside the probed clusters (the ones nearest
+ * the query) the same threshold passes p(nprobe / nlist), measured on the
+ * corpus (dfp_pass_ivf(), the low end of its range; -F the high end,
+ * dfp_pass_ivf_hi(); -f a fixed rate, e.g. the former 1 %).
+ */
+enum { DF_A27, DF_A27_HI, DF_FIXED };
+static int df_mode = DF_A27;
+static double df_pass = 0.01;	/* -f's rate */
+
+static double ivf_pass(uint32_t nprobe, uint32_t nlist)
+{
+	double f = (double)nprobe / nlist;
+
+	return df_mode == DF_A27 ? dfp_pass_ivf(f) :
+	       df_mode == DF_A27_HI ? dfp_pass_ivf_hi(f, nlist) : df_pass;
+}
 
 /*
  * -r: what a query of Fig. 7, 9 and 6.3.1 costs. REIS gives QPS without
  * saying how a stream is measured; the published rows use the stream rule
  * (docs/timing-model.md §6.2), -r and -S the other two readings.
  */
-enum { RULE_STREAM, RULE_ONE, RULE_FLOOR, NRULES };
-static const char *const rule_arg[NRULES] = { "stream", "one", "floor" };
+enum { RULE_STREAM, RULE_ONE, RULE_FLOOR, RULE_OVERLAP, NRULES };
+static const char *const rule_arg[NRULES] = { "stream", "one", "floor", "overlap" };
 static const char *const rule_text[NRULES] = {
 	"stream rule over 16 queries", "one query at a time",
 	"busiest resource's share of 16 queries",
+	"16 queries overlapping on the planes",
 };
 static int rule;
 
@@ -96,8 +133,10 @@ static const char *pass_text(void)
 {
 	static char b[32];
 
-	if (df_a27)
+	if (df_mode == DF_A27)
 		return "A27's p(nprobe / nlist)";
+	if (df_mode == DF_A27_HI)
+		return "A27's p(nprobe / nlist) at its high end";
 	snprintf(b, sizeof(b), "%g %%", df_pass * 100);
 	return b;
 }
@@ -243,6 +282,7 @@ static const uint32_t conf_flags[NCONF] = {
 struct point {
 	uint64_t ns[NCONF];	/* per query in a stream (query_ns()) */
 	uint64_t one_ns[NCONF];	/* a one-query command's latency */
+	uint64_t search_ns[NCONF];	/* the search pipeline's period (A) */
 	uint64_t occ_ns[NCONF];	/* busiest resource of 16 queries / 16 */
 	uint32_t bind[NCONF];	/* and its class */
 	uint64_t chan_ns, dram_ns, core_ns;	/* busy, full configuration */
@@ -263,6 +303,10 @@ static int query_ns(const struct fp_params *p, struct re_est *e, uint32_t flags,
 		    struct re_stream_out *so, struct re_est_out *o)
 {
 	e->flags = flags;
+	/* The stream rule: queries through the flash one at a time, each
+	 * query's finish under the next searches (timing-model.md §6.2);
+	 * -r overlap: a plane takes the next query when done with this one. */
+	e->serial = rule != RULE_OVERLAP;
 	return re_estimate_stream(p, e, NQ, so, o) ? -1 : 0;
 }
 
@@ -294,7 +338,7 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 	e.nq = NQ;
 	e.k = 10;
 	e.df_threshold = 400;
-	e.pass = df_a27 ? dfp_pass_ivf((double)nprobe / d->nlist) : df_pass;
+	e.pass = ivf_pass(nprobe, d->nlist);
 	e.nprobe = nprobe;
 	for (i = 0; i < NCONF; i++) {
 		struct re_stream_out so;
@@ -303,6 +347,7 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 			die("re_estimate_stream");
 		pt->ns[i] = rule_ns(&so);
 		pt->one_ns[i] = so.one_ns;
+		pt->search_ns[i] = so.search_ns;
 		pt->occ_ns[i] = so.occ_ns;
 		pt->bind[i] = so.bind;
 	}
@@ -365,8 +410,9 @@ static void verbose_point(const char *ssd, const struct ds *d, uint32_t nprobe,
 
 	fprintf(stderr, "%s %-9s nprobe %3u:", ssd, d->name, nprobe);
 	for (i = 0; i < NCONF; i++)
-		fprintf(stderr, " %s %.1f (1q %.1f, %s %.1f)", conf[i], q->ns[i] / 1e3,
-			q->one_ns[i] / 1e3, res_name[q->bind[i]], q->occ_ns[i] / 1e3);
+		fprintf(stderr, " %s %.1f (1q %.1f, A %.1f, %s %.1f)", conf[i], q->ns[i] / 1e3,
+			q->one_ns[i] / 1e3, q->search_ns[i] / 1e3, res_name[q->bind[i]],
+			q->occ_ns[i] / 1e3);
 	fprintf(stderr, " us; 16 queries: pages %" PRIu64
 		", busy per channel %.1f, DRAM %.1f, core %.1f us; per query ASIC %.1f, "
 		"CPU-Real %.1f (at Table 4's load rate %.1f; index on the SSD %.1f), "
@@ -453,8 +499,9 @@ static void reis_rows(int verbose)
 				df_max = df;
 			mp_sum += 100.0 * ((double)q->ns[DFPL] / (double)q->ns[ALL] - 1);
 		}
-		snprintf(set, sizeof(set), "%s, wiki_full 41.5 M x 1024 b, IVF 16384, "
-			 "nprobe 16-256, DF pass %s, %s, analytic", ssd[s], pass_text(), rule_text[rule]);
+		snprintf(set, sizeof(set), "%s, wiki_full %.1f M x 1024 b, IVF %u, "
+			 "nprobe 16-256, DF pass %s, %s, analytic", ssd[s],
+			 dsets[NDATA - 1].n / 1e6, dsets[NDATA - 1].nlist, pass_text(), rule_text[rule]);
 		snprintf(series, sizeof(series), "DF over No-OPT, average (x), %s", ssd[s]);
 		row("REIS Fig. 9", series, M_FACTOR, 1, p_df_avg[s], df_sum / NPROBES, set);
 		snprintf(series, sizeof(series), "DF over No-OPT, max (x), %s", ssd[s]);
@@ -650,10 +697,10 @@ static void table4_rows(int verbose)
 static const struct sw_pass {
 	const char *label;
 	double pass;
-	int a27;
+	int mode;
 } sw_pass[] = {
-	{ "1 %", 0.01, 0 }, { "5 %", 0.05, 0 }, { "10 %", 0.10, 0 }, { "20 %", 0.20, 0 },
-	{ "A27 p(f)", 0, 1 },
+	{ "A27 p(f)", 0, DF_A27 }, { "1 %", 0.01, DF_FIXED }, { "5 %", 0.05, DF_FIXED },
+	{ "20 %", 0.20, DF_FIXED }, { "A27 p(f) high end", 0, DF_A27_HI },
 };
 static const unsigned sw_tlc[] = { 60, 30, 90 };		/* us; [0] published */
 static const unsigned sw_mhz[] = { 1500, 750, 3000 };	/* A6 x A13 speed */
@@ -687,8 +734,8 @@ static uint32_t sw_eval(struct sw_at a)
 
 	snprintf(ov, sizeof(ov), "t_read_tlc=%uus;core_mhz=%u", sw_tlc[a.t], sw_mhz[a.m]);
 	overrides = ov;
-	df_pass = sw_pass[a.p].a27 ? 0.01 : sw_pass[a.p].pass;
-	df_a27 = sw_pass[a.p].a27;
+	df_pass = sw_pass[a.p].pass;
+	df_mode = sw_pass[a.p].mode;
 	rule = (int)a.r;
 	cap.on = 1;
 	cap.n = 0;
@@ -731,7 +778,7 @@ static uint32_t sw_one_at_a_time(void)
 	uint32_t base = sw_eval(a);
 	char b[32];
 
-	printf("Published setting (DF pass 1 %%, INT8 read 60 us, core 1500 MHz, %s): "
+	printf("Published setting (DF pass A27 p(f), INT8 read 60 us, core 1500 MHz, %s): "
 	       "%u of %u REIS rows within 25 %%.\n\n", rule_text[RULE_STREAM], __builtin_popcount(base),
 	       cap.n);
 	printf("One at a time (the others as published; + comes within 25 %%, - leaves):\n\n"
@@ -821,13 +868,21 @@ int main(int argc, char **argv)
 {
 	int verbose = 0, sw = -1, i;
 
+	set_nlists();
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v"))
 			verbose = 1;
 		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
 			overrides = argv[++i];
-		else if (!strcmp(argv[i], "-F"))
-			df_a27 = 1;
+		else if (!strcmp(argv[i], "-w") && i + 1 < argc) {
+			double w = strtod(argv[++i], NULL);	/* millions of passages */
+
+			if (!(w >= 1 && w <= 4000))
+				goto usage;
+			dsets[NDATA - 1].n = (uint64_t)(w * 1e6);
+			set_nlists();
+		} else if (!strcmp(argv[i], "-F"))
+			df_mode = DF_A27_HI;
 		else if (!strcmp(argv[i], "-S") || !strcmp(argv[i], "-S1"))
 			sw = argv[i][2] ? 0 : 1;
 		else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
@@ -839,12 +894,13 @@ int main(int argc, char **argv)
 		}
 		else if (!strcmp(argv[i], "-f") && i + 1 < argc &&
 			 (df_pass = strtod(argv[++i], NULL)) > 0 && df_pass <= 1)
-			;
+			df_mode = DF_FIXED;
 		else
 			goto usage;
 	}
 	if (sw >= 0) {
-		if (verbose || overrides || df_a27 || df_pass != 0.01 || rule)
+		if (verbose || overrides || df_mode != DF_A27 || rule ||
+		    dsets[NDATA - 1].n != 247000000)
 			goto usage;
 		sweep(sw);
 		return 0;
@@ -854,11 +910,12 @@ int main(int argc, char **argv)
 	reis_rows(verbose);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS] [-F] "
-		"[-r stream|one|floor] | -S | -S1   (-v: every point on stderr; -p: override "
-		"both REIS presets; -f: DF pass rate of the IVF rows, default 0.01; -F: A27's "
-		"p(nprobe / nlist); -r: a query's time in Fig. 7, 9, 6.3.1, default the stream "
-		"rule; -S: the REIS rows over the unsourced assumptions' grid, markdown; -S1: its "
-		"one-at-a-time part)\n");
+	fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS] [-F] [-w MILLIONS] "
+		"[-r stream|one|floor|overlap] | -S | -S1   (-v: every point on stderr; -p: "
+		"override both REIS presets; -f: a fixed DF pass rate of the IVF rows; -F: A27's "
+		"p(nprobe / nlist) at its high end (default its low end); -w: wiki_full's "
+		"passages in millions (default 247); -r: a query's time in Fig. 7, 9, 6.3.1, "
+		"default the stream rule; -S: the REIS rows over the unsourced assumptions, "
+		"markdown; -S1: its one-at-a-time part)\n");
 	return 2;
 }

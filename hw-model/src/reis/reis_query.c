@@ -77,8 +77,10 @@ static int re_query_db(struct re_run *r, struct re_db *db, uint32_t j, const int
 
 	r->qw = r->qws + (size_t)j * RE_QWORDS;
 	r->top = &r->tops[j];
-	/* IBC (§4.3.2); each die's pages wait for its own (the plane holds). */
-	ft_ibc_all(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes, r->mpibc, tq);
+	/* IBC (§4.3.2), before the die's page reads (Fig. 6: a die's pages wait
+	 * for its whole IBC, not for every die's). */
+	ft_ibc_dies(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes,
+		    (r->mpibc ? FT_IBC_MPIBC : 0) | FT_IBC_DIE, tq);
 	t = tq;
 	if (r->ivf) {
 		uint32_t np;
