@@ -561,23 +561,20 @@ EOF
 if [ -n "$sweep" ] && [ -s "$sweep" ]; then
 	cat <<'EOF'
 
-## What the unsourced REIS assumptions reach
+## What the unsourced inputs reach
 
-The REIS rows rest on four things no paper states (docs/timing-model.md):
-the DF pass rate inside IVF's probed clusters (A27: the paper gives only
-brute force's 1 %; the corpus measures 16-70 % at the paper's nprobe),
-the INT8 region's TLC read (REIS gives none; RecFlash Table III's 60 us),
-the REIS core's speed (A6's 1.5 GHz Cortex-R8 times A13's cycle counts;
-the one-core rerank is 68 us a query) and how a query's time in a stream
-is measured (§6.2: the paper gives QPS without saying; the stream rule,
-one query at a time, or the busiest resource's share, a floor under any
-schedule). `bench_fidelity -S` recomputes the 22 REIS rows over every
-combination of the values below (the first of each is the published
-one). It is a map of what the assumptions can and cannot do, not a fit:
-the published rows keep the stated or sourced values. The rows that no
-combination brings within 25 % need a mechanism the paper does not
-describe (causes above); for the pairs never within 25 % together, what
-brings one in keeps the other out under every setting of the four.
+Every REIS row rests on inputs no paper states as well as on the papers'
+numbers. `bench_fidelity -S` moves each of them (the A- and C- numbers of
+docs/timing-model.md, the wiki_full size and the QPS reading; their
+published values and why, timing-model.md §6.0) over a documented range:
+first alone, at both ends of its range with the others published, then a
+Latin hypercube over all of them at once (seeded, so every run gives the
+same points). Per row it gives the range of model values covered and the
+inputs that move the row most. It is a map of what the inputs can and
+cannot do, not a fit: the published rows keep the published values, which
+come from sources and physical reasoning, never from the count. A row whose
+range excludes the paper's value is out of reach of every input here; the
+causes above give its arithmetic.
 
 EOF
 	cat "$sweep"
@@ -598,8 +595,9 @@ cat <<'EOF'
 
     make fidelity                      # this page, the CSV and the plots
     build/examples/bench_fidelity      # the REIS and Eq. 1-2 rows alone
-    build/examples/bench_fidelity -S   # the REIS rows over the unsourced assumptions (about a minute)
-    build/examples/bench_fidelity -r one   # Fig. 7, 9, 6.3.1 with one query at a time (-r floor: the busiest resource)
+    build/examples/bench_fidelity -S   # the REIS rows over the unsourced inputs (a few minutes; -L N points, -S1 alone)
+    build/examples/bench_fidelity -r one   # Fig. 7, 9, 6.3.1 with one query at a time (-r overlap, -r floor)
+    build/examples/bench_fidelity -w 41.5  # wiki_full at 41.5 M passages (-f 0.01: DF at 1 %, -F: A27's high end)
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --media tlc
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --trace recssd
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --trace drift

@@ -96,6 +96,11 @@ struct fp_params {
 	uint64_t e_core_cycle;
 	uint64_t e_dram_byte;
 	uint64_t e_link_byte;
+
+	/* REIS IBC (docs/timing-model.md A24): the rate at which a die writes
+	 * the query's copies into a cache latch, MB/s; 0: its I/O rate
+	 * (channel_mbps). */
+	uint32_t ibc_fill_mbps;
 };
 
 /**

@@ -114,12 +114,12 @@ grep -q '^| recflash | RMC1 | 2.0 | 50.0 | 10.000 | 4.000 | 60.0 | 65.0 (60.0-70
 
 # The assumption sweep's section: absent for a run without sweep.md (runs
 # before it), the sweep's markdown verbatim when the run has it.
-grep -q '^## What the unsourced REIS assumptions reach' "$doc" &&
+grep -q '^## What the unsourced inputs reach' "$doc" &&
 	fail "a run without sweep.md got a sweep section"
 printf 'Published setting (test): 3 of 22 REIS rows within 25 %%.\n' > "$from/sweep.md"
 BUILD=$tmp/build FIDELITY_OUT=$out sh "$TOP/scripts/fidelity.sh" --from "$from" > "$tmp/fid.log" 2>&1 ||
 	{ fail "fidelity.sh --from with sweep.md exited $?"; cat "$tmp/fid.log"; }
-grep -q '^## What the unsourced REIS assumptions reach' "$doc" || fail "no sweep section"
+grep -q '^## What the unsourced inputs reach' "$doc" || fail "no sweep section"
 grep -q '^Published setting (test): 3 of 22 REIS rows within 25 %\.$' "$doc" ||
 	fail "the sweep's text is not in the doc"
 grep -q '^## Commands' "$doc" || fail "the doc lost its Commands section"

@@ -757,7 +757,8 @@ static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t d0, ui
 {
 	const struct fp_params *p = &ft->p;
 	uint64_t xfer = ft->t_ca + ft_t_xfer(copy, p->channel_mbps);
-	uint64_t dup = fill > copy ? ft_t_xfer(fill - copy, p->channel_mbps) : 0;
+	uint64_t dup = fill > copy ? ft_t_xfer(fill - copy, p->ibc_fill_mbps ? p->ibc_fill_mbps :
+					       p->channel_mbps) : 0;
 	uint64_t idle[16], s, last = ready;	/* P <= 16 (fp_validate) */
 	uint64_t nb = 0;
 	uint32_t ord[16], die, i, j, k;
