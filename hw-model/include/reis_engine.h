@@ -60,7 +60,7 @@
  * "to evenly distribute embeddings across all planes"): a centroid page
  * holds at most ceil(nlist / cspread) of them, so nlist >= cspread puts
  * centroids on every plane (cspread 0: pages packed full, databases
- * deployed before 2026-12-03).
+ * deployed before 2026-12-02).
  * Document page: chunk j at j * chunk_bytes, its length as u32 at OOB byte
  * 4 * j.
  */
