@@ -101,6 +101,11 @@ struct fp_params {
 	 * the query's copies into a cache latch, MB/s; 0: its I/O rate
 	 * (channel_mbps). */
 	uint32_t ibc_fill_mbps;
+
+	/* RecFlash's baselines (docs/timing-model.md W1): 0 a page read per
+	 * lookup, even of a row read before in the command (Fig. 4a); 1 a page
+	 * read per distinct row of the command (the sweep's alternative). */
+	uint32_t rf_base_rows;
 };
 
 /**

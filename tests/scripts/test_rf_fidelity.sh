@@ -3,7 +3,7 @@
 #   1. bench_rf_embedding --seed: no --seed is seed 0, a seed reproduces
 #      its run, another seed redraws the traces; --ties first changes the
 #      RecFlash placement only (the baselines' columns stay); bad values
-#      are refused;
+#      are refused; --k-list, --zipf and --days (Fig. 13 / 14's runs);
 #   2. scripts/fidelity.sh --from on two hand-written seed runs: each
 #      RecFlash row of fidelity.csv is the mean of the seeds, the doc's
 #      seed table lists every seed, the spread and whether every seed lands
@@ -48,6 +48,36 @@ cut -d, -f10 "$tmp/dflt.csv" > "$tmp/rf0"
 cut -d, -f10 "$tmp/tf.csv" > "$tmp/rf1"
 cmp -s "$tmp/rf0" "$tmp/rf1" && fail "--ties first left the RecFlash placement as it was"
 for bad in "--seed 4001" "--seed x" "--ties rows"; do
+	# shellcheck disable=SC2086
+	"$bench" $small $bad > /dev/null 2>&1
+	[ $? -eq 2 ] || fail "bench $bad: want exit 2"
+done
+
+# --- 1b. Fig. 13's K list and exponent, Fig. 14's days ------------------------
+# --k-list 0 runs K = 0 alone, the same line as the full run's K = 0; a
+# steeper Zipf law (a Terabyte-shaped trace, W7) concentrates the lookups,
+# so RecFlash's time drops against the published exponent's.
+run k0 --k-list 0
+[ "$(wc -l < "$tmp/k0.csv")" -eq 2 ] || fail "--k-list 0: want a header and one K line"
+[ "$(sed -n 2p "$tmp/dflt.csv")" = "$(sed -n 2p "$tmp/k0.csv")" ] || fail "--k-list 0 differs from the full run's K = 0"
+run z156 --k-list 0 --zipf 1.56
+awk -F, -v a="$(sed -n 2p "$tmp/k0.csv" | cut -d, -f10)" 'NR == 2 { exit !($10 < a) }' "$tmp/z156.csv" ||
+	fail "--zipf 1.56 did not shorten RecFlash's stage"
+# Days (W8): one line per day and a header; daily triggers every day; the
+# RecFlash stage is below RM-SSD's; two runs give the same lines.
+days="--rows 16384 --tables 1 --days 3 --models rmc1 --profile-batches 8 --zipf 1.56 --churn 0.05"
+# shellcheck disable=SC2086
+"$bench" $days --policy daily > "$tmp/d1" || fail "--days exited $?"
+# shellcheck disable=SC2086
+"$bench" $days --policy daily > "$tmp/d2"
+cmp -s "$tmp/d1" "$tmp/d2" || fail "--days does not reproduce"
+[ "$(grep -c '^days,daily,tlc,rmc1,' "$tmp/d1")" -eq 3 ] || fail "--days 3: want 3 day lines"
+awk -F, '$2 == "daily" && !($6 == 1 && $9 < $8 && $10 > 0) { bad = 1 } END { exit bad }' "$tmp/d1" ||
+	fail "daily: a day without its remap, or RecFlash not below RM-SSD"
+# shellcheck disable=SC2086
+"$bench" $days --policy thr15 > "$tmp/d3" || fail "--policy thr15 exited $?"
+[ "$(grep -c '^days,thr15,' "$tmp/d3")" -eq 3 ] || fail "thr15: want 3 day lines"
+for bad in "--k-list 0,17" "--k-list x" "--zipf 0" "--zipf 5" "--days 0" "--churn 2" "--policy weekly"; do
 	# shellcheck disable=SC2086
 	"$bench" $small $bad > /dev/null 2>&1
 	[ $? -eq 2 ] || fail "bench $bad: want exit 2"

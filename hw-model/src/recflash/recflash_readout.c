@@ -178,15 +178,18 @@ static uint32_t rf_sls_ops(struct rf_eng *e, struct rf_sls_cmd *s, struct rf_vre
 			r->useful += (uint64_t)nread * t->row_bytes;
 		}
 	} else {
-		for (i = 0; i < s->h.nidx; i++) {
-			uint32_t d = s->pos[i];
+		/* Per lookup (W1), or per distinct row (rf_base_rows). */
+		uint32_t nv = e->p->rf_base_rows ? s->nd : s->h.nidx;
+
+		for (i = 0; i < nv; i++) {
+			uint32_t d = e->p->rf_base_rows ? i : s->pos[i];
 
 			vr[i].pg = s->pgi[d];
 			vr[i].key = s->pg[vr[i].pg].key;
 			vr[i].row = s->ds[d] % t->rpp;
 		}
-		qsort(vr, s->h.nidx, sizeof(*vr), rf_vread_cmp);
-		for (n = 0; n < s->h.nidx; n++) {
+		qsort(vr, nv, sizeof(*vr), rf_vread_cmp);
+		for (n = 0; n < nv; n++) {
 			const struct rf_spage *p = &s->pg[vr[n].pg];
 
 			memset(&op[n], 0, sizeof(op[n]));
