@@ -53,7 +53,9 @@
 
 #define NK 5
 
-static const double ks[NK] = { 0, 0.3, 0.8, 1, 2 };
+/* The paper's K values (IV-A); --k-list runs a subset or others. */
+static double ks[NK] = { 0, 0.3, 0.8, 1, 2 };
+static unsigned nks = NK;
 
 /* Result columns. */
 enum { C_RECSSD, C_RMSSD, C_RECFL, C_ONLINE, C_ORACLE, NCOLS };
@@ -100,6 +102,11 @@ struct opts {
 	uint32_t seed;		/* trace seed base: a re-run with another seed
 				 * shows how much of a cut is sampling noise */
 	int ties_first;		/* what-if: ties placed by first use, not row */
+	double zipf;		/* POPULAR's exponent; 0: the library's */
+	uint32_t days;		/* --days: the online-training run (Fig. 14) */
+	uint32_t day_batches;	/* measured batches per day and table */
+	double churn;		/* popularity ranks renewed per day */
+	unsigned policy;	/* --policy */
 	int csv, online;
 };
 
@@ -294,7 +301,7 @@ static int make_traces(const struct opts *o, const struct reis_dlrm_cfg *c, stru
 	memset(tr, 0, sizeof(*tr));
 	tr->plen = per * o->profile_batches;
 	tr->blen = per * (o->batches + 1);
-	for (k = 0; k < NK; k++) {
+	for (k = 0; k < nks; k++) {
 		tr->idx[k] = malloc(sizeof(uint32_t) * (tr->plen + tr->blen) * c->ntables);
 		if (!tr->idx[k])
 			return -ENOMEM;
@@ -311,6 +318,8 @@ static int make_traces(const struct opts *o, const struct reis_dlrm_cfg *c, stru
 			to.lookups = c->lookups;
 			if (o->trace == REIS_RF_TRACE_DRIFT)
 				to.sd_mean = o->sd_mean;
+			if (o->trace == REIS_RF_TRACE_POPULAR)
+				to.zipf = o->zipf;
 			ret = reis_rf_trace_open(&to, &g);
 			if (ret)
 				return ret;
@@ -326,7 +335,7 @@ static void free_traces(struct traces *tr)
 {
 	unsigned k;
 
-	for (k = 0; k < NK; k++)
+	for (k = 0; k < nks; k++)
 		free(tr->idx[k]);
 }
 
@@ -380,7 +389,7 @@ static int run_mode(const struct opts *o, struct reis_dev *dev, const struct rei
 		fprintf(stderr, "bench: deploy: %s\n", reis_last_error(dev));
 		goto out;
 	}
-	for (k = 0; k < NK; k++) {
+	for (k = 0; k < nks; k++) {
 		for (t = 0; t < c->ntables; t++) {
 			const uint32_t *pre = tr->idx[k] + (tr->plen + tr->blen) * t;
 			const uint32_t *blk = pre + tr->plen;
@@ -432,7 +441,8 @@ out:
 
 static const char *trace_name(uint32_t kind)
 {
-	return kind == REIS_RF_TRACE_RECFLASH ? "recflash" :
+	return kind == REIS_RF_TRACE_POPULAR ? "popular" :
+	       kind == REIS_RF_TRACE_RECFLASH ? "recflash" :
 	       kind == REIS_RF_TRACE_RECSSD ? "recssd" : "drift";
 }
 
@@ -469,12 +479,16 @@ static double unique_rate(const struct opts *o, unsigned k, uint32_t lookups)
 	idx = malloc(sizeof(uint32_t) * n);
 	memset(&to, 0, sizeof(to));
 	to.kind = o->trace;
-	to.rows = o->trace == REIS_RF_TRACE_RECSSD ? o->rows : 1u << 22;
+	/* POPULAR's unique share is defined on a 1 M-row table (IV-A). */
+	to.rows = o->trace == REIS_RF_TRACE_RECSSD ? o->rows :
+		  o->trace == REIS_RF_TRACE_POPULAR ? 1000000u : 1u << 22;
 	to.k = ks[k];
 	to.seed = 1;
 	to.lookups = lookups;
 	if (o->trace == REIS_RF_TRACE_DRIFT)
 		to.sd_mean = o->sd_mean;
+	if (o->trace == REIS_RF_TRACE_POPULAR)
+		to.zipf = o->zipf;
 	if (idx && !reis_rf_trace_open(&to, &tr)) {
 		reis_rf_trace_next(tr, idx, n);
 		u = reis_rf_unique_rate(idx, n, to.rows);
@@ -558,7 +572,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	if (o->tables && o->tables < c.ntables)
 		c.ntables = o->tables;
 	ret = make_traces(o, &c, &tr);
-	for (k = 0; k < NK && !ret; k++)
+	for (k = 0; k < nks && !ret; k++)
 		ret = profile_cover(&tr, k, &c, &seen[k], &tie[k]);
 	if (ret) {
 		free_traces(&tr);
@@ -613,7 +627,7 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		       "paper E", "hit%", "on", "*", "util%", "*", "remap", "cpu", "seen%",
 		       "tie%");
 	}
-	for (k = 0; k < NK; k++) {
+	for (k = 0; k < nks; k++) {
 		const struct cell *a = &cells[k][C_RECSSD], *r = &cells[k][C_RMSSD];
 		const struct cell *f = &cells[k][C_RECFL], *n = &cells[k][C_ONLINE];
 		const struct cell *x = &cells[k][C_ORACLE];
@@ -656,6 +670,191 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 	return 0;
 }
 
+/*
+ * --days (RecFlash Fig. 14, III-C3/C4): a day-structured popular trace whose
+ * popularity ranks renew at --churn a day; each day --day-batches batches
+ * per table run on RM-SSD and on RecFlash, whose tracker sees them; at the
+ * day's end RecFlash runs Algorithm 1 (REIS_RF_REMAP_ADAPTIVE) if its
+ * trigger holds: the period trigger every day, or the threshold trigger
+ * (III-C4: new keys above the top x % account for more than 0.1 % of the
+ * tracked keys) with x = 5, 10, 15 %. Day 0's placement is the offline
+ * one: the profile of a day-0 sample (III-C5). One CSV line per day:
+ * policy, day, triggered, RM-SSD and RecFlash ms per batch (the whole
+ * stage of the measured tables), the remap's modeled ms.
+ */
+static const char *const policy_names[4] = { "daily", "thr5", "thr10", "thr15" };
+
+static int gen_day(const struct opts *o, const struct reis_dlrm_cfg *c, uint32_t t, uint32_t day,
+		   size_t n, uint32_t *idx)
+{
+	struct reis_rf_trace_opts to;
+	struct reis_rf_trace *g;
+	int ret;
+
+	memset(&to, 0, sizeof(to));
+	to.rows = c->rows;
+	to.kind = REIS_RF_TRACE_POPULAR;
+	to.k = 0;
+	to.zipf = o->zipf;
+	to.churn = o->churn;
+	to.day = day;
+	/* The same popularity every day (the seed), other draws each day. */
+	to.seed = 1000u * t + 7 + (uint64_t)o->seed * 1000000u;
+	ret = reis_rf_trace_open(&to, &g);
+	if (ret)
+		return ret;
+	reis_rf_trace_next(g, idx, n);
+	reis_rf_trace_close(g);
+	return 0;
+}
+
+static int bench_days(const struct opts *o, const char *media, unsigned model)
+{
+	static const char *const models[3] = { "rmc1", "rmc2", "rmc3" };
+	struct reis_inproc_opts io;
+	struct reis_dlrm_cfg c;
+	struct reis_dev *dev = NULL;
+	char preset[32], err[256] = "";
+	size_t per, nday, nprof;
+	uint32_t *idx = NULL, *offs = NULL, *counts = NULL;
+	float *res = NULL;
+	void *rows = NULL;
+	int rb, ret;
+	unsigned pass, t, d, b, full;
+
+	reis_dlrm_preset(models[model], &c);
+	c.rows = o->rows;
+	full = c.ntables;
+	if (o->tables && o->tables < c.ntables)
+		c.ntables = o->tables;
+	per = (size_t)o->batch * c.lookups;
+	nday = per * o->day_batches;
+	nprof = per * o->profile_batches;
+	rb = reis_rf_row_bytes(REIS_RF_FP32, c.dim);
+	idx = malloc(sizeof(*idx) * (nday > nprof ? nday : nprof));
+	offs = malloc(sizeof(*offs) * (o->batch + 1));
+	counts = malloc(sizeof(*counts) * c.rows);
+	res = malloc(sizeof(*res) * o->batch * c.dim);
+	rows = malloc((size_t)c.rows * (size_t)rb);
+	ret = -ENOMEM;
+	if (!idx || !offs || !counts || !res || !rows)
+		goto out;
+	for (size_t i = 0; i < (size_t)c.rows * c.dim; i++)
+		((float *)rows)[i] = (float)(i % 97) * 0.001f;
+	for (b = 0; b <= o->batch; b++)
+		offs[b] = b * c.lookups;
+	snprintf(preset, sizeof(preset), "recflash-%s", media);
+	memset(&io, 0, sizeof(io));
+	io.preset = preset;
+	io.flags = REIS_INPROC_VCLOCK;
+	io.params = o->params;
+	io.errbuf = err;
+	io.errlen = sizeof(err);
+	ret = reis_open_inproc(&io, &dev);
+	if (ret) {
+		fprintf(stderr, "bench: %s: %s\n", preset, err[0] ? err : reis_strerror(ret));
+		goto out;
+	}
+	/* pass 0: RM-SSD (no remaps), pass 1: RecFlash with the policy */
+	static double rm_ms[4096];
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		struct reis_rf_table tb[32];
+		struct reis_rf_deploy_opts dopt;
+
+		memset(tb, 0, sizeof(tb));
+		for (t = 0; t < c.ntables; t++) {
+			tb[t].tid = 0xda00 + t;
+			tb[t].rows = c.rows;
+			tb[t].dim = c.dim;
+			tb[t].dtype = REIS_RF_FP32;
+			tb[t].mode = pass ? REIS_RF_RECFLASH : REIS_RF_RMSSD;
+			tb[t].data = rows;
+			tb[t].name = "days";
+			if (pass && o->policy == 0) {
+				tb[t].trigger = REIS_RF_TRIG_PERIOD;	/* Fig. 7(d): daily */
+				tb[t].period = (uint32_t)(o->batch * o->day_batches);
+			} else if (pass) {
+				tb[t].trigger = REIS_RF_TRIG_THRESHOLD;	/* Fig. 7(a-c) */
+				tb[t].hot_bp = 500u * o->policy;	/* 5, 10, 15 % */
+				tb[t].trigger_ppm = 1000;		/* 0.1 % */
+			}
+		}
+		memset(&dopt, 0, sizeof(dopt));
+		dopt.depth = 8;
+		ret = reis_rf_deployv(dev, tb, c.ntables, &dopt);
+		if (ret) {
+			fprintf(stderr, "bench: deploy: %s\n", reis_last_error(dev));
+			break;
+		}
+		/* Offline placement (III-C5): the profile of a day-0 sample. */
+		for (t = 0; pass && t < c.ntables && !ret; t++) {
+			ret = gen_day(o, &c, t, 0, nprof, idx);
+			if (!ret) {
+				memset(counts, 0, sizeof(*counts) * c.rows);
+				reis_rf_profile_count(idx, nprof, c.rows, counts);
+				ret = reis_rf_profile(dev, tb[t].tid, counts, c.rows);
+			}
+			if (!ret)
+				ret = reis_rf_remap(dev, tb[t].tid, REIS_RF_REMAP_FULL |
+						    REIS_RF_REMAP_SWITCH, NULL);
+			if (ret)
+				fprintf(stderr, "bench: offline placement: %s\n", reis_last_error(dev));
+		}
+		for (d = 0; d < o->days && !ret; d++) {
+			uint64_t ns = 0, remap = 0;
+			unsigned trig = 0;
+
+			for (t = 0; t < c.ntables && !ret; t++) {
+				ret = gen_day(o, &c, t, d + 1, nday, idx);
+				for (b = 0; b < o->day_batches && !ret; b++) {
+					struct reis_rf_bags bags = { o->batch, (uint32_t)per, offs,
+								     idx + b * per, NULL };
+					struct reis_rf_sls_info in;
+
+					ret = reis_rf_sls(dev, tb[t].tid, c.dim, &bags, 0, res, &in);
+					ns += in.model_ns;
+				}
+				if (!ret && pass) {
+					struct reis_rf_remap_info ri;
+
+					ret = reis_rf_remap(dev, tb[t].tid, REIS_RF_REMAP_ADAPTIVE |
+							    REIS_RF_REMAP_IF_TRIGGERED |
+							    REIS_RF_REMAP_SWITCH, &ri);
+					if (!ret && ri.triggered) {
+						trig = 1;
+						remap += ri.remap_ns;
+					}
+				}
+				if (ret)
+					fprintf(stderr, "bench: day %u: %s\n", d, reis_last_error(dev));
+			}
+			if (ret)
+				break;
+			if (!pass) {
+				if (d < 4096)
+					rm_ms[d] = (double)ns / 1e6 / o->day_batches;
+				continue;
+			}
+			printf("days,%s,%s,%s,%u,%u,%u,%.6f,%.6f,%.6f,%u,%u,%u,%" PRIu64 "\n",
+			       policy_names[o->policy], media, c.name, d, trig, o->batch,
+			       d < 4096 ? rm_ms[d] : 0.0, (double)ns / 1e6 / o->day_batches,
+			       (double)remap / 1e6, c.ntables, full, o->day_batches, mlp_macs(&c));
+			fflush(stdout);
+		}
+		for (t = 0; t < c.ntables; t++)
+			reis_rf_delete(dev, tb[t].tid);
+	}
+out:
+	if (dev)
+		reis_close(dev);
+	free(idx);
+	free(offs);
+	free(counts);
+	free(res);
+	free(rows);
+	return ret;
+}
+
 static int parse_list(char *s, const char *const *names, unsigned n, unsigned *out,
 		      unsigned *nout)
 {
@@ -680,15 +879,17 @@ static void usage(FILE *f)
 		"       [--profile-batches N] [--sd-mean N] [--media tlc,slc,qlc]\n"
 		"       [--models rmc1,rmc2,rmc3] [--no-online] [--sample PCT]\n"
 		"       [--params K=V;...] [--trace recflash|recssd|drift] [--tables N]\n"
-		"       [--seed N] [--ties row|first] [--csv]\n"
+		"       [--seed N] [--ties row|first] [--zipf A] [--k-list K,...] [--csv]\n"
 		"  default    recflash-tlc, RMC1-3, K sweep, 131072 rows (about 1-2 min)\n"
 		"  --full     all three presets at 262144 rows (about 10 min)\n"
 		"  --rows 1000000   the paper's table size (RMC2: 8 GiB per mode)\n"
 		"  --sample   place RecFl by a PCT %% sample of the measured bags (not the\n"
 		"             prefix): a sampled training set of the same accesses\n"
 		"  --params   device overrides, e.g. cache_bytes=1m or cache_admit=0\n"
-		"  --trace    recflash (default): RecSSD's generator over single-row\n"
-		"             lines, the paper's Fig. 10 workload; recssd: over RecSSD's\n"
+		"  --trace    popular (default): a persistent Zipf popularity plus K's new\n"
+		"             rows (8-66 %% unique), the paper's premise (II-B, III-C1);\n"
+		"             recflash: RecSSD's generator over single-row lines, the\n"
+		"             former workload; recssd: over RecSSD's\n"
 		"             128-row lines (rows / 128 rows touched); drift: new\n"
 		"             references are never-seen rows (a stress workload no\n"
 		"             profile can cover; --sd-mean is its reuse distance)\n"
@@ -696,6 +897,13 @@ static void usage(FILE *f)
 		"             reductions are averages over tables; 1024: all of them)\n"
 		"  --seed     trace seed base (default 0); seeds 0-4 give the run-to-run\n"
 		"             spread docs/fidelity.md reports\n"
+		"  --zipf     popular: the popularity's exponent (default 1.20)\n"
+		"  --k-list   the K values to run (default 0,0.3,0.8,1,2)\n"
+		"  --days N   Fig. 14: N days of a day-structured popular trace (K = 0),\n"
+		"             --day-batches per day and table (default 2), popularity\n"
+		"             ranks renewed at --churn a day (default 0.01), RecFlash\n"
+		"             remapping by --policy daily|thr5|thr10|thr15 (Fig. 7);\n"
+		"             one CSV line per day\n"
 		"  --ties     what-if: place rows of equal profile count by first use\n"
 		"             (Algorithm 1's insertion order) instead of by row (the\n"
 		"             drive's order)\n");
@@ -719,6 +927,12 @@ int main(int argc, char **argv)
 		{ "tables", required_argument, NULL, 't' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "ties", required_argument, NULL, 'i' },
+		{ "zipf", required_argument, NULL, 'z' },
+		{ "k-list", required_argument, NULL, 'K' },
+		{ "days", required_argument, NULL, 'D' },
+		{ "day-batches", required_argument, NULL, 'B' },
+		{ "churn", required_argument, NULL, 'C' },
+		{ "policy", required_argument, NULL, 'Y' },
 		{ "full", no_argument, NULL, 'f' },
 		{ "no-online", no_argument, NULL, 'o' },
 		{ "csv", no_argument, NULL, 'c' },
@@ -735,12 +949,13 @@ int main(int argc, char **argv)
 	o.rows = 131072;
 	/*
 	 * RecFlash states no batch size. RecSSD, whose setup IV-A follows,
-	 * sweeps 1-128 samples per batch (RecSSD-RecInfra models/sweep_rm1.py);
-	 * 64 is bench_rf_model's batch. It matters: RM-SSD pays a page read
+	 * sweeps 2^0-2^7 samples per batch (RecSSD-RecInfra models/sweep_rm1.py);
+	 * 16 is that sweep's middle power of two (2^4 of 2^0..2^7, rounded up),
+	 * not a value read off a figure. It matters: RM-SSD pays a page read
 	 * per lookup, RecFlash one per page per command (Fig. 4), so the cut
-	 * grows with the batch (docs/timing-model.md W3).
+	 * grows with the batch (docs/timing-model.md W3; the sweep runs 1-128).
 	 */
-	o.batch = 64;
+	o.batch = 16;
 	o.batches = 3;
 	/*
 	 * The "sampled training set" RecFlash profiles before it places
@@ -750,12 +965,14 @@ int main(int argc, char **argv)
 	 */
 	o.profile_batches = 400;
 	o.tables = 4;	/* the cuts are averages over tables: 4 estimate them */
-	o.trace = REIS_RF_TRACE_RECFLASH;
+	o.trace = REIS_RF_TRACE_POPULAR;
 	o.media[0] = "tlc";
 	o.nmedia = 1;
 	o.models[0] = 0, o.models[1] = 1, o.models[2] = 2;
 	o.nmodels = 3;
 	o.online = 1;
+	o.day_batches = 2;
+	o.churn = 0.01;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		unsigned long v;
 
@@ -787,6 +1004,65 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.seed = (uint32_t)v;
+			break;
+		case 'D': case 'B':
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || end == optarg || !v || v > (opt == 'D' ? 4096u : 1000u)) {
+				fprintf(stderr, "bench: bad --%s\n", opt == 'D' ? "days" : "day-batches");
+				return 2;
+			}
+			if (opt == 'D')
+				o.days = (uint32_t)v;
+			else
+				o.day_batches = (uint32_t)v;
+			break;
+		case 'C':
+			errno = 0;
+			o.churn = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(o.churn >= 0 && o.churn <= 1)) {
+				fprintf(stderr, "bench: --churn is a share per day, 0..1\n");
+				return 2;
+			}
+			break;
+		case 'Y':
+			for (o.policy = 0; o.policy < 4 && strcmp(optarg, policy_names[o.policy]);
+			     o.policy++)
+				;
+			if (o.policy == 4) {
+				fprintf(stderr, "bench: --policy is daily, thr5, thr10 or thr15\n");
+				return 2;
+			}
+			break;
+		case 'K': {
+			char *tok, *save = NULL;
+
+			nks = 0;
+			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				errno = 0;
+				if (nks == NK)
+					goto bad_k;
+				ks[nks] = strtod(tok, &end);
+				if (errno || *end || end == tok || !(ks[nks] >= 0) ||
+				    ks[nks] > REIS_RF_TRACE_MAX_K)
+					goto bad_k;
+				nks++;
+			}
+			if (!nks) {
+bad_k:
+				fprintf(stderr, "bench: --k-list is 1..%u values of K in 0..%g\n", NK,
+					REIS_RF_TRACE_MAX_K);
+				return 2;
+			}
+			break;
+		}
+		case 'z':
+			errno = 0;
+			o.zipf = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(o.zipf > 0 && o.zipf <= 4)) {
+				fprintf(stderr, "bench: --zipf must be in (0, 4]\n");
+				return 2;
+			}
 			break;
 		case 'i':
 			if (strcmp(optarg, "row") && strcmp(optarg, "first")) {
@@ -831,14 +1107,16 @@ int main(int argc, char **argv)
 			break;
 		case 'P': o.params = optarg; break;
 		case 'T':
-			if (!strcmp(optarg, "recflash"))
+			if (!strcmp(optarg, "popular"))
+				o.trace = REIS_RF_TRACE_POPULAR;
+			else if (!strcmp(optarg, "recflash"))
 				o.trace = REIS_RF_TRACE_RECFLASH;
 			else if (!strcmp(optarg, "recssd"))
 				o.trace = REIS_RF_TRACE_RECSSD;
 			else if (!strcmp(optarg, "drift"))
 				o.trace = REIS_RF_TRACE_DRIFT;
 			else {
-				fprintf(stderr, "bench: --trace is recflash, recssd or drift\n");
+				fprintf(stderr, "bench: --trace is popular, recflash, recssd or drift\n");
 				return 2;
 			}
 			break;
@@ -866,7 +1144,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (o.csv)
+	if (o.csv && !o.days)
 		printf("trace,media,model,rows,profile_batches,k,unique,recssd_ms,rmssd_ms,recflash_ms,online_ms,"
 		       "oracle_ms,red,red_online,red_oracle,rmssd_mj,recflash_mj,online_mj,"
 		       "oracle_mj,energy_red,energy_red_online,energy_red_oracle,hit,hit_online,"
@@ -874,6 +1152,15 @@ int main(int argc, char **argv)
 		       "cpu_ms_per_batch,tables,model_tables,batch,mlp_macs_per_sample,"
 		       "profile_seen,profile_tie,red_flash\n");
 	t0 = (uint64_t)time(NULL);
+	if (o.days) {
+		printf("days,policy,media,model,day,triggered,batch,rmssd_ms,recflash_ms,remap_ms,"
+		       "tables,model_tables,day_batches,mlp_macs_per_sample\n");
+		for (i = 0; i < o.nmedia; i++)
+			for (j = 0; j < o.nmodels; j++)
+				if (bench_days(&o, o.media[i], o.models[j]))
+					return 1;
+		return 0;
+	}
 	for (i = 0; i < o.nmedia; i++)
 		for (j = 0; j < o.nmodels; j++) {
 			ret = bench(&o, o.media[i], o.models[j]);

@@ -208,6 +208,7 @@ struct reis__pull {
 	double calib_nj_per_byte;	/* drives' energy per byte sensed */
 	double calib_host_bytes;	/* bytes the host reads per item */
 	int calibrating;		/* @run's results are the calibration's */
+	int shared_ok;			/* REIS_GROUP_SCHED_SHARED allowed (model nodes) */
 	int (*run)(void *ctx, unsigned node, unsigned s, uint32_t lo, uint32_t n,
 		   struct reis_group_node *acct, uint64_t *ns);
 	void *ctx;

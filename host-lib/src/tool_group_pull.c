@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libreis_tools.h"
@@ -95,6 +96,11 @@ static int reis_pull_pick(const struct reis__pull *pl, const uint64_t *free_at,
 		if (best < 0 || free_at[s] < free_at[best])
 			best = (int)s;
 	}
+	/* Shared items: every drive may pull while any shard has work. */
+	if ((flags & REIS_GROUP_SCHED_SHARED) && host_work && !(flags & REIS_GROUP_SCHED_HOST_ONLY))
+		for (s = 0; s < pl->g->n; s++)
+			if (free_at[s] < free_at[best])
+				best = (int)s;
 	if (host_work && !(flags & REIS_GROUP_SCHED_NO_HOST) &&
 	    (best < 0 || free_at[REIS_PULL_HOST] < free_at[best]))
 		best = REIS_PULL_HOST;
@@ -102,7 +108,7 @@ static int reis_pull_pick(const struct reis__pull *pl, const uint64_t *free_at,
 }
 
 static int reis_pull_loop(struct reis__pull *pl, uint32_t bh, uint32_t bd, uint32_t flags,
-			  struct reis_group_sched_report *rep)
+			  uint64_t tick_ns, struct reis_group_sched_report *rep)
 {
 	uint64_t free_at[REIS_GROUP_MAX + 1] = { 0 };
 	uint32_t front[REIS_GROUP_MAX], back[REIS_GROUP_MAX];
@@ -133,10 +139,19 @@ static int reis_pull_loop(struct reis__pull *pl, uint32_t bh, uint32_t bd, uint3
 			acct = &rep->host;
 		} else {
 			s = (unsigned)node;
+			if ((flags & REIS_GROUP_SCHED_SHARED) && front[s] >= back[s]) {
+				/* Its shard is done: the shard with most left. */
+				unsigned best = 0;
+
+				for (s = 1; s < pl->g->n; s++)
+					if (back[s] - front[s] > back[best] - front[best])
+						best = s;
+				s = best;
+			}
 			n = back[s] - front[s] < bd ? back[s] - front[s] : bd;
 			lo = front[s];
 			front[s] += n;
-			acct = &rep->drive[s];
+			acct = &rep->drive[node];
 		}
 		ret = pl->run(pl->ctx, (unsigned)node, s, lo, n, acct, &ns);
 		if (ret)
@@ -144,6 +159,9 @@ static int reis_pull_loop(struct reis__pull *pl, uint32_t bh, uint32_t bd, uint3
 		free_at[node] += ns;
 		if (free_at[node] > rep->makespan_ns)
 			rep->makespan_ns = free_at[node];
+		/* The scheduler hands out the next batch at its next wake-up. */
+		if (tick_ns)
+			free_at[node] = (free_at[node] + tick_ns - 1) / tick_ns * tick_ns;
 	}
 	return 0;
 }
@@ -171,6 +189,9 @@ int reis__pull_schedule(struct reis__pull *pl, const struct reis_group_sched_opt
 
 	if ((flags & REIS_GROUP_SCHED_NO_HOST) && (flags & REIS_GROUP_SCHED_HOST_ONLY))
 		return -EINVAL;
+	/* A drive computes on its own shard only, unless the nodes are models. */
+	if ((flags & REIS_GROUP_SCHED_SHARED) && !pl->shared_ok)
+		return -EINVAL;
 	rep->nmembers = pl->g->n;
 	for (s = 0; s < pl->g->n; s++) {
 		rep->items += pl->nitems[s];
@@ -188,7 +209,7 @@ int reis__pull_schedule(struct reis__pull *pl, const struct reis_group_sched_opt
 	reis_pull_batches(rep->ratio, base, max, &bh, &bd);
 	rep->host_batch = bh;
 	rep->drive_batch = bd;
-	return reis_pull_loop(pl, bh, bd, flags, rep);
+	return reis_pull_loop(pl, bh, bd, flags, so ? (uint64_t)so->tick_us * 1000u : 0, rep);
 }
 
 /* Host energy: busy time at host_w plus the flash sensing of what it read. */
@@ -257,4 +278,58 @@ void reis__pull_account(const struct reis__pull *pl, const struct reis_group_sch
 		(rep->host_alone_qps > 0 ? rep->server_w * 1e9 / rep->host_alone_qps * 1e-6 : 0);
 	rep->server_energy_saving = rep->server_host_alone_mj_per_query > 0 ?
 		1.0 - rep->server_mj_per_query / rep->server_host_alone_mj_per_query : 0;
+}
+
+/* ---- the scheduler over model nodes (Solana's server as a model) ---- */
+
+struct reis_pull_mctx {
+	const struct reis_group_pull_model *m;
+};
+
+static int reis_pull_mrun(void *ctx, unsigned node, unsigned s, uint32_t lo, uint32_t n,
+			  struct reis_group_node *acct, uint64_t *ns)
+{
+	const struct reis_group_pull_model *m = ((struct reis_pull_mctx *)ctx)->m;
+	double rate = node == REIS_PULL_HOST ? m->host_ips : m->drive_ips;
+
+	(void)s;
+	(void)lo;
+	*ns = (uint64_t)((double)n * 1e9 / rate + 0.5) + m->batch_ns;
+	acct->batches++;
+	acct->items += n;
+	acct->busy_ns += *ns;
+	return 0;
+}
+
+int reis_group_pull_model(const struct reis_group_pull_model *m,
+			  const struct reis_group_sched_opts *so,
+			  struct reis_group_sched_report *rep)
+{
+	struct reis_pull_mctx ctx = { m };
+	struct reis_group *g;
+	struct reis__pull pl;
+	unsigned s;
+	int ret;
+
+	if (!m || !rep || !m->drives || m->drives > REIS_GROUP_MAX || m->rsvd || !m->items ||
+	    (so && (so->flags & ~(REIS_GROUP_SCHED_NO_HOST | REIS_GROUP_SCHED_HOST_ONLY |
+				  REIS_GROUP_SCHED_SHARED))) ||
+	    m->items > (uint64_t)UINT32_MAX * m->drives || !(m->host_ips > 0) ||
+	    !(m->drive_ips > 0) || (so && so->single))
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->n = m->drives;
+	g->failed = -1;
+	memset(rep, 0, sizeof(*rep));
+	reis__pull_init(&pl, g, m->items, reis_pull_mrun, &ctx);
+	pl.shared_ok = 1;
+	for (s = 0; s < m->drives; s++)
+		pl.nitems[s] = (uint32_t)(m->items / m->drives + (s < m->items % m->drives));
+	ret = reis__pull_schedule(&pl, so, rep);
+	if (!ret)
+		reis__pull_account(&pl, so, 0, rep);
+	free(g);
+	return ret;
 }

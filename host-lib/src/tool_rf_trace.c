@@ -32,6 +32,14 @@
  * unique accesses and K = 2 gives 66 % (the paper's range, IV-A);
  * docs/recflash.md shows the calibration.
  *
+ * POPULAR (a persistent popularity, RecFlash II-B / III-C1): a Zipf law
+ * over a seeded ranking of the rows (rank -> row by a Feistel permutation,
+ * so hot rows are scattered), drawn by binary search in its cumulative
+ * table; a new reference is the next row of a second permutation that the
+ * trace has not referenced yet (a bit per row). r^-a is computed with the
+ * file's own exp and log (rf_pow_neg()), so the table is the same
+ * everywhere.
+ *
  * Everything is integer or IEEE double arithmetic without libm, so a seed
  * gives the same trace on every machine.
  */
@@ -45,6 +53,14 @@
 
 struct reis_rf_trace {
 	uint32_t rows;
+	/* POPULAR */
+	double *pop_cdf;	/* pop_cdf[r] = P(rank <= r) */
+	uint64_t *seen;		/* rows referenced so far */
+	double p_fresh;
+	double churn;		/* ranks renewed per day */
+	uint32_t day;
+	uint32_t pop_keys[4], fresh_keys[4];
+	uint64_t fresh_pos;	/* next index of the fresh order to try */
 	uint32_t kind;
 	uint32_t lookups;	/* RECSSD: distance unit */
 	uint32_t news;		/* RECSSD: new references drawn, up to the bins */
@@ -125,14 +141,14 @@ static void rf_trace_push(struct reis_rf_trace *t, uint32_t row)
 	}
 }
 
-/* A 4-round Feistel network: a bijection of [0, 2^(2 half_bits)). */
-static uint32_t rf_feistel(const struct reis_rf_trace *t, uint32_t x)
+/* A 4-round Feistel network with @keys: a bijection of [0, 2^(2 half_bits)). */
+static uint32_t rf_feistel_k(const struct reis_rf_trace *t, const uint32_t *keys, uint32_t x)
 {
 	uint32_t mask = (1u << t->half_bits) - 1, l = x >> t->half_bits, r = x & mask;
 	unsigned i;
 
 	for (i = 0; i < 4; i++) {
-		uint32_t f = (r ^ t->keys[i]) * 0x9e3779b1u;
+		uint32_t f = (r ^ keys[i]) * 0x9e3779b1u;
 		uint32_t nl = r;
 
 		f ^= f >> 15;
@@ -140,6 +156,20 @@ static uint32_t rf_feistel(const struct reis_rf_trace *t, uint32_t x)
 		l = nl;
 	}
 	return (l << t->half_bits) | r;
+}
+
+static uint32_t rf_feistel(const struct reis_rf_trace *t, uint32_t x)
+{
+	return rf_feistel_k(t, t->keys, x);
+}
+
+/* Element @x of the permutation of [0, rows) that @keys define (cycle-walking). */
+static uint32_t rf_perm(const struct reis_rf_trace *t, const uint32_t *keys, uint32_t x)
+{
+	do
+		x = rf_feistel_k(t, keys, x);
+	while (x >= t->rows);
+	return x;
 }
 
 /* A row never handed out before (cycle-walking the permutation into
@@ -318,6 +348,116 @@ static int rf_trace_open_recssd(const struct reis_rf_trace_opts *o, struct reis_
 	return 0;
 }
 
+/* ln x for x >= 1: x = m 2^e with m in [1, 2), ln m = 2 atanh((m - 1) / (m + 1)). */
+static double rf_log(double x)
+{
+	double z, z2, term, sum = 0;
+	int e = 0;
+	unsigned i;
+
+	while (x >= 2) {
+		x /= 2;
+		e++;
+	}
+	z = (x - 1) / (x + 1);
+	z2 = z * z;
+	term = z;
+	for (i = 1; i < 60; i += 2) {
+		sum += term / (double)i;
+		term *= z2;
+	}
+	return 2 * sum + e * 0.69314718055994530942;
+}
+
+/* e^-y for y >= 0: e^-y = (e^-(y / 2^n))^(2^n) with y / 2^n <= 1. */
+static double rf_exp_neg_any(double y)
+{
+	double v;
+	unsigned n = 0;
+
+	while (y > 1) {
+		y /= 2;
+		n++;
+	}
+	v = rf_exp_neg(y);
+	while (n--)
+		v *= v;
+	return v;
+}
+
+/* r^-a for r >= 1, a >= 0. */
+static double rf_pow_neg(double r, double a)
+{
+	return rf_exp_neg_any(a * rf_log(r));
+}
+
+static uint32_t rf_trace_one_pop(struct reis_rf_trace *t)
+{
+	uint32_t row;
+
+	if (reis__uniform(&t->rng) < t->p_fresh) {
+		/* New: the next row of the fresh order never referenced yet. */
+		while (t->fresh_pos < t->rows) {
+			row = rf_perm(t, t->fresh_keys, (uint32_t)t->fresh_pos++);
+			if (!(t->seen[row / 64] & (UINT64_C(1) << (row % 64))))
+				goto hit;
+		}
+		row = (uint32_t)(((reis__splitmix(&t->rng) >> 32) * (uint64_t)t->rows) >> 32);
+	} else {
+		uint32_t rank = rf_cdf_find(t->pop_cdf, t->rows, reis__uniform(&t->rng));
+
+		if (t->churn > 0) {
+			/* The rank's version on this day: its phase from a hash. */
+			uint64_t h = (uint64_t)rank * UINT64_C(0x9e3779b97f4a7c15);
+			double phase = (double)(h >> 11) * (1.0 / 9007199254740992.0);
+			uint32_t v = (uint32_t)(t->churn * t->day + phase), keys[4];
+			unsigned i;
+
+			for (i = 0; i < 4; i++)
+				keys[i] = t->pop_keys[i] ^ (v * 0x85ebca6bu + i);
+			row = rf_perm(t, keys, rank);
+		} else {
+			row = rf_perm(t, t->pop_keys, rank);
+		}
+	}
+hit:
+	t->seen[row / 64] |= UINT64_C(1) << (row % 64);
+	return row;
+}
+
+static int rf_trace_open_pop(const struct reis_rf_trace_opts *o, struct reis_rf_trace *t)
+{
+	double a = o->zipf > 0 ? o->zipf : REIS_RF_TRACE_POP_ALPHA, sum = 0;
+	uint32_t r, i;
+
+	if (o->rows > REIS_RF_TRACE_POP_MAX_ROWS || !(a <= 4) || !(o->churn >= 0) || o->churn > 1)
+		return -EINVAL;
+	t->churn = o->churn;
+	t->day = o->day;
+	t->rng = o->seed ^ UINT64_C(0x504f50554c415231);	/* "POPULAR1" */
+	while (t->half_bits < 16 && (UINT64_C(1) << (2 * t->half_bits)) < o->rows)
+		t->half_bits++;
+	for (i = 0; i < 4; i++)
+		t->pop_keys[i] = (uint32_t)reis__splitmix(&t->rng);
+	for (i = 0; i < 4; i++)
+		t->fresh_keys[i] = (uint32_t)reis__splitmix(&t->rng);
+	/* The day draws its own accesses from the same popularity. */
+	t->rng ^= (uint64_t)o->day * UINT64_C(0x9e3779b97f4a7c15);
+	t->p_fresh = REIS_RF_TRACE_POP_GAIN * o->k / (1.0 + REIS_RF_TRACE_POP_GAIN * o->k);
+	t->pop_cdf = malloc(sizeof(*t->pop_cdf) * o->rows);
+	t->seen = calloc(((size_t)o->rows + 63) / 64, sizeof(*t->seen));
+	if (!t->pop_cdf || !t->seen)
+		return -ENOMEM;
+	for (r = 0; r < o->rows; r++) {
+		sum += rf_pow_neg((double)r + 1, a);
+		t->pop_cdf[r] = sum;
+	}
+	for (r = 0; r < o->rows; r++)
+		t->pop_cdf[r] /= sum;
+	t->pop_cdf[o->rows - 1] = 1.0;
+	return 0;
+}
+
 int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace **out)
 {
 	struct reis_rf_trace *t;
@@ -327,7 +467,9 @@ int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!o || !o->rows || o->kind > REIS_RF_TRACE_RECFLASH || o->rsvd1 || o->rsvd[0] ||
+	if (!o || !o->rows || o->kind > REIS_RF_TRACE_POPULAR || o->rsvd1 || o->rsvd2 ||
+	    (o->kind == REIS_RF_TRACE_POPULAR ? !(o->zipf >= 0) :
+	     o->zipf != 0 || o->day || o->churn != 0) ||
 	    o->lookups > REIS_RF_TRACE_MAX_LOOKUPS || !(o->k >= 0) ||
 	    o->k > REIS_RF_TRACE_MAX_K || !(o->new_base >= 0) || o->new_base > 1e6 ||
 	    o->sd_max > REIS_RF_TRACE_SD_LIMIT || o->sd_mean > REIS_RF_TRACE_SD_LIMIT)
@@ -339,6 +481,16 @@ int reis_rf_trace_open(const struct reis_rf_trace_opts *o, struct reis_rf_trace 
 		return -ENOMEM;
 	t->rows = o->rows;
 	t->kind = o->kind;
+	if (t->kind == REIS_RF_TRACE_POPULAR) {
+		int ret = rf_trace_open_pop(o, t);
+
+		if (ret) {
+			reis_rf_trace_close(t);
+			return ret;
+		}
+		*out = t;
+		return 0;
+	}
 	if (t->kind != REIS_RF_TRACE_DRIFT) {
 		int ret;
 
@@ -394,6 +546,8 @@ void reis_rf_trace_close(struct reis_rf_trace *t)
 	free(t->cdf);
 	free(t->slot_row);
 	free(t->fen);
+	free(t->pop_cdf);
+	free(t->seen);
 	free(t);
 }
 
@@ -403,7 +557,10 @@ void reis_rf_trace_next(struct reis_rf_trace *t, uint32_t *idx, size_t n)
 
 	if (!t || !idx)
 		return;
-	if (t->kind != REIS_RF_TRACE_DRIFT)
+	if (t->kind == REIS_RF_TRACE_POPULAR)
+		for (i = 0; i < n; i++)
+			idx[i] = rf_trace_one_pop(t);
+	else if (t->kind != REIS_RF_TRACE_DRIFT)
 		for (i = 0; i < n; i++)
 			idx[i] = rf_trace_one_recssd(t);
 	else

@@ -105,6 +105,16 @@ struct fp_params {
 	uint64_t e_core_cycle;
 	uint64_t e_dram_byte;
 	uint64_t e_link_byte;
+
+	/* REIS IBC (docs/timing-model.md A24): the rate at which a die writes
+	 * the query's copies into a cache latch, MB/s; 0: its I/O rate
+	 * (channel_mbps). */
+	uint32_t ibc_fill_mbps;
+
+	/* RecFlash's baselines (docs/timing-model.md W1): 0 a page read per
+	 * lookup, even of a row read before in the command (Fig. 4a); 1 a page
+	 * read per distinct row of the command (the sweep's alternative). */
+	uint32_t rf_base_rows;
 };
 
 /**

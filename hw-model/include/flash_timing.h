@@ -219,6 +219,20 @@ uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t copy,
 uint64_t ft_ibc_all(struct ft *ft, struct ft_cmd *cmd, uint32_t copy, uint32_t fill,
 		    int mpibc, uint64_t ready);
 
+#define FT_IBC_MPIBC (1u << 0)	/* REIS 4.3.4 MPIBC: planes free together share one */
+#define FT_IBC_DIE (1u << 1)	/* the die's planes hold until its whole IBC ends */
+
+/**
+ * ft_ibc_dies() - ft_ibc_all() with @flags: FT_IBC_MPIBC as @mpibc there;
+ * FT_IBC_DIE holds every plane of a die until the die's last copy is
+ * latched, so no page read of the query starts on a die before its IBC is
+ * complete (REIS Fig. 6: IBC, steps 1-2, then the page reads, step 3;
+ * 4.3.4: MPIBC "reduces the IBC latency by a factor equivalent to the
+ * number of planes per die"). Returns the last completion.
+ */
+uint64_t ft_ibc_dies(struct ft *ft, struct ft_cmd *cmd, uint32_t copy, uint32_t fill,
+		     uint32_t flags, uint64_t ready);
+
 /**
  * ft_core() - @cycles of work on controller core @core (0 .. cores-1) or on
  * the least-loaded core chosen by FT_CORE_ISP / FT_CORE_FTL.

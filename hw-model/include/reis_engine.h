@@ -56,6 +56,11 @@
  * if DBF_TAGS), in that order. RADR = INT8 page (relative to i_first) <<
  * rbits | slot; DADR = document page (relative to d_first) << dbits |
  * chunk. Centroid page: code j at j * cb, OOB byte j = cluster tag.
+ * Centroids spread over @cspread planes (REIS 4.1.1: Parallelism-First
+ * "to evenly distribute embeddings across all planes"): a centroid page
+ * holds at most ceil(nlist / cspread) of them, so nlist >= cspread puts
+ * centroids on every plane (cspread 0: pages packed full, databases
+ * deployed before 2026-12-02).
  * Document page: chunk j at j * chunk_bytes, its length as u32 at OOB byte
  * 4 * j.
  */
@@ -79,7 +84,7 @@ struct re_layout {
 	uint32_t ibc_bytes;	/* query copies broadcast into each cache latch */
 	uint32_t page_bytes;
 	uint32_t oob_bytes;
-	uint32_t rsvd;
+	uint32_t cspread;	/* planes the centroid pages spread over; 0: packed */
 	uint64_t cpages, bpages;		/* SLC sub-regions */
 	uint64_t ipages, idpages, dpages, mpages;	/* TLC sub-regions */
 	uint64_t c_first, b_first;
@@ -96,6 +101,14 @@ struct re_layout {
  */
 int re_layout_init(struct re_layout *L, const struct isp_wire_reis_create *c,
 		   uint32_t page_bytes, uint32_t oob_bytes, uint32_t subpage_bytes);
+
+/**
+ * re_layout_init_spread() - re_layout_init() with the centroids spread over
+ * @cspread planes (struct re_layout; 0: packed, as re_layout_init()).
+ */
+int re_layout_init_spread(struct re_layout *L, const struct isp_wire_reis_create *c,
+			  uint32_t page_bytes, uint32_t oob_bytes, uint32_t subpage_bytes,
+			  uint32_t cspread);
 
 /* ---- host-CPU hot path ---- */
 
@@ -201,6 +214,8 @@ struct re_est {
 	double pass;
 	double tag_pass;
 	int asic;		/* REIS-ASIC (6.3.1): see re_estimate() */
+	int serial;		/* queries enter the flash one at a time: see re_estimate() */
+	int no_finish;		/* the search pipeline alone: see re_estimate() */
 };
 
 struct re_est_out {
@@ -229,7 +244,16 @@ struct re_est_out {
  * §6.2). With @e->asic, REIS-ASIC (REIS 6.3.1) on the same calendars: no
  * IBC, every page read plainly and sent whole (data + spare) over its
  * channel to the controller's ECC, selection and rerank kernels free (an
- * ideal ASIC); the TTL writes and the INT8 reads stay as REIS's.
+ * ideal ASIC); the TTL writes and the INT8 reads stay as REIS's. With
+ * @e->serial, query q + 1's IBC starts when query q's search (coarse and
+ * fine phases) has ended, so two queries never search the flash at once;
+ * each query's finish still runs under the next queries' searches (REIS
+ * 4.3.4's three overlaps and no other: docs/timing-model.md §6.2, the
+ * stream rule); without it every query's IBC is ready at the command's
+ * start and a plane takes the next query once it is done with this one
+ * (the engine's multi-query commands). With @e->no_finish the finish
+ * (INT8 reads, rerank, sort, id reads) is left out and the candidates kept
+ * as with the rerank: the search pipeline alone (re_estimate_stream()).
  * Return: 0; -EINVAL for a malformed @e (as the commands would refuse it);
  * -ENOMEM.
  */
@@ -255,6 +279,8 @@ struct re_stream_out {
 	uint32_t bind;
 	uint64_t pages_read;
 	uint64_t reranked;
+	uint64_t search_ns;
+	uint64_t cmd_ns;
 };
 
 /**
@@ -262,6 +288,14 @@ struct re_stream_out {
  * (@e->nq is ignored; @e->asic times REIS-ASIC alike): a @depth-query
  * estimate and a one-query one (@e->probe, if given, holds @depth
  * queries' lists). @o, if not NULL, gets the @depth-query estimate.
+ * With @e->serial (the paper's pipeline, docs/timing-model.md §6.2):
+ * @ns = max(@search_ns, @occ_ns), @search_ns the search pipeline's period
+ * (a @depth-query serial command without the finish, over @depth) and
+ * @occ_ns the busiest class of the whole work, the finish included: the
+ * rerank and its INT8 reads run under the next searches without stalling
+ * them (REIS 4.3.4) unless they bind. Without: @ns = @cmd_ns, the
+ * @depth-query command's latency over @depth (queries overlap on planes).
+ * @cmd_ns is reported either way.
  * Return: 0; -EINVAL for a malformed @e or @depth 0 or past
  * ISP_REIS_MAX_NQ; -ENOMEM.
  */

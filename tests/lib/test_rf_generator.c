@@ -249,7 +249,7 @@ int main(void)
 	/* Bad options. */
 	memset(&o, 0, sizeof(o));
 	o.rows = 1000;
-	o.kind = REIS_RF_TRACE_RECFLASH + 1;
+	o.kind = REIS_RF_TRACE_POPULAR + 1;
 	CHECK(reis_rf_trace_open(&o, &t) == -EINVAL);
 	o.kind = REIS_RF_TRACE_RECSSD;
 	o.lookups = REIS_RF_TRACE_MAX_LOOKUPS + 1;

@@ -111,8 +111,9 @@ int main(void)
 	o.k = REIS_RF_TRACE_MAX_K + 1;
 	CHECK(reis_rf_trace_open(&o, &t) == -EINVAL);
 	o.k = 1;
-	o.rsvd[0] = 1;
+	o.zipf = 1;	/* an exponent for a kind without one */
 	CHECK(reis_rf_trace_open(&o, &t) == -EINVAL);
+	o.zipf = 0;
 	CHECK(reis_rf_trace_open(NULL, &t) == -EINVAL);
 	CHECK(reis_rf_unique_rate(NULL, 0, 10) == 0);
 

@@ -1,14 +1,19 @@
 #!/bin/sh
-# test_fidelity_sweep.sh - bench_fidelity's assumption sweep (-S1, the
-# one-at-a-time part of -S) and its rule option:
-#   1. each line of the sweep gives the count of REIS rows within 25 % that
-#      a plain run with the same setting gives (-f, -F, -p, -r), so the
-#      sweep's settings neither leak from one evaluation into the next nor
-#      differ from the published code path, and its +/- lists name exactly
-#      the rows whose verdict differs from the published run;
-#   2. -r changes Fig. 7, 9 and 6.3.1 only (Table 4 and Eq. 1-2 stay);
-#   3. bad options are refused with exit 2.
-# Root-free, no VM, about 15 s. Exit 0 pass, 1 fail, 77 skip.
+# test_fidelity_sweep.sh - bench_fidelity's sweep of the unsourced inputs
+# (-S -L 4: the one-at-a-time part and a tiny hypercube) and its options:
+#   1. the sweep's published count equals a plain run's (independent REIS
+#      rows within 25 %), and a one-at-a-time line gives the count a plain
+#      run with the same setting gives (-f, -F, -p, -r, -w), its +/- list
+#      naming exactly the rows whose verdict differs from the published run:
+#      the sweep's settings neither leak from one evaluation into the next
+#      nor differ from the published code path;
+#   2. its per-row table has every REIS row with the plain run's paper and
+#      model values;
+#   3. a 4-point hypercube accounts for its 4 points;
+#   4. -r changes Fig. 7, 9 and 6.3.1 only (Table 4 and Eq. 1-2 stay);
+#   5. the ICE comparison rows and the rows with no model value;
+#   6. bad options are refused with exit 2.
+# Root-free, no VM, about 30 s. Exit 0 pass, 1 fail, 77 skip.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
@@ -21,62 +26,98 @@ trap 'exit 1' INT TERM
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-"$bench" -S1 > "$tmp/sweep.md" || fail "-S1 exited $?"
-# rows NAME ARGS...: the REIS rows' "series,verdict" of a plain run.
+# One run of the whole sweep with a 4-point hypercube (its one-at-a-time
+# part is -S1's) keeps the test's CPU time down on a shared machine.
+"$bench" -S -L 4 -I A27,A32,A31,6.2 > "$tmp/sweep.md" || fail "-S -L 4 exited $?"
+# rows NAME ARGS...: the REIS rows' "series,verdict,independent" of a plain run.
 rows() {
 	name=$1
 	shift
 	"$bench" "$@" > "$tmp/$name.csv" || fail "bench_fidelity $* exited $?"
-	awk -F'"' '$2 ~ /^REIS/ { split($5, v, ","); print $2 " " $4 "," v[5] }' \
+	awk -F'"' '$2 ~ /^REIS/ { split($5, v, ","); print $2 " " $4 "," v[6] "," v[7] }' \
 		"$tmp/$name.csv" > "$tmp/$name.v"
 }
-within() { grep -c ',yes$' "$tmp/$1.v"; }
-# sweep_count LABEL: the count on the sweep's line whose value is LABEL.
-sweep_count() {
-	awk -F' [|] ' -v l="$1" '$2 == l { print $3 }' "$tmp/sweep.md"
+within() { grep -c ',yes,yes$' "$tmp/$1.v"; }
+# line ID VALUE: the one-at-a-time line of input ID at VALUE.
+line() {
+	awk -F' [|] ' -v id="$1" -v val="$2" 'index($1, "| " id " ") == 1 && $2 == val' "$tmp/sweep.md"
 }
 
 rows pub
 n=$(within pub)
-grep -q "^Published setting .*: $n of 22 REIS rows within 25 %\.$" "$tmp/sweep.md" ||
-	fail "published count: want $n of 22, got: $(head -n 1 "$tmp/sweep.md")"
-check() {	# check LABEL NAME ARGS...
-	label=$1 name=$2
-	shift 2
+ni=$(grep -c ',yes$' "$tmp/pub.v")
+grep -q "^Published setting: $n of $ni independent REIS rows within 25 %\.$" "$tmp/sweep.md" ||
+	fail "published count: want $n of $ni, got: $(grep '^Published' "$tmp/sweep.md")"
+check() {	# check ID VALUE NAME ARGS...
+	id=$1 val=$2 name=$3
+	shift 3
 	rows "$name" "$@"
-	want=$(within "$name") got=$(sweep_count "$label")
-	[ "$got" = "$want" ] || fail "sweep '$label': $got rows, bench_fidelity $* gives $want"
-	# The rows the sweep says came in are those in here and out at the published setting.
-	ins=$(paste -d'|' "$tmp/pub.v" "$tmp/$name.v" | awk -F'|' '$1 ~ /,no$/ && $2 ~ /,yes$/' | wc -l)
-	outs=$(paste -d'|' "$tmp/pub.v" "$tmp/$name.v" | awk -F'|' '$1 ~ /,yes$/ && $2 ~ /,no$/' | wc -l)
-	line=$(awk -F' [|] ' -v l="$label" '$2 == l { print $4 }' "$tmp/sweep.md")
-	gin=$(printf '%s\n' "$line" | tr ';' '\n' | grep -c '^ *+')
-	gout=$(printf '%s\n' "$line" | tr ';' '\n' | grep -c '^ *-')
+	l=$(line "$id" "$val")
+	[ -n "$l" ] || { fail "no sweep line for $id at $val"; return; }
+	got=$(printf '%s\n' "$l" | awk -F' [|] ' '{ print $3 }')
+	want=$(within "$name")
+	[ "$got" = "$want" ] || fail "sweep '$id $val': $got rows, bench_fidelity $* gives $want"
+	# +: in here and out at the published setting; -: the other way.
+	ins=$(paste -d'|' "$tmp/pub.v" "$tmp/$name.v" | awk -F'|' '$1 ~ /,no,yes$/ && $2 ~ /,yes,yes$/' | wc -l)
+	outs=$(paste -d'|' "$tmp/pub.v" "$tmp/$name.v" | awk -F'|' '$1 ~ /,yes,yes$/ && $2 ~ /,no,yes$/' | wc -l)
+	ch=$(printf '%s\n' "$l" | awk -F' [|] ' '{ print $4 }')
+	gin=$(printf '%s\n' "$ch" | tr ';' '\n' | grep -c '^ *+')
+	gout=$(printf '%s\n' "$ch" | tr ';' '\n' | grep -c '^ *-')
 	[ "$gin" -eq "$ins" ] && [ "$gout" -eq "$outs" ] ||
-		fail "sweep '$label' lists +$gin -$gout, the runs differ by +$ins -$outs"
+		fail "sweep '$id $val' lists +$gin -$gout, the runs differ by +$ins -$outs"
 }
-check "5 %" f5 -f 0.05
-check "20 %" f20 -f 0.2
-check "A27 p(f)" a27 -F
-check "30 us" tlc30 -p "t_read_tlc=30us"
-check "90 us" tlc90 -p "t_read_tlc=90us"
-check "750 MHz" mhz750 -p "core_mhz=750"
-check "3000 MHz" mhz3000 -p "core_mhz=3000"
-check "one query at a time" one -r one
-check "busiest resource's share of 16 queries" floor -r floor
+# One value of each kind of input: a fixed pass rate and the pass rate's
+# other end, a preset override, the wiki_full size, the rules.
+check A27 0 f1 -f 0.01
+check A27 1 a27hi -F
+check A32 90.0 tlc90 -p "t_read_tlc=90us"
+check A31 41.5 w41 -w 41.5
+check 6.2 2 one -r one
+check 6.2 1 overlap -r overlap
 
-# -r moves Fig. 7, 9 and 6.3.1 only: Table 4 and Eq. 1-2 are one query's
+# 2. the per-row table: each REIS row with the plain run's numbers.
+nr=$(grep -c '' "$tmp/pub.v")
+got=$(awk -F' [|] ' '$2 == "yes" || $2 == "no"' "$tmp/sweep.md" | wc -l)
+[ "$got" -eq "$nr" ] || fail "per-row table: $got rows, the run has $nr"
+awk -F'"' '$2 ~ /^REIS Fig. 7/ { split($5, v, ","); print v[2] }' "$tmp/pub.csv" | head -n 1 > "$tmp/p1"
+grep -q "^| Fig. 7 SSD2 / SSD1 avg | yes | $(cat "$tmp/p1") | " "$tmp/sweep.md" ||
+	fail "per-row table lacks Fig. 7's paper value $(cat "$tmp/p1")"
+
+# 3. the tiny hypercube.
+cp "$tmp/sweep.md" "$tmp/lhs.md"
+pts=$(awk -F' [|] ' '/^\| rows within 25 % \| points/ { on = 1; next } on && /^\| [0-9]/ { s += $2 } /^$/ { on = 0 }
+	END { print s + 0 }' "$tmp/lhs.md")
+[ "$pts" -eq 4 ] || fail "hypercube accounts for $pts points, want 4"
+grep -q '^The most at one point: ' "$tmp/lhs.md" || fail "no hypercube maximum"
+
+# 4. -r moves the stream-timed rows only (Fig. 7-10, 6.3.1, 6.4, the ICE rows): Table 4 and Eq. 1-2 are one query's
 # latency, the same under every rule.
-for r in one floor; do
-	grep -v '^"REIS Fig\|^"REIS 6.3.1' "$tmp/pub.csv" > "$tmp/keep.pub"
-	grep -v '^"REIS Fig\|^"REIS 6.3.1' "$tmp/$r.csv" > "$tmp/keep.$r"
+for r in one overlap; do
+	grep -v '^"REIS \(Fig\|6.3.1\|6.4\|abstract\|intro\)' "$tmp/pub.csv" > "$tmp/keep.pub"
+	grep -v '^"REIS \(Fig\|6.3.1\|6.4\|abstract\|intro\)' "$tmp/$r.csv" > "$tmp/keep.$r"
 	cmp -s "$tmp/keep.pub" "$tmp/keep.$r" || fail "-r $r changed Table 4 or Eq. 1-2"
 	cmp -s "$tmp/pub.csv" "$tmp/$r.csv" && fail "-r $r changed nothing"
 	grep -q "^\"REIS Fig. 7\",.*,\"[^\"]*$( [ $r = one ] && echo 'one query at a time' ||
-		echo "busiest resource's share")" "$tmp/$r.csv" || fail "-r $r: the settings do not say the rule"
+		echo "16 queries overlapping on the planes")" "$tmp/$r.csv" || fail "-r $r: the settings do not say the rule"
 done
 
-for bad in "-r bad" "-r" "-S -f 0.1" "-S -F" "-S1 -r one" "-S -p core_mhz=750" "-S -v" "-x"; do
+# 5. the ICE rows (timing-model.md 6.1): sensing-bound brute force reads
+# 4 x REIS's bytes for ICE-ESP and 32 x for ICE, so on wiki_full-sized
+# scans the ratios sit just above 4 and far above 10; the rows the model
+# cannot give have no model value, a reason, and count as independent
+# rows outside.
+f=$(awk -F'"' '$4 ~ /^REIS over ICE-ESP, brute force, geomean \(x\), reis-ssd1/ { split($5, v, ","); print v[3] }' "$tmp/pub.csv")
+awk -v f="$f" 'BEGIN { exit !(f >= 3.9 && f <= 4.2) }' || fail "ICE-ESP brute force $f, want about 4"
+f=$(awk -F'"' '$4 ~ /^REIS over ICE, brute force, lowest/ { split($5, v, ","); print v[3] }' "$tmp/pub.csv")
+awk -v f="$f" 'BEGIN { exit !(f > 10 && f <= 32.5) }' || fail "ICE brute force lowest $f, want 10-32"
+grep -q '^"REIS Fig. 11","REIS over NDSearch, average (x)",1.7,,factor,,no,yes,"not modeled: ' "$tmp/pub.csv" ||
+	fail "no unmodeled NDSearch row"
+n=$(grep -c '^"REIS Fig. 8",.*"not modeled: ' "$tmp/pub.csv")
+[ "$n" -eq 4 ] || fail "want 4 unmodeled Fig. 8 rows, got $n"
+
+# 6. bad options.
+for bad in "-r bad" "-r" "-S -f 0.1" "-S -F" "-S1 -r one" "-S -p core_mhz=750" "-S -v" "-x" \
+	"-w 0" "-w x" "-S -w 41.5" "-S -L 0" "-S -L 2000" "-I A27"; do
 	# shellcheck disable=SC2086
 	"$bench" $bad > /dev/null 2>&1
 	[ $? -eq 2 ] || fail "bench_fidelity $bad: want exit 2"

@@ -170,6 +170,51 @@ static void test_mpibc(void)
 }
 
 /*
+ * A30 (REIS Fig. 6: IBC, then the page reads): with FT_IBC_DIE a read on
+ * any plane of a die starts after the die's whole IBC. reis-ssd2, 4 planes:
+ * without MPIBC the die serves them in turn, so plane 0's read waits for 4
+ * fills (with ft_ibc_all() only for its own, 1); with MPIBC for 1 (4.3.4:
+ * the IBC latency divided by the planes per die). Other dies are not held
+ * by this die's IBC beyond their own. Bad flags are refused.
+ */
+static void test_ibc_die_hold(void)
+{
+	struct fp_params p;
+	struct ft *ft;
+	struct ft_page_op op = { .mode = ISP_CELL_SLC };
+	struct ft_cmd c;
+	uint64_t xfer, dup, rd, t;
+	unsigned mode;
+
+	for (mode = 0; mode < 3; mode++) {
+		ft = open_with("reis-ssd2", NULL, &p);
+		xfer = ft_t_ca(&p) + ft_t_xfer(128, p.channel_mbps);
+		dup = ft_t_xfer(16384 - 128, p.channel_mbps);
+		rd = ft_t_ca(&p) + p.t_read[ISP_CELL_SLC];
+		ft_cmd_begin(ft, &c, 0, NULL);
+		if (mode == 0)
+			t = ft_ibc_all(ft, &c, 128, 16384, 0, 0);
+		else
+			t = ft_ibc_dies(ft, &c, 128, 16384, FT_IBC_DIE | (mode == 2 ? FT_IBC_MPIBC : 0),
+					0);
+		CHECK_EQ_U64(t, (mode == 2 ? 1 : 4) * (xfer + dup));
+		/* plane 0 of die 0: its own copy (mode 0) or the die's last */
+		CHECK_EQ_U64(ft_page_read(ft, &c, 0, &op, 0),
+			     (mode == 0 || mode == 2 ? 1 : 4) * (xfer + dup) + rd);
+		/* plane 3 of die 1: the fourth fill without MPIBC either way */
+		CHECK_EQ_U64(ft_page_read(ft, &c, p.planes_per_die + 3, &op, 0),
+			     (mode == 2 ? 1 : 4) * (xfer + dup) + rd);
+		CHECK(ft_cmd_end(ft, &c, NULL) == 0);
+		ft_close(ft);
+	}
+	ft = open_with("reis-ssd2", NULL, &p);
+	ft_cmd_begin(ft, &c, 0, NULL);
+	ft_ibc_dies(ft, &c, 128, 16384, 1u << 5, 0);
+	CHECK(ft_cmd_end(ft, &c, NULL) != 0);	/* unknown flag */
+	ft_close(ft);
+}
+
+/*
  * A28: an IBC copy neither waits for a data-out on its channel nor delays
  * one. Die 2 reads a page alone (r2); then die 1 of the same channel
  * takes its copy inside that read's data-out window, once before the
@@ -528,6 +573,7 @@ int main(void)
 	test_cache_read();
 	test_xor_cache_read();
 	test_mpibc();
+	test_ibc_die_hold();
 	test_ibc_channel();
 	test_channel_contention();
 	test_queueing();

@@ -300,6 +300,10 @@ static void test_restart(void)
 	CHECK_EQ_U64(info(dev, 3, &in), ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR);
 	CHECK_EQ_U64(info(dev, 1, &in), 0);
 	CHECK_EQ_U64(in.state, ISP_REIS_READY);
+	/* B's 24 centroids spread over the 256 planes, one per page (A29),
+	 * as deployed: the layout survives the restart. */
+	CHECK_EQ_U64(info(dev, 2, &in), 0);
+	CHECK_EQ_U64(in.pages[1], 24);
 	CHECK_EQ_U64(count_regions(dev, 0x52454953ull), 5);	/* C's two are free */
 	CHECK_EQ_U64(t_search(dev, 0, &oa, &qa, &ra2), 0);
 	CHECK_EQ_U64(t_search(dev, 1, &ob, &qb, &rb2), 0);

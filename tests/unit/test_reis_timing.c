@@ -123,6 +123,41 @@ static struct isp_dev *bf40k(struct t_db *db, struct t_query *q, uint32_t nq, ui
 	return d;
 }
 
+/*
+ * A29 (REIS 4.1.1, Parallelism-First across all planes): centroid pages
+ * hold at most ceil(nlist / planes) centroids; 0 planes keeps them packed
+ * (databases saved before the spread).
+ */
+static void test_centroid_spread(void)
+{
+	struct isp_wire_reis_create c;
+	struct re_layout L;
+
+	memset(&c, 0, sizeof(c));
+	c.did = 1;
+	c.kind = ISP_REIS_IVF;
+	c.dim = 1024;
+	c.n = 2681468;
+	c.nlist = 8192;
+	CHECK_EQ_U64(re_layout_init(&L, &c, 16384, 2208, 4096), 0);
+	CHECK_EQ_U64(L.cpb, 128);
+	CHECK_EQ_U64(L.cpages, 64);
+	CHECK_EQ_U64(L.b_first, 64);
+	CHECK_EQ_U64(re_layout_init_spread(&L, &c, 16384, 2208, 4096, 256), 0);
+	CHECK_EQ_U64(L.cpb, 32);
+	CHECK_EQ_U64(L.cpages, 256);	/* one on every plane of reis-ssd1 */
+	CHECK_EQ_U64(L.b_first, 256);
+	CHECK_EQ_U64(L.ibc_bytes, 128 * 128);	/* the latch still fills a page */
+	c.nlist = 65536;
+	CHECK_EQ_U64(re_layout_init_spread(&L, &c, 16384, 2208, 4096, 512), 0);
+	CHECK_EQ_U64(L.cpb, 128);	/* full pages: 512 of them, one per plane */
+	CHECK_EQ_U64(L.cpages, 512);
+	c.nlist = 100;
+	CHECK_EQ_U64(re_layout_init_spread(&L, &c, 16384, 2208, 4096, 256), 0);
+	CHECK_EQ_U64(L.cpb, 1);
+	CHECK_EQ_U64(L.cpages, 100);
+}
+
 static void test_sanity(void)
 {
 	struct t_db db;
@@ -478,6 +513,7 @@ static void test_engine_stream(void)
 
 int main(void)
 {
+	test_centroid_spread();
 	test_kernels();
 	test_sanity();
 	test_estimate_equals();

@@ -486,6 +486,10 @@ int reis_group_rf_sls(struct reis_group *g, uint32_t tid, uint32_t rows, uint32_
  *                 one-drive baseline (0): one estimated from the members'
  *                 calibration runs (16 queries each) undercounted a
  *                 drive's batching and is not offered.
+ * @tick_us: the scheduler's wake-up period (Solana IV-A: "wakes up every
+ *           0.2 seconds to check if there is a new message from the
+ *           nodes"): a node that finishes a batch gets its next one at the
+ *           next multiple of @tick_us on the run's timeline; 0: at once.
  */
 struct reis_group_sched_opts {
 	uint32_t batch;
@@ -493,13 +497,17 @@ struct reis_group_sched_opts {
 	double ratio;
 	double host_w;
 	uint32_t flags;
-	uint32_t rsvd;
+	uint32_t tick_us;
 	struct reis_dev *single;
 	double one_drive_qps;
 };
 
 #define REIS_GROUP_SCHED_NO_HOST (1u << 0)	/* drives only */
 #define REIS_GROUP_SCHED_HOST_ONLY (1u << 1)	/* the host alone (baseline) */
+/* Any node may take any item (a shared file system, Solana IV-A): a drive
+ * whose shard is done pulls from the front of the shard with most left.
+ * reis_group_pull_model() only: a real drive holds its own shard. */
+#define REIS_GROUP_SCHED_SHARED (1u << 2)
 
 /**
  * struct reis_group_node - one node of a scheduled run.
@@ -656,6 +664,44 @@ int reis_group_sched_sls(struct reis_group *g, const struct reis_rf_table *t,
 			 const struct reis_rf_bags *bags, uint32_t flags,
 			 const struct reis_group_sched_opts *so, float *out,
 			 struct reis_group_sched_report *rep);
+
+/**
+ * struct reis_group_pull_model - the pull scheduler over nodes of known
+ * rates, no drives needed: Solana's server (IV) as a model, whose
+ * applications this library cannot run.
+ * @drives: drive nodes, 1..REIS_GROUP_MAX.
+ * @items: work items of the run, split over the drives' shards as evenly
+ *         as whole items allow (the data on a shared file system, IV-A).
+ * @host_ips: the host's items per second alone (its single-node rate).
+ * @drive_ips: a drive's items per second alone.
+ * @batch_ns: a fixed cost per batch on every node (dispatch), ns.
+ */
+struct reis_group_pull_model {
+	uint32_t drives;
+	uint32_t rsvd;
+	uint64_t items;
+	double host_ips;
+	double drive_ips;
+	uint64_t batch_ns;
+};
+
+/**
+ * reis_group_pull_model() - run the scheduler of reis_group_sched_search()
+ * (the same pull loop, batch ratio and Table-I accounting) over model nodes
+ * that take items / rate per batch (+ @m->batch_ns).
+ * @m: the nodes.
+ * @so: as for reis_group_sched_search(): @so->batch is the base batch,
+ *      @so->ratio the batch ratio (0: host rate / drive rate), @so->tick_us
+ *      the scheduler's wake-up period, @so->flags REIS_GROUP_SCHED_*;
+ *      @so->single must be NULL.
+ * @rep: the accounting (@rep->host.busy_ns the host's modeled time; energy
+ *       fields as reis__pull's: the host at @so->host_w; drives 0).
+ *
+ * Return: 0, -EINVAL for a bad @m or @so, -ENOMEM.
+ */
+int reis_group_pull_model(const struct reis_group_pull_model *m,
+			  const struct reis_group_sched_opts *so,
+			  struct reis_group_sched_report *rep);
 
 #ifdef __cplusplus
 }

@@ -20,8 +20,8 @@ extern "C" {
 /**
  * struct reis_rf_trace_opts - synthetic access trace with locality K.
  * @rows: rows of the table, >= 1.
- * @kind: REIS_RF_TRACE_DRIFT (0), REIS_RF_TRACE_RECSSD or
- *        REIS_RF_TRACE_RECFLASH.
+ * @kind: REIS_RF_TRACE_DRIFT (0), REIS_RF_TRACE_RECSSD,
+ *        REIS_RF_TRACE_RECFLASH or REIS_RF_TRACE_POPULAR.
  * @k: locality parameter, 0..16 (paper: 0, 0.3, 0.8, 1, 2; larger K, less
  *     locality).
  * @seed: seed; the same options give the same trace.
@@ -34,7 +34,15 @@ extern "C" {
  *           the unit of its stack distances; 0: 1. At most
  *           REIS_RF_TRACE_MAX_LOOKUPS.
  * @rsvd1: must be 0.
- * @rsvd: must be 0.
+ * @zipf: POPULAR only: the popularity's Zipf exponent; 0:
+ *        REIS_RF_TRACE_POP_ALPHA. Other kinds: must be 0.
+ * @day: POPULAR only: the day of a day-structured trace (0 first): the
+ *       same popularity (from @seed), the day's own draws.
+ * @rsvd2: must be 0.
+ * @churn: POPULAR only: share of the popularity ranks that move to another
+ *         row each day (a new item takes the rank), 0..1; 0: none. Each
+ *         rank renews at that rate with its own phase, so on day d it holds
+ *         version floor(churn d + phase) of its row. Other kinds: 0.
  *
  * REIS_RF_TRACE_RECSSD is the generator of RecSSD's scripts, which
  * RecFlash's evaluation follows ("like RecSSD", IV-A): the table is cut
@@ -67,6 +75,21 @@ extern "C" {
  * Otherwise it re-references the row at stack distance d = 1..sd_max drawn
  * with weight (1 - 1/sd_mean)^(d-1), and the row moves to the top. The
  * unique-access rate thus grows with K: about 8 % at K = 0, 66 % at K = 2.
+ *
+ * REIS_RF_TRACE_POPULAR is a workload whose popularity persists (RecFlash
+ * II-B: "users tend to frequently access the preferred items"; III-C1 learns
+ * the placement from "a sampled training set" of the same traffic): every
+ * row has a fixed popularity, a Zipf law of exponent @zipf over a seeded
+ * ranking of the rows (a row's rank is unrelated to its index, so hot rows
+ * lie on scattered pages, II-B's premise). Each access is a new reference
+ * with probability g K / (1 + g K), g = REIS_RF_TRACE_POP_GAIN: a row the
+ * trace never referenced before (the next unseen row of a second seeded
+ * order; uniformly random once all were seen); otherwise a row drawn from
+ * the popularity. At K = 0 the trace is the popularity alone. The exponent
+ * and g are set so 1 M accesses of a 1 M-row table touch 8 % distinct rows
+ * at K = 0 and 66 % at K = 2, the paper's range (IV-A); docs/recflash.md
+ * shows the calibration. A prefix of the trace (a profile) is a sample of
+ * the same distribution as what follows.
  */
 struct reis_rf_trace_opts {
 	uint32_t rows;
@@ -78,12 +101,16 @@ struct reis_rf_trace_opts {
 	uint32_t sd_max;
 	uint32_t lookups;
 	uint32_t rsvd1;
-	uint64_t rsvd[1];
+	double zipf;
+	uint32_t day;
+	uint32_t rsvd2;
+	double churn;
 };
 
 #define REIS_RF_TRACE_DRIFT	0u	/* new references are never-seen rows */
 #define REIS_RF_TRACE_RECSSD	1u	/* RecSSD's LRU line generator */
 #define REIS_RF_TRACE_RECFLASH	2u	/* the same over single-row lines */
+#define REIS_RF_TRACE_POPULAR	3u	/* a persistent Zipf popularity plus new rows */
 #define REIS_RF_TRACE_RECSSD_LINE	128u	/* rows per line (RecSSD's cache_line_size) */
 #define REIS_RF_TRACE_RECSSD_BINS	50u	/* histogram bins; bin 0 = new */
 #define REIS_RF_TRACE_MAX_LOOKUPS	100000u
@@ -94,6 +121,9 @@ struct reis_rf_trace_opts {
 #define REIS_RF_TRACE_SD_MAX	65536u	/* rows deeper in the stack are forgotten */
 #define REIS_RF_TRACE_SD_LIMIT	(1u << 22)
 #define REIS_RF_TRACE_MAX_K	16.0
+#define REIS_RF_TRACE_POP_ALPHA	1.20	/* calibrated: K = 0 gives 8 % unique */
+#define REIS_RF_TRACE_POP_GAIN	0.86	/* calibrated: K = 2 gives 66 % unique */
+#define REIS_RF_TRACE_POP_MAX_ROWS (1u << 26)	/* its popularity table: 8 B a row */
 
 struct reis_rf_trace;
 

@@ -78,6 +78,7 @@ static void fp_defaults(struct fp_params *p)
 	p->reis_df = 1;				/* REIS 4.3.3: DF on */
 	p->reis_pl = 1;				/* REIS 4.3.4: PL on */
 	p->reis_mpibc = 1;			/* REIS 4.3.4: MPIBC on */
+	p->rf_base_rows = 1;			/* W1: baselines read a command's distinct rows */
 
 	p->e_read[ISP_CELL_SLC] = PJ_UJ(7.39);	/* RecFlash Table III: 4 KB SLC */
 	p->e_read[ISP_CELL_MLC] = PJ_UJ(40.0);	/* A15 */
@@ -258,7 +259,8 @@ struct fp_field {
 	F64(e_erase, FP_ENERGY) F64(e_channel_byte, FP_ENERGY)		\
 	F64(e_xor, FP_ENERGY) F64(e_fbc, FP_ENERGY) F64(e_cmp, FP_ENERGY) \
 	F64(e_core_cycle, FP_ENERGY) F64(e_dram_byte, FP_ENERGY)	\
-	F64(e_link_byte, FP_ENERGY)
+	F64(e_link_byte, FP_ENERGY) F32(ibc_fill_mbps, FP_COUNT)		\
+	F32(rf_base_rows, FP_COUNT)
 
 #define FP_F32(k, u) { #k, offsetof(struct fp_params, k), 4, u },
 #define FP_F64(k, u) { #k, offsetof(struct fp_params, k), 8, u },
@@ -533,6 +535,8 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	r = r ? r : fp_range(err, errlen, "link_mbps", p->link_mbps, 1, 1000000);
 	r = r ? r : fp_range(err, errlen, "channel_mbps", p->channel_mbps, 1, 100000);
 	r = r ? r : fp_range(err, errlen, "dram_mbps", p->dram_mbps, 1, 1000000);
+	r = r ? r : fp_range(err, errlen, "ibc_fill_mbps", p->ibc_fill_mbps, 0, 1000000);
+	r = r ? r : fp_range(err, errlen, "rf_base_rows", p->rf_base_rows, 0, 1);
 	r = r ? r : fp_range(err, errlen, "addr_cycles", p->addr_cycles, 1, 16);
 	r = r ? r : fp_range(err, errlen, "t_alh", p->t_alh, 0, FP_MAX_TIME);
 	r = r ? r : fp_range(err, errlen, "t_als", p->t_als, 0, FP_MAX_TIME);

@@ -782,13 +782,17 @@ uint64_t ft_block_erase(struct ft *ft, struct ft_cmd *cmd, uint32_t plane, uint6
  * not queued on the channel's calendar (A28): it counts as channel busy
  * time, bytes and energy, and starts when its die and planes are free.
  * Dies @d0 to @d0 + @nd - 1, charged together; returns the last end.
+ * @die_hold: every plane of a die holds until the die's last copy is in
+ * (ft_ibc_dies()'s FT_IBC_DIE: the die's page reads follow its whole IBC).
  */
 static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t d0, uint32_t nd,
-			      uint32_t copy, uint32_t fill, int mpibc, uint64_t ready)
+			      uint32_t copy, uint32_t fill, int mpibc, int die_hold,
+			      uint64_t ready)
 {
 	const struct fp_params *p = &ft->p;
 	uint64_t xfer = ft->t_ca + ft_t_xfer(copy, p->channel_mbps);
-	uint64_t dup = fill > copy ? ft_t_xfer(fill - copy, p->channel_mbps) : 0;
+	uint64_t dup = fill > copy ? ft_t_xfer(fill - copy, p->ibc_fill_mbps ? p->ibc_fill_mbps :
+					       p->channel_mbps) : 0;
 	uint64_t idle[16], s, last = ready;	/* P <= 16 (fp_validate) */
 	uint64_t nb = 0;
 	uint32_t ord[16], die, i, j, k;
@@ -822,6 +826,9 @@ static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t d0, ui
 			ft_ev(cmd, ISP_RES_DIE, die, "IBC", s, xfer + dup);
 			nb++;
 		}
+		if (die_hold)
+			for (i = 0; i < ft->P; i++)
+				ft_plane_hold(&ft->plane[first + i], die_free);
 		last = ft_max(last, die_free);
 	}
 	ft_busy(ft, cmd, ISP_RES_PLANE, ft_sat_mul(xfer + dup, (uint64_t)ft->P * nd));
@@ -842,7 +849,7 @@ uint64_t ft_ibc(struct ft *ft, struct ft_cmd *cmd, uint32_t die, uint32_t copy,
 	if (die >= ft->ND || copy > (1u << 24) || fill > (1u << 24))
 		return ft_fail(cmd, ready);
 	pthread_mutex_lock(&ft->lock);
-	end = ft_ibc_locked(ft, cmd, die, 1, copy, fill, mpibc, ft_ready(cmd, ready));
+	end = ft_ibc_locked(ft, cmd, die, 1, copy, fill, mpibc, 0, ft_ready(cmd, ready));
 	pthread_mutex_unlock(&ft->lock);
 	return end;
 }
@@ -855,7 +862,21 @@ uint64_t ft_ibc_all(struct ft *ft, struct ft_cmd *cmd, uint32_t copy, uint32_t f
 	if (copy > (1u << 24) || fill > (1u << 24))
 		return ft_fail(cmd, ready);
 	pthread_mutex_lock(&ft->lock);
-	end = ft_ibc_locked(ft, cmd, 0, ft->ND, copy, fill, mpibc, ft_ready(cmd, ready));
+	end = ft_ibc_locked(ft, cmd, 0, ft->ND, copy, fill, mpibc, 0, ft_ready(cmd, ready));
+	pthread_mutex_unlock(&ft->lock);
+	return end;
+}
+
+uint64_t ft_ibc_dies(struct ft *ft, struct ft_cmd *cmd, uint32_t copy, uint32_t fill,
+		     uint32_t flags, uint64_t ready)
+{
+	uint64_t end;
+
+	if (copy > (1u << 24) || fill > (1u << 24) || (flags & ~(FT_IBC_MPIBC | FT_IBC_DIE)))
+		return ft_fail(cmd, ready);
+	pthread_mutex_lock(&ft->lock);
+	end = ft_ibc_locked(ft, cmd, 0, ft->ND, copy, fill, (flags & FT_IBC_MPIBC) != 0,
+			    (flags & FT_IBC_DIE) != 0, ft_ready(cmd, ready));
 	pthread_mutex_unlock(&ft->lock);
 	return end;
 }

@@ -182,16 +182,19 @@ static int rf_sls_ops(struct rf_eng *e, const struct isp_ctx *ctx, struct rf_sls
 			r->useful += (uint64_t)nread * t->row_bytes;
 		}
 	} else {
-		for (i = 0; i < s->h.nidx; i++) {
-			uint32_t d = s->pos[i];
+		/* Per lookup (W1), or per distinct row (rf_base_rows). */
+		uint32_t nv = e->p->rf_base_rows ? s->nd : s->h.nidx;
+
+		for (i = 0; i < nv; i++) {
+			uint32_t d = e->p->rf_base_rows ? i : s->pos[i];
 
 			vr[i].pg = s->pgi[d];
 			vr[i].key = s->pg[vr[i].pg].key;
 			vr[i].row = s->ds[d] % t->rpp;
 		}
-		if (isp_sort_stop(vr, s->h.nidx, sizeof(*vr), rf_vread_cmp, ctx->cancel, tmp))
+		if (isp_sort_stop(vr, nv, sizeof(*vr), rf_vread_cmp, ctx->cancel, tmp))
 			return -ECANCELED;
-		for (n = 0; n < s->h.nidx; n++) {
+		for (n = 0; n < nv; n++) {
 			const struct rf_spage *p = &s->pg[vr[n].pg];
 
 			memset(&op[n], 0, sizeof(op[n]));

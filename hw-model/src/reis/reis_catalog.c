@@ -224,11 +224,14 @@ struct re_meta_hdr {
 	uint32_t rsvd;
 };
 
+/* @cspread: the layout's centroid spread (0 in blobs written before it:
+ * those databases keep their packed centroid pages). */
 struct re_meta_db {
 	struct isp_wire_reis_create c;
 	uint32_t slc_id;
 	uint32_t tlc_id;
-	uint64_t rsvd;
+	uint32_t cspread;
+	uint32_t rsvd;
 };
 
 int re_save(struct re_eng *e, void **blob, size_t *len)
@@ -265,6 +268,7 @@ int re_save(struct re_eng *e, void **blob, size_t *len)
 		m.c = db->c;
 		m.slc_id = db->slc.id;
 		m.tlc_id = db->tlc.id;
+		m.cspread = db->L.cspread;
 		memcpy(b + off, &m, sizeof(m));
 		off += sizeof(m);
 		if (db->c.nlist) {
@@ -310,7 +314,8 @@ static int re_load_one(struct re_eng *e, const uint8_t *b, size_t len, size_t *o
 	if (!db)
 		return -ENOMEM;
 	db->c = m.c;
-	if (re_header_check(&db->c, e->p, &db->L) || re_find(e, db->c.did) ||
+	if (m.rsvd || m.cspread > re_planes(e->p) ||
+	    re_header_check(&db->c, e->p, m.cspread, &db->L) || re_find(e, db->c.did) ||
 	    e->ndb >= RE_MAX_DBS)
 		goto fail;
 	need = (size_t)db->c.nlist * 4 + (size_t)db->c.ncalib * sizeof(struct isp_wire_reis_calib);

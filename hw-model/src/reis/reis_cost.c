@@ -581,8 +581,7 @@ static int re_est_setup(const struct fp_params *p, const struct re_est *e,
 	cr.df_threshold = e->df_threshold;
 	if (e->doc_mode)
 		cr.docs_bytes = e->n * 4;
-	if (fg_init(g, p) || re_layout_init(L, &cr, p->page_bytes, p->oob_bytes,
-					    p->subpage_bytes))
+	if (fg_init(g, p) || re_header_check(&cr, p, re_planes(p), L))
 		return -EINVAL;
 	r->ivf = e->kind == ISP_REIS_IVF;
 	r->rerank = !(e->flags & ISP_REIS_SF_NO_RERANK);
@@ -591,7 +590,8 @@ static int re_est_setup(const struct fp_params *p, const struct re_est *e,
 	    (r->ivf && !e->nprobe) || (r->rerank && !(e->db_flags & ISP_REIS_DBF_INT8)) ||
 	    (!r->rerank && (e->flags & ISP_REIS_SF_RERANK_ALL)) ||
 	    e->pass < 0 || e->pass > 1 || e->tag_pass < 0 || e->tag_pass > 1 ||
-	    e->asic < 0 || e->asic > 1)
+	    e->asic < 0 || e->asic > 1 || e->serial < 0 || e->serial > 1 ||
+	    e->no_finish < 0 || e->no_finish > 1)
 		return -EINVAL;
 	r->df = p->reis_df && !(e->flags & ISP_REIS_SF_NO_DF) && e->df_threshold;
 	r->tag = (e->flags & ISP_REIS_SF_TAG) != 0;
@@ -714,10 +714,12 @@ static int re_est_query(struct re_est_run *r, const struct fp_params *p,
 	uint64_t m, nh;
 	int ret;
 
-	/* A die's pages wait for its own IBC (the plane holds), not for every
-	 * die's (timing-model.md §6.2); the ASIC has no latch to fill. */
+	/* A die's pages wait for its whole IBC (Fig. 6: IBC, then the page
+	 * reads), not for every die's (timing-model.md §6.2); the ASIC has no
+	 * latch to fill. */
 	if (!r->c.asic)
-		ft_ibc_all(ft, cmd, L->cb, L->ibc_bytes, r->mpibc, tq);
+		ft_ibc_dies(ft, cmd, L->cb, L->ibc_bytes,
+			    (r->mpibc ? FT_IBC_MPIBC : 0) | FT_IBC_DIE, tq);
 	*t = tq;
 	if (r->ivf) {
 		ret = re_est_coarse(r, e, q, t);
@@ -725,6 +727,8 @@ static int re_est_query(struct re_est_run *r, const struct fp_params *p,
 			return ret;
 	}
 	m = re_est_fine(r, e, t);
+	if (e->no_finish)	/* the search pipeline alone (re_estimate_stream()) */
+		return 0;
 	re_cost_fin_begin(&r->c, *t);
 	if (r->rerank) {
 		re_est_tlc(r, g, L->i_first, L->ipages, m, e->dim, &r->seed, *t);
@@ -804,6 +808,8 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
 			goto out_cmd;
 		if (t > end)
 			end = t;
+		if (e->serial)	/* the next query's IBC after this search */
+			tq = t;
 	}
 	end = re_max(end, re_cost_flush(&r.c));
 	ret = r.c.err;
@@ -882,16 +888,33 @@ int re_estimate_stream(const struct fp_params *p, const struct re_est *e, uint32
 	ret = re_estimate(p, &one, &b);
 	if (ret)
 		return ret;
-	/*
-	 * The stream rule (docs/timing-model.md §6.2): a query of a stream
-	 * costs what it costs in a @depth-query command, whose calendars let
-	 * different queries work on different planes, a plane take the next
-	 * query's IBC once its part of this one is done, and the core's
-	 * kernels run under the next query's search (REIS 4.3.4).
-	 */
-	out->ns = (b.model_ns + depth - 1) / depth;
+	out->cmd_ns = (b.model_ns + depth - 1) / depth;
 	out->one_ns = a.model_ns;
 	out->occ_ns = re_stream_occ(p, &b, depth, &out->bind);
+	if (e->serial) {
+		struct re_est_out s;
+
+		/*
+		 * The stream rule (docs/timing-model.md §6.2): the search
+		 * pipeline takes one query after another (IBC, coarse, fine:
+		 * a plane's latches hold one query, Fig. 6's order), and each
+		 * query's finish (INT8 reads, rerank, sort) runs under the next
+		 * searches "without stalling the pipeline" (REIS 4.3.4): a
+		 * query costs the pipeline's period, or the busiest resource's
+		 * share of everything when that is longer.
+		 */
+		one.no_finish = 1;
+		ret = re_estimate(p, &one, &s);
+		if (ret)
+			return ret;
+		out->search_ns = (s.model_ns + depth - 1) / depth;
+		out->ns = re_max(out->search_ns, out->occ_ns);
+	} else {
+		/* Queries overlap on the planes: a plane takes the next query's
+		 * IBC once its part of this one is done. */
+		out->search_ns = out->cmd_ns;
+		out->ns = out->cmd_ns;
+	}
 	out->pages_read = b.pages_read / depth;
 	out->reranked = b.reranked / depth;
 	if (o)

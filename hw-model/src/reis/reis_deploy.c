@@ -20,14 +20,20 @@
 
 #include "reis_int.h"
 
+uint32_t re_planes(const struct fp_params *p)
+{
+	return p->channels * p->dies_per_channel * p->planes_per_die;
+}
+
 int re_header_check(const struct isp_wire_reis_create *c, const struct fp_params *p,
-		    struct re_layout *L)
+		    uint32_t cspread, struct re_layout *L)
 {
 	if (!c->did)
 		return -EINVAL;
 	if (!isp_all_zero(c->rsvd, sizeof(c->rsvd)))
 		return -EINVAL;
-	return re_layout_init(L, c, p->page_bytes, p->oob_bytes, p->subpage_bytes);
+	return re_layout_init_spread(L, c, p->page_bytes, p->oob_bytes, p->subpage_bytes,
+				     cspread);
 }
 
 /* Bytes of section @sec of @db; 0: the database has no such section. */
@@ -272,7 +278,7 @@ uint16_t re_cmd_create(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 	if (!db)
 		return isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
 	memcpy(&db->c, data, sizeof(db->c));
-	if (re_header_check(&db->c, e->p, &db->L)) {
+	if (re_header_check(&db->c, e->p, re_planes(e->p), &db->L)) {
 		free(db);
 		return isp_fail(cpl, ISP_BAD_FIELD, "malformed DB_CREATE header");
 	}

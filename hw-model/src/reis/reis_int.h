@@ -148,8 +148,12 @@ void re_unlink(struct re_eng *e, struct re_db *db);
 /* Under e->lock: @did's database when it is READY (no reference taken);
  * else Unknown ID or Busy, both with DNR, and the reason in *@why. */
 uint16_t re_find_ready(struct re_eng *e, uint32_t did, struct re_db **out, const char **why);
+/* The create header's layout; @cspread: planes its centroids spread over
+ * (re_planes() for a new database, the stored value for a loaded one). */
 int re_header_check(const struct isp_wire_reis_create *c, const struct fp_params *p,
-		    struct re_layout *L);
+		    uint32_t cspread, struct re_layout *L);
+/* Every plane of @p's geometry: what a new database's centroids spread over. */
+uint32_t re_planes(const struct fp_params *p);
 /* Deploy-only memory: staging pages and the tags. */
 void re_db_drop_stage(struct re_eng *e, struct re_db *db);
 /* Cluster sizes sum to n; builds the R-IVF first-index array. */

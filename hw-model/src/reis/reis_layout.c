@@ -92,6 +92,10 @@ static int re_layout_slc(struct re_layout *L, const struct isp_wire_reis_create 
 				  L->oob_bytes / RE_CTAG_BYTES);
 		if (!L->cpb)
 			return -EINVAL;
+		/* Parallelism-First over every plane (REIS 4.1.1): at most
+		 * ceil(nlist / planes) centroids per page. */
+		if (L->cspread)
+			L->cpb = re_min32(L->cpb, (uint32_t)re_div_up(c->nlist, L->cspread));
 		L->cpages = re_div_up(c->nlist, L->cpb);
 	}
 	return 0;
@@ -140,11 +144,19 @@ static int re_layout_tlc(struct re_layout *L, const struct isp_wire_reis_create 
 int re_layout_init(struct re_layout *L, const struct isp_wire_reis_create *c,
 		   uint32_t page_bytes, uint32_t oob_bytes, uint32_t subpage_bytes)
 {
+	return re_layout_init_spread(L, c, page_bytes, oob_bytes, subpage_bytes, 0);
+}
+
+int re_layout_init_spread(struct re_layout *L, const struct isp_wire_reis_create *c,
+			  uint32_t page_bytes, uint32_t oob_bytes, uint32_t subpage_bytes,
+			  uint32_t cspread)
+{
 	if (!L || !c)
 		return -EINVAL;
 	memset(L, 0, sizeof(*L));
 	if (re_layout_check(c, page_bytes, oob_bytes, subpage_bytes))
 		return -EINVAL;
+	L->cspread = cspread;
 	L->dim = c->dim;
 	L->cb = c->dim / 8;
 	L->page_bytes = page_bytes;

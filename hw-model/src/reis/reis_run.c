@@ -491,8 +491,10 @@ static int re_query_cost(struct re_run *r, struct re_db *db, const struct re_qou
 	int df = re_filter_threshold(r, db, &thr);
 	uint64_t t = tq, cand = re_cand_count(r, db);
 
-	/* IBC (§4.3.2); each die's pages wait for its own (the plane holds). */
-	ft_ibc_all(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes, r->mpibc, tq);
+	/* IBC (§4.3.2), before the die's page reads (Fig. 6: a die's pages wait
+	 * for its whole IBC, not for every die's). */
+	ft_ibc_dies(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes,
+		    (r->mpibc ? FT_IBC_MPIBC : 0) | FT_IBC_DIE, tq);
 	if (r->ivf) {
 		re_coarse_cost(r, db, t, &t);
 		if (o->np > r->nprobe_used)
