@@ -5,7 +5,9 @@
 #
 # Environment:
 #   ISP_ACCEL=tcg|kvm   skip the KVM probe
-#   ISP_VM_MEM=MiB      guest memory (default 512)
+#   ISP_VM_MEM=MiB      guest memory (default 640: the initramfs unpacks into
+#                       a rootfs of half the RAM left beside the compressed
+#                       image; ~190 MiB of programs and tools outgrew 512)
 #   ISP_VM_SMP=N        guest CPUs (default 2)
 #   STACK=10.0|7.2      the emulator and guest kernel pair (default 10.0):
 #                       10.0 is QEMU 10.0 (scripts/qemu-build.sh,
@@ -90,7 +92,7 @@ vm_accel_args() {
 # console, monitor and -append (paths must not contain spaces).
 vm_args() {
     echo "$(vm_accel_args "$1") -machine q35 -smp ${ISP_VM_SMP:-2}" \
-        "-m ${ISP_VM_MEM:-512} -nodefaults -display none -no-reboot" \
+        "-m ${ISP_VM_MEM:-640} -nodefaults -display none -no-reboot" \
         "-kernel $VM_KERNEL -initrd $VM_INITRD" \
         "-drive file=$3,if=none,id=nvm0,format=raw" \
         "-device nvme,serial=isp-ssd-0,drive=nvm0,$2"
