@@ -7,6 +7,7 @@
 set -eu
 csv=$1 drift=$2 rfcsv=$3 secs=$4 rows=$5 tables=$6 gmacs=$7 day=$8
 recssd=${9:-} batches=${10:-3} rfseeds=${11:-} rfk=${12:-} sweep=${13:-}
+ftl=${14:-}	# bench_ftl --md: the datasheet rows' own section
 nseeds=1
 if [ -n "$rfseeds" ] && [ -s "$rfseeds" ]; then
 	nseeds=$(awk -F'|' 'NR == 1 { print split($5, v, "/") }' "$rfseeds")
@@ -519,6 +520,11 @@ EOF
 	cat "$sweep"
 	echo
 fi
+if [ -n "$ftl" ] && [ -s "$ftl" ]; then
+	cat "$ftl"
+	echo "Rows: [fidelity-ftl.csv](fidelity-ftl.csv)."
+	echo
+fi
 cat <<'EOF'
 ## Commands
 
@@ -533,4 +539,5 @@ cat <<'EOF'
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --seed 3     # one of the 5 seeds
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --ties first # W4 what-if
     FIDELITY_RF_SEEDS=1 make fidelity  # seed 0 alone, about a fifth of the RecFlash time
+    build/examples/bench_ftl --md      # the datasheet rows of ordinary I/O (-q: a smoke run)
 EOF

@@ -63,6 +63,9 @@ if [ "${1:-}" = "--from" ] && [ -n "${2:-}" ]; then
 	cp "$2"/rf-s*.csv "$tmp/" 2>/dev/null || cp "$tmp/rf.csv" "$tmp/rf-s0.csv"
 	# Runs before the assumption sweep have no sweep.md.
 	cp "$2/sweep.md" "$tmp/sweep.md" 2>/dev/null || : > "$tmp/sweep.md"
+	# Runs before the FTL have no datasheet rows.
+	cp "$2/ftl.md" "$tmp/ftl.md" 2>/dev/null || : > "$tmp/ftl.md"
+	cp "$2/ftl.csv" "$tmp/ftl.csv" 2>/dev/null || : > "$tmp/ftl.csv"
 	secs=$(cat "$tmp/wall.csv")
 	day=$(cat "$2/date.csv" 2>/dev/null || date -u +%Y-%m-%d)
 else
@@ -111,6 +114,13 @@ else
 		s=$((s + 1))
 	done
 	spawn rest
+	# The FTL against the products' datasheets (bench_ftl, docs/ftl.md):
+	# its own section of the page and its own CSV, not paper rows.
+	ftl_rows() {
+		echo "fidelity: ordinary I/O through the FTL against the datasheets (bench_ftl)"
+		"$BUILD/examples/bench_ftl" --md --csv-file "$tmp/ftl.csv" > "$tmp/ftl.md"
+	}
+	spawn ftl_rows
 	reap
 	cp "$tmp/rf-s0.csv" "$tmp/rf.csv"
 	secs=$(($(date +%s) - t0))
@@ -120,7 +130,7 @@ else
 	mkdir -p "$raw"
 	rm -f "$raw"/rf-s*.csv
 	cp "$tmp/reis.csv" "$tmp/rf.csv" "$tmp/recssd.csv" "$tmp/drift.csv" "$tmp/wall.csv" \
-		"$tmp/date.csv" "$tmp/sweep.md" "$tmp"/rf-s*.csv "$raw/"
+		"$tmp/date.csv" "$tmp/sweep.md" "$tmp"/rf-s*.csv "$tmp/ftl.md" "$tmp/ftl.csv" "$raw/"
 fi
 
 # RecFlash rows, one per number over the seeds' runs (rf-s0.csv ...):
@@ -265,7 +275,8 @@ fi
 
 "$top/scripts/fidelity-doc.sh" "$OUT/fidelity.csv" "$tmp/drift.csv" "$tmp/rf.csv" \
 	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" "$day" "$tmp/recssd.csv" "$RF_BATCHES" \
-	"$tmp/rfseeds.csv" "$tmp/rfk.csv" "$tmp/sweep.md" > "$OUT/fidelity.md"
+	"$tmp/rfseeds.csv" "$tmp/rfk.csv" "$tmp/sweep.md" "$tmp/ftl.md" > "$OUT/fidelity.md"
+[ ! -s "$tmp/ftl.csv" ] || cp "$tmp/ftl.csv" "$OUT/fidelity-ftl.csv"
 awk -F'"' -v secs="$secs" -v out="$OUT/fidelity.md" 'NR > 1 { n++; split($5, v, ","); if (v[5] == "yes") y++ }
 	END { printf "fidelity: %d of %d rows within 25 %% (benchmarks %d s); %s\n", y, n, secs, out }' \
 	"$OUT/fidelity.csv"
