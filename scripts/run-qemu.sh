@@ -11,7 +11,7 @@
 #   ISP_TRACE_DIR  isp-trace-dir (Perfetto timelines) [off]
 #   ISP            on | off [on]
 #   ISP_RUN        guest mode: shell | tests | demo | bench [shell]
-#   ISP_ACCEL      tcg | kvm [probe]   ISP_VM_MEM, ISP_VM_SMP [512, 2]
+#   ISP_ACCEL      tcg | kvm [probe]   ISP_VM_MEM, ISP_VM_SMP [640, 2]
 #   ISP_DRIVES     ISP drives, each its own controller, namespace and
 #                  backing file ($ISP_DIR/flash-I.img) [1] (docs/group.md)
 #   GUEST          initramfs | debian [initramfs]   ISP_SHARE  a host folder

@@ -5,7 +5,9 @@
 #
 # Environment:
 #   ISP_ACCEL=tcg|kvm   skip the KVM probe
-#   ISP_VM_MEM=MiB      guest memory (default 512)
+#   ISP_VM_MEM=MiB      guest memory (default 640: the initramfs unpacks into
+#                       a rootfs of half the RAM left beside the compressed
+#                       image; ~190 MiB of programs and tools outgrew 512)
 #   ISP_VM_SMP=N        guest CPUs (default 2)
 #   STACK=10.0|7.2      the emulator and guest kernel pair (default 10.0):
 #                       10.0 is QEMU 10.0 (scripts/qemu-build.sh,
@@ -40,7 +42,7 @@ initramfs)
     VM_GUEST=$BUILD/guest/$GUEST_KERNEL
     VM_KERNEL=$VM_GUEST/vmlinuz
     VM_INITRD=$VM_GUEST/initramfs.cpio.gz
-    VM_MEM_DEFAULT=512
+    VM_MEM_DEFAULT=640
     ;;
 debian)
     VM_GUEST=$BUILD/guest-debian/$GUEST_KERNEL

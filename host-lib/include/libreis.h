@@ -795,6 +795,44 @@ int reis_stats(struct reis_dev *dev, uint32_t flags, struct reis_stats *st);
  */
 int reis_stats_decode(const void *buf, size_t len, struct reis_stats *st);
 
+/**
+ * struct reis_ftl_stats - the FTL's part of ISP_STATS (docs/ftl.md): the
+ * namespace's ordinary reads and writes on the modeled flash; all 0 when
+ * ordinary I/O does not run through it (isp-ftl=off).
+ * @reads, @writes, @flushes, @trims: commands.
+ * @read_bytes, @write_bytes: host bytes.
+ * @nand_write_bytes: bytes programmed for them (host pages, GC, padding).
+ * @gc_write_bytes: bytes garbage collection moved.
+ * @gc_victims: blocks it reclaimed; @erases: blocks the FTL erased.
+ * @buf_hits: 4 KiB units read from the write buffer.
+ * @stalls: writes that waited for room in the buffer.
+ * @io_model_ns, @read_model_ns, @write_model_ns: modeled latency sums.
+ * @wa_milli: write amplification x 1000; @op_permille: over-provisioning.
+ * @user_bytes: namespaces mapped; @phys_bytes: flash the FTL holds.
+ * @stripes, @stripes_min: block stripes held, and the minimum.
+ * @free_blocks: erased blocks; @erase_max: most erases of one block.
+ */
+struct reis_ftl_stats {
+	uint64_t reads, writes, read_bytes, write_bytes;
+	uint64_t nand_write_bytes, gc_write_bytes, gc_victims, erases;
+	uint64_t flushes, trims, buf_hits, stalls;
+	uint64_t io_model_ns, read_model_ns, write_model_ns;
+	uint32_t wa_milli, op_permille;
+	uint64_t user_bytes, phys_bytes;
+	uint32_t stripes, stripes_min, free_blocks, erase_max;
+};
+
+/**
+ * reis_ftl_stats_decode() - decode the FTL's counters of an ISP_STATS
+ * buffer (the one reis_prep_stats() filled).
+ * @buf: the bytes the drive returned.
+ * @len: at least REIS_STATS_LEN.
+ * @st: filled on success.
+ *
+ * Return: 0 or -EINVAL for a short buffer.
+ */
+int reis_ftl_stats_decode(const void *buf, size_t len, struct reis_ftl_stats *st);
+
 /* ---------------------------------------------------------------------- */
 /* Synchronous device commands                                             */
 /* ---------------------------------------------------------------------- */

@@ -112,6 +112,40 @@ int reis_stats_decode(const void *buf, size_t len, struct reis_stats *st)
 	return 0;
 }
 
+int reis_ftl_stats_decode(const void *buf, size_t len, struct reis_ftl_stats *st)
+{
+	struct isp_wire_stats w;
+
+	if (!buf || !st || len < sizeof(w))
+		return -EINVAL;
+	memcpy(&w, buf, sizeof(w));
+	memset(st, 0, sizeof(*st));
+	st->reads = w.ftl_reads;
+	st->writes = w.ftl_writes;
+	st->read_bytes = w.ftl_read_bytes;
+	st->write_bytes = w.ftl_write_bytes;
+	st->nand_write_bytes = w.ftl_nand_write_bytes;
+	st->gc_write_bytes = w.ftl_gc_write_bytes;
+	st->gc_victims = w.ftl_gc_victims;
+	st->erases = w.ftl_erases;
+	st->flushes = w.ftl_flushes;
+	st->trims = w.ftl_trims;
+	st->buf_hits = w.ftl_buf_hits;
+	st->stalls = w.ftl_stalls;
+	st->io_model_ns = w.ftl_io_model_ns;
+	st->read_model_ns = w.ftl_read_model_ns;
+	st->write_model_ns = w.ftl_write_model_ns;
+	st->wa_milli = w.ftl_wa_milli;
+	st->op_permille = w.ftl_op_permille;
+	st->user_bytes = w.ftl_user_bytes;
+	st->phys_bytes = w.ftl_phys_bytes;
+	st->stripes = w.ftl_stripes;
+	st->stripes_min = w.ftl_stripes_min;
+	st->free_blocks = w.ftl_free_blocks;
+	st->erase_max = w.ftl_erase_max;
+	return 0;
+}
+
 int reis_identify(struct reis_dev *dev, struct reis_info *info)
 {
 	_Alignas(64) uint8_t buf[REIS_IDENTIFY_LEN];

@@ -490,7 +490,10 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 		{ "reset", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
+	_Alignas(64) uint8_t raw[REIS_STATS_LEN];
+	struct reis_ftl_stats ftl;
 	struct reis_stats st;
+	struct reis_req req;
 	uint32_t flags = 0;
 	unsigned i;
 	int opt, ret;
@@ -503,7 +506,13 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_err("stats: unexpected argument '%s'", argv[optind]);
-	ret = reis_stats(c->dev, flags, &st);
+	/* one snapshot, decoded twice: the vendor counters and the FTL's */
+	reis_prep_stats(&req, raw, flags);
+	ret = reis_exec(c->dev, &req);
+	if (!ret)
+		ret = reis_stats_decode(raw, sizeof(raw), &st);
+	if (!ret)
+		ret = reis_ftl_stats_decode(raw, sizeof(raw), &ftl);
 	if (ret)
 		return fail(c, "stats", ret);
 	if (c->json) {
@@ -546,6 +555,31 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 		j_u64("searches", st.searches);
 		j_u64("sls_bags", st.sls_bags);
 		j_u64("remaps", st.remaps);
+		j_obj("ftl");
+		j_u64("reads", ftl.reads);
+		j_u64("writes", ftl.writes);
+		j_u64("read_bytes", ftl.read_bytes);
+		j_u64("write_bytes", ftl.write_bytes);
+		j_u64("nand_write_bytes", ftl.nand_write_bytes);
+		j_dbl("write_amplification", ftl.wa_milli / 1000.0);
+		j_u64("gc_write_bytes", ftl.gc_write_bytes);
+		j_u64("gc_victims", ftl.gc_victims);
+		j_u64("erases", ftl.erases);
+		j_u64("flushes", ftl.flushes);
+		j_u64("trims", ftl.trims);
+		j_u64("buffer_hits", ftl.buf_hits);
+		j_u64("stalls", ftl.stalls);
+		j_u64("model_ns", ftl.io_model_ns);
+		j_u64("read_model_ns", ftl.read_model_ns);
+		j_u64("write_model_ns", ftl.write_model_ns);
+		j_u64("user_bytes", ftl.user_bytes);
+		j_u64("phys_bytes", ftl.phys_bytes);
+		j_u64("op_permille", ftl.op_permille);
+		j_u64("stripes", ftl.stripes);
+		j_u64("stripes_min", ftl.stripes_min);
+		j_u64("free_blocks", ftl.free_blocks);
+		j_u64("erase_max", ftl.erase_max);
+		j_obj_end();
 		j_bool("reset", flags & REIS_STATS_RESET);
 		j_str("counting_since", c->inproc ? "this process opened the drive" :
 		      "the drive's power-on or last reset");
@@ -577,6 +611,20 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 	printf("RecFlash         %" PRIu64 " bags, cache %" PRIu64 " hits / %" PRIu64
 	       " misses, %" PRIu64 " remaps\n", st.sls_bags, st.cache_hits,
 	       st.cache_misses, st.remaps);
+	if (ftl.user_bytes) {
+		printf("ordinary I/O     %" PRIu64 " reads (%" PRIu64 " B), %" PRIu64
+		       " writes (%" PRIu64 " B), %" PRIu64 " flushes, %" PRIu64
+		       " deallocations; modeled %" PRIu64 " ns\n", ftl.reads, ftl.read_bytes,
+		       ftl.writes, ftl.write_bytes, ftl.flushes, ftl.trims, ftl.io_model_ns);
+		printf("FTL              NAND writes %" PRIu64 " B, write amplification %.3f, "
+		       "GC %" PRIu64 " B moved, %" PRIu64 " victims, %" PRIu64 " erases\n",
+		       ftl.nand_write_bytes, ftl.wa_milli / 1000.0, ftl.gc_write_bytes,
+		       ftl.gc_victims, ftl.erases);
+		printf("FTL space        %" PRIu64 " MiB mapped on %" PRIu64 " MiB of flash (%u "
+		       "stripes, minimum %u, OP %.1f %%), %u free blocks, most erases %u\n",
+		       ftl.user_bytes >> 20, ftl.phys_bytes >> 20, ftl.stripes, ftl.stripes_min,
+		       ftl.op_permille / 10.0, ftl.free_blocks, ftl.erase_max);
+	}
 	if (flags & REIS_STATS_RESET)
 		printf("(counters reset)\n");
 	if (c->inproc)

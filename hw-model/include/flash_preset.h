@@ -115,6 +115,15 @@ struct fp_params {
 	 * lookup, even of a row read before in the command (Fig. 4a); 1 a page
 	 * read per distinct row of the command (the sweep's alternative). */
 	uint32_t rf_base_rows;
+
+	/* The FTL of ordinary I/O (ftl.h, docs/ftl.md). */
+	uint32_t ftl_op;		/* over-provisioning, per mille of user capacity */
+	uint32_t ftl_gc;		/* GC victim: 0 greedy, 1 cost-benefit */
+	uint32_t ftl_fill;		/* 1: a new namespace starts fully written */
+	uint32_t ftl_pe;		/* rated P/E cycles (SMART Percentage Used) */
+	uint32_t ftl_cyc_cmd;		/* firmware cycles per ordinary command */
+	uint32_t ftl_rsvd;
+	uint64_t ftl_wbuf;		/* write buffer in controller DRAM, bytes */
 };
 
 /**

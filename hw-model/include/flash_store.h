@@ -296,6 +296,30 @@ int fs_region_ppa(const struct fs *fs, const struct fs_region *r, uint64_t lpage
 int fs_region_move(struct fs *fs, uint32_t id, uint32_t new_first,
 		   uint64_t *copied, uint32_t *erased);
 
+/**
+ * fs_region_free_unused() - release region @id at once, not after the next
+ * commit, when none of its blocks holds a programmed page: no data of it
+ * needs the crash rule's protection (the FTL's stripes, whose data lives
+ * in the transport's backend). The blocks are reusable immediately.
+ * Return: 0; -ENOENT; -EBUSY when a block holds programmed pages.
+ */
+int fs_region_free_unused(struct fs *fs, uint32_t id);
+
+/*
+ * A reclaim callback: an allocation of @stripes block stripes for @owner in
+ * partition @part found no room; give some back (e.g. fs_region_free_unused
+ * of stripes the callee can empty) and return how many. Called without the
+ * store's lock held, from the allocating thread.
+ */
+typedef int (*fs_reclaim_fn)(void *ctx, uint32_t part, uint32_t stripes, uint64_t owner);
+
+/**
+ * fs_set_reclaim() - install @fn (NULL: none). fs_region_alloc() and
+ * fs_region_alloc_packed() call it once when they would fail with -ENOSPC
+ * and retry if it gave stripes back.
+ */
+void fs_set_reclaim(struct fs *fs, fs_reclaim_fn fn, void *ctx);
+
 struct fs_space {
 	uint32_t free_blocks;		/* per plane, reusable now */
 	uint32_t largest_run;		/* longest contiguous free run, blocks */

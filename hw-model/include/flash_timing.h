@@ -157,6 +157,17 @@ void ft_cmd_begin(struct ft *ft, struct ft_cmd *cmd, uint64_t submit_ns,
  */
 int ft_cmd_end(struct ft *ft, struct ft_cmd *cmd, uint64_t *latency_ns);
 
+/**
+ * ft_cmd_end_quiet() - ft_cmd_end() for work that is not a vendor command:
+ * the FTL's ordinary I/O and its background programs and GC. Its flash,
+ * channel and energy counters stay in the statistics (the drive did the
+ * work); it is not counted in cmds / model_ps, so the vendor commands'
+ * latency sums mean what they did before the FTL (its own counters are
+ * the FTL's, ftl.h).
+ * Return: cmd->err.
+ */
+int ft_cmd_end_quiet(struct ft *ft, struct ft_cmd *cmd, uint64_t *latency_ns);
+
 /* ---- operations: each returns its completion time (ps) ---- */
 
 /** ft_ctrl() - the per-command controller overhead (ctrl_cmd) on a firmware core. */

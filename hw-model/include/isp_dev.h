@@ -214,4 +214,61 @@ const char *isp_opcode_name(uint8_t opcode);
  */
 const char *isp_status_name(uint16_t status);
 
+struct ft_trace;
+
+/**
+ * isp_dev_trace_all() - record every command from now on, vendor and
+ * ordinary, into @tr (flash_timing.h: ft_trace_new(); NULL: stop), for an
+ * in-process timeline of concurrent work on one set of resource tracks
+ * (ft_trace_write_file() with isp_dev_timing()). TRACE_ARM and trace_dir
+ * are not served meanwhile. The caller keeps @tr until it stops; one
+ * thread at a time may issue commands while it records.
+ */
+void isp_dev_trace_all(struct isp_dev *dev, struct ft_trace *tr);
+
+/** isp_dev_timing() - the device's timing engine (flash_timing.h). */
+struct ft *isp_dev_timing(struct isp_dev *dev);
+
+/* ---- ordinary I/O (docs/ftl.md) ---- */
+
+struct ftl;
+struct ftl_io;
+struct ftl_cpl;
+
+/**
+ * isp_dev_ftl() - the device's FTL (ftl.h), for its statistics and tests.
+ */
+struct ftl *isp_dev_ftl(struct isp_dev *dev);
+
+/**
+ * isp_dev_ns_attach() - let the FTL map namespace @nsid of @bytes
+ * (ftl_attach()): from then on isp_dev_io() times its reads and writes.
+ * Return: 0 or -errno (with @err saying why).
+ */
+int isp_dev_ns_attach(struct isp_dev *dev, uint32_t nsid, uint64_t bytes, char *err,
+		      size_t errlen);
+
+/**
+ * isp_dev_io() - book one ordinary command (ftl_io()); a Flush that
+ * changed the map also commits the device's metadata, at most once per
+ * second of device time.
+ * Return: ftl_io()'s.
+ */
+int isp_dev_io(struct isp_dev *dev, const struct ftl_io *io, struct ftl_cpl *cpl);
+
+/* What the FTL adds to SMART / Health Information (NVMe log page 02h). */
+struct isp_dev_smart {
+	uint8_t valid;			/* 0: no namespace attached */
+	uint8_t available_spare;	/* %: spare stripes held, of the target's */
+	uint8_t spare_threshold;	/* %: below it the drive warns */
+	uint8_t percentage_used;	/* mean block erases / ftl_pe, %, <= 255 */
+	uint32_t rsvd;
+	uint64_t host_write_bytes;
+	uint64_t nand_write_bytes;
+	uint64_t gc_victims;
+};
+
+/** isp_dev_smart() - fill @out. Return: 0, -ENOENT (nothing attached). */
+int isp_dev_smart(struct isp_dev *dev, struct isp_dev_smart *out);
+
 #endif /* ISP_DEV_H */

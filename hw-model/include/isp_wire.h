@@ -140,6 +140,7 @@ enum isp_cap {
 	ISP_CAP_RECFLASH = 1u << 16,
 	ISP_CAP_RECFLASH_REMAP = 1u << 17,
 	ISP_CAP_RECFLASH_CACHE = 1u << 18,
+	ISP_CAP_FTL = 1u << 24,		/* ordinary I/O runs through the FTL */
 };
 
 /* Cell modes of a flash partition. */
@@ -326,8 +327,34 @@ struct isp_wire_stats {
 	uint64_t searches;		/* queries answered */
 	uint64_t sls_bags;
 	uint64_t remaps;
-	/* 416 */
-	uint8_t rsvd[4096 - 416];
+	/* 416: ordinary I/O through the FTL (docs/ftl.md); 0 with isp-ftl=off */
+	uint64_t ftl_reads;		/* read commands */
+	uint64_t ftl_writes;		/* write commands */
+	uint64_t ftl_read_bytes;	/* host bytes read */
+	uint64_t ftl_write_bytes;	/* host bytes written */
+	uint64_t ftl_nand_write_bytes;	/* programmed: host + GC + padding */
+	uint64_t ftl_gc_write_bytes;	/* moved by GC */
+	uint64_t ftl_gc_victims;	/* blocks GC reclaimed */
+	uint64_t ftl_erases;		/* blocks the FTL erased */
+	/* 480 */
+	uint64_t ftl_flushes;
+	uint64_t ftl_trims;		/* deallocations (DSM, Write Zeroes) */
+	uint64_t ftl_buf_hits;		/* units read from the write buffer */
+	uint64_t ftl_stalls;		/* writes that waited for buffer room */
+	uint64_t ftl_io_model_ns;	/* sum of the commands' modeled latency */
+	uint64_t ftl_read_model_ns;
+	uint64_t ftl_write_model_ns;
+	uint32_t ftl_wa_milli;		/* NAND / host bytes written, x 1000 */
+	uint32_t ftl_op_permille;	/* over-provisioning now, per mille */
+	/* 544 */
+	uint64_t ftl_user_bytes;	/* namespaces mapped */
+	uint64_t ftl_phys_bytes;	/* native flash the FTL holds */
+	uint32_t ftl_stripes;		/* block stripes it holds */
+	uint32_t ftl_stripes_min;	/* it never gives back below this */
+	uint32_t ftl_free_blocks;	/* erased blocks, all planes */
+	uint32_t ftl_erase_max;		/* most erases of one of its blocks */
+	/* 576 */
+	uint8_t rsvd[4096 - 576];
 };
 _Static_assert(sizeof(struct isp_wire_stats) == 4096, "wire size");
 

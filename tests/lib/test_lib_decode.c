@@ -145,10 +145,68 @@ static void check_stats(void)
 	CHECK(reis_stats_decode(&w, sizeof(w) - 1, &st) == -EINVAL);
 }
 
+/* The FTL's counters (offset 416 on): each field from its own place. */
+static void check_ftl_stats(void)
+{
+	struct isp_wire_stats w;
+	struct reis_ftl_stats f;
+
+	memset(&w, 0, sizeof(w));
+	w.ftl_reads = 1;
+	w.ftl_writes = 2;
+	w.ftl_read_bytes = 3;
+	w.ftl_write_bytes = 4;
+	w.ftl_nand_write_bytes = 5;
+	w.ftl_gc_write_bytes = 6;
+	w.ftl_gc_victims = 7;
+	w.ftl_erases = 8;
+	w.ftl_flushes = 9;
+	w.ftl_trims = 10;
+	w.ftl_buf_hits = 11;
+	w.ftl_stalls = 12;
+	w.ftl_io_model_ns = 13;
+	w.ftl_read_model_ns = 14;
+	w.ftl_write_model_ns = 15;
+	w.ftl_wa_milli = 16;
+	w.ftl_op_permille = 17;
+	w.ftl_user_bytes = 18;
+	w.ftl_phys_bytes = 19;
+	w.ftl_stripes = 20;
+	w.ftl_stripes_min = 21;
+	w.ftl_free_blocks = 22;
+	w.ftl_erase_max = 23;
+	CHECK(reis_ftl_stats_decode(&w, sizeof(w), &f) == 0);
+	CHECK_EQ_U64(f.reads, 1);
+	CHECK_EQ_U64(f.writes, 2);
+	CHECK_EQ_U64(f.read_bytes, 3);
+	CHECK_EQ_U64(f.write_bytes, 4);
+	CHECK_EQ_U64(f.nand_write_bytes, 5);
+	CHECK_EQ_U64(f.gc_write_bytes, 6);
+	CHECK_EQ_U64(f.gc_victims, 7);
+	CHECK_EQ_U64(f.erases, 8);
+	CHECK_EQ_U64(f.flushes, 9);
+	CHECK_EQ_U64(f.trims, 10);
+	CHECK_EQ_U64(f.buf_hits, 11);
+	CHECK_EQ_U64(f.stalls, 12);
+	CHECK_EQ_U64(f.io_model_ns, 13);
+	CHECK_EQ_U64(f.read_model_ns, 14);
+	CHECK_EQ_U64(f.write_model_ns, 15);
+	CHECK_EQ_U64(f.wa_milli, 16);
+	CHECK_EQ_U64(f.op_permille, 17);
+	CHECK_EQ_U64(f.user_bytes, 18);
+	CHECK_EQ_U64(f.phys_bytes, 19);
+	CHECK_EQ_U64(f.stripes, 20);
+	CHECK_EQ_U64(f.stripes_min, 21);
+	CHECK_EQ_U64(f.free_blocks, 22);
+	CHECK_EQ_U64(f.erase_max, 23);
+	CHECK(reis_ftl_stats_decode(&w, sizeof(w) - 1, &f) == -EINVAL);
+}
+
 int main(void)
 {
 	check_result();
 	check_info();
 	check_stats();
+	check_ftl_stats();
 	return t_result();
 }

@@ -9,6 +9,11 @@
 # PASS/FAIL/SKIP line per test and "isp-qtest: P F S" last.
 #
 # Tests:
+#   ftl-delay-hold  with isp-timing=delay an ordinary 4 KiB Read completes
+#                 when the virtual clock passes its modeled time, not 2 us
+#                 earlier (qtest steps the clock); held reads complete when
+#                 their queue is deleted, and at a reset (docs/ftl.md);
+#   ftl-needs-isp isp-ftl=on with isp=off is refused at realize;
 #   lost-wakeup   delayed commands fill the glue's bounce-buffer budget, a
 #                 command on another queue waits for budget, the first queue
 #                 is deleted: the waiting command must start (and complete
@@ -748,7 +753,93 @@ def test_rss_bound(qemu, tmp):
     return with_qemu(qt, body)
 
 
+def read_4k(nv, q, buf):
+    """A 4 KiB Read of LBA 0 (512-byte LBAs: NLB 7)."""
+    return nv.submit(q, NVME_CMD_READ, NSID, (buf, 0), (0, 0, 7, 0, 0, 0))
+
+
+def test_ftl_delay_hold(qemu, tmp):
+    """isp-timing=delay holds an ordinary Read until its modeled time
+    (docs/ftl.md), to the microsecond of the clock qtest steps; a held
+    Read's queue can be deleted, and the controller reset, with reads held."""
+    qt = Qtest(qemu, "isp=on,isp-timing=delay", tmp)
+    return with_qemu(qt, ftl_delay_hold)
+
+
+def ftl_delay_hold(qt):
+    nv = Nvme(qt)
+    q1 = nv.create_io_queue(1, 16)
+    buf = nv.alloc(PAGE)
+    cid = read_4k(nv, q1, buf)
+    time.sleep(0.5)
+    if nv.poll(q1) is not None:
+        return "a Read completed with the virtual clock standing still"
+    qt.clock_step(10 * 10**6)
+    c = nv.wait(q1, 10)
+    if c is None or c[0] != cid or c[1] != 0:
+        return "the first Read: %r" % (c,)
+    m = c[2]                            # CDW0: the modeled time, ns
+    if not 60000 <= m <= 10**6:
+        return "modeled time %d ns of a 4 KiB read (expected tR 60 us ..)" % m
+    # the same read again on the idle drive: the same modeled time
+    cid = read_4k(nv, q1, buf)
+    time.sleep(0.3)
+    qt.clock_step(m - 2000)
+    time.sleep(0.3)
+    if nv.poll(q1) is not None:
+        return "the second Read completed 2 us before its %d ns" % m
+    qt.clock_step(4000)
+    c = nv.wait(q1, 10)
+    if c is None or c[0] != cid or c[1] != 0 or c[2] != m:
+        return "the second Read after its %d ns: %r" % (m, c)
+    # four held reads on a second queue, then that queue is deleted
+    q2 = nv.create_io_queue(2, 16)
+    for i in range(4):
+        nv.submit(q2, NVME_CMD_READ, NSID, (buf, 0), (8 * i, 0, 7, 0, 0, 0),
+                  ring=False)
+    nv.ring(q2)
+    time.sleep(0.5)
+    if nv.poll(q2) is not None:
+        return "a Read of queue 2 completed with the clock standing still"
+    st = nv.delete_sq(2)
+    if st:
+        return "Delete I/O SQ 2 with held reads: status 0x%x" % st
+    got = []
+    while True:
+        c = nv.poll(q2)
+        if c is None:
+            break
+        got.append(c[1])
+    if len(got) != 4 or any(x not in (0, NVME_CMD_ABORT_SQ_DEL) for x in got):
+        return "held reads of the deleted queue completed as %r" % got
+    # a held read at reset: the reset posts it and QEMU stays up
+    read_4k(nv, q1, buf)
+    time.sleep(0.3)
+    nv.qt.writel(BAR0 + 0x14, 0)        # CC.EN = 0
+    nv.wait_csts(0)
+    return None
+
+
+def test_ftl_needs_isp(qemu, tmp):
+    """isp-ftl is an ISP property: given with isp=off it is refused."""
+    img = os.path.join(tmp, "ns.img")
+    with open(img, "wb") as f:
+        f.truncate(1 << 20)
+    r = subprocess.run([qemu, "-M", "pc", "-accel", "qtest", "-display", "none",
+                        "-nodefaults", "-qtest", "null",
+                        "-drive", "file=%s,if=none,id=d0,format=raw" % img,
+                        "-device", "nvme,serial=qt0,drive=d0,isp-ftl=on"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=60)
+    out = r.stdout.decode(errors="replace")
+    if r.returncode == 0 or "isp-ftl need isp=on" not in out:
+        return "isp-ftl=on with isp=off: exit %d, %r" % (r.returncode, out[-200:])
+    return None
+
+
 TESTS = {
+    "ftl-delay-hold": test_ftl_delay_hold,
+    "ftl-needs-isp": test_ftl_needs_isp,
     "lost-wakeup": test_lost_wakeup,
     "delete-sq-during-search": test_delete_sq_search,
     "reset-during-search": test_reset_search,

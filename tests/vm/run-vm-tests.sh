@@ -266,7 +266,7 @@ trace_check() {
 # 1.5 MiB (7.2) to 3.0 MiB (10.0) over the round and failed this.
 rss_tol_kb=${RSS_TOL_KB:-2048}
 rss_file_tol_kb=${RSS_FILE_TOL_KB:-256}
-rss_guest_kb=$((${ISP_VM_MEM:-512} * 1024))
+rss_guest_kb=$((${ISP_VM_MEM:-640} * 1024))
 # rss_child PPID [COMM]: pids whose parent is PPID (and comm is COMM).
 rss_child() {
     awk -v p="$1" -v c="${2:+($2)}" '$4 == p && (c == "" || $2 == c) { print $1 }' \

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "flash_preset.h"
+#include "ftl.h"
 #include "isp_dev.h"
 #include "isp_internal.h"
 #include "isp_pool.h"
@@ -40,10 +41,12 @@
 /* Engines of this drive, in metadata order. */
 extern const struct isp_engine isp_engine_reis;
 extern const struct isp_engine isp_engine_recflash;
+extern const struct isp_engine isp_engine_ftl;
 
 static const struct isp_engine *const isp_engines[] = {
 	&isp_engine_reis,
 	&isp_engine_recflash,
+	&isp_engine_ftl,	/* ordinary I/O: no opcodes (isp_ftl.c) */
 };
 
 #define ISP_NENGINES (sizeof(isp_engines) / sizeof(isp_engines[0]))
@@ -69,6 +72,7 @@ struct isp_dev {
 	uint32_t trace_ticket;		/* armed trace, 0: none */
 	uint64_t trace_written;		/* bytes written to trace_dir (<= trace_cap) */
 	uint64_t trace_skipped;		/* timelines not kept: budget or trace_cap */
+	struct ft_trace *trace_all;	/* isp_dev_trace_all(): every command */
 	uint8_t trace_opcode;		/* 0: the next command of any opcode */
 
 	pthread_mutex_t commit_lock;	/* serializes isp_dev_commit() */
@@ -590,6 +594,10 @@ void isp_dev_close(struct isp_dev *dev)
 
 	if (!dev)
 		return;
+	/* The FTL's map changes with every write, not only at commits: a clean
+	 * close keeps the last one (docs/ftl.md, "Crash rules"). */
+	if (dev->fs && isp_dev_ftl(dev) && ftl_dirty(isp_dev_ftl(dev)))
+		isp_dev_commit(dev);
 	for (e = ISP_NENGINES; e-- > 0;)
 		if (isp_engines[e] && dev->engine_state[e])
 			isp_engines[e]->close(dev->engine_state[e]);
@@ -601,6 +609,23 @@ void isp_dev_close(struct isp_dev *dev)
 	pthread_mutex_destroy(&dev->commit_lock);
 	free(dev->trace_dir);
 	free(dev);
+}
+
+void isp_dev_trace_all(struct isp_dev *dev, struct ft_trace *tr)
+{
+	pthread_mutex_lock(&dev->lock);
+	dev->trace_all = tr;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+struct ft_trace *isp_dev_trace_shared(struct isp_dev *dev)
+{
+	struct ft_trace *tr;
+
+	pthread_mutex_lock(&dev->lock);
+	tr = dev->trace_all;
+	pthread_mutex_unlock(&dev->lock);
+	return tr;
 }
 
 /* ---- accessors for handlers ---- */
@@ -954,7 +979,7 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 			     const atomic_int *cancel)
 {
 	uint64_t t0 = isp_now_ns(), seq;
-	struct ft_trace *tr = NULL;
+	struct ft_trace *tr = NULL, *shared;
 	const struct isp_op *op;
 	uint32_t trace_ticket = 0;
 	uint64_t trace_bytes = 0;
@@ -970,10 +995,13 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 
 	pthread_mutex_lock(&dev->lock);
 	seq = ++dev->seq;
+	shared = dev->trace_all;
 	pthread_mutex_unlock(&dev->lock);
-	if (!status)
+	if (!status && !shared)
 		trace_ticket = isp_trace_take(dev, cmd);
-	if (trace_ticket || dev->trace_dir)
+	if (shared)
+		tr = shared;
+	else if (trace_ticket || dev->trace_dir)
 		trace_bytes = isp_trace_new(dev, cmd, trace_ticket, &tr);
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -997,10 +1025,12 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 		else
 			isp_results_cancel(&dev->results, trace_ticket);
 	}
-	if (tr && dev->trace_dir && op)
+	if (tr && dev->trace_dir && op && !shared)
 		isp_trace_file(dev, seq, op, tr);
-	ft_trace_free(tr);
-	isp_budget_give_as(fs_buf_budget(dev->fs), trace_bytes, cmd->sqid);
+	if (!shared) {
+		ft_trace_free(tr);
+		isp_budget_give_as(fs_buf_budget(dev->fs), trace_bytes, cmd->sqid);
+	}
 	isp_count(dev, op, status, isp_now_ns() - t0);
 	if (status)
 		isp_err_note(dev, cmd, cpl);

@@ -126,6 +126,7 @@ static inline int isp_all_zero(const void *p, size_t n)
 const struct fp_params *isp_dev_params(const struct isp_dev *dev);
 struct fs *isp_dev_store(struct isp_dev *dev);
 struct ft *isp_dev_timing(struct isp_dev *dev);
+struct ft_trace *isp_dev_trace_shared(struct isp_dev *dev);
 struct isp_results *isp_dev_results(struct isp_dev *dev);
 uint32_t isp_dev_max_xfer(const struct isp_dev *dev);
 /* The drive's host worker set (isp_pool.h). */

@@ -324,8 +324,46 @@ static void fs_part_states(const struct fs *fs, uint32_t part, int8_t *kind, str
 	}
 }
 
+/* Ask the reclaim callback for @stripes stripes; whether it gave any. */
+static int fs_reclaim(struct fs *fs, uint32_t part, uint64_t stripes, uint64_t owner)
+{
+	fs_reclaim_fn fn;
+	void *ctx;
+
+	pthread_rwlock_rdlock(&fs->lock);
+	fn = fs->reclaim;
+	ctx = fs->reclaim_ctx;
+	pthread_rwlock_unlock(&fs->lock);
+	if (!fn)
+		return 0;
+	return fn(ctx, part, stripes > UINT32_MAX ? UINT32_MAX : (uint32_t)stripes,
+		  owner) > 0;
+}
+
+void fs_set_reclaim(struct fs *fs, fs_reclaim_fn fn, void *ctx)
+{
+	pthread_rwlock_wrlock(&fs->lock);
+	fs->reclaim = fn;
+	fs->reclaim_ctx = ctx;
+	pthread_rwlock_unlock(&fs->lock);
+}
+
+static int fs_region_alloc_once(struct fs *fs, uint32_t part, uint64_t npages,
+				uint64_t owner, struct fs_region *out, uint32_t *erased);
+
 int fs_region_alloc(struct fs *fs, uint32_t part, uint64_t npages, uint64_t owner,
 		    struct fs_region *out, uint32_t *erased)
+{
+	int ret = fs_region_alloc_once(fs, part, npages, owner, out, erased);
+
+	if (ret == -ENOSPC && fs_reclaim(fs, part, (npages + fs_stripe_pages(fs, part) - 1) /
+					 fs_stripe_pages(fs, part), owner))
+		ret = fs_region_alloc_once(fs, part, npages, owner, out, erased);
+	return ret;
+}
+
+static int fs_region_alloc_once(struct fs *fs, uint32_t part, uint64_t npages,
+				uint64_t owner, struct fs_region *out, uint32_t *erased)
 {
 	const struct fg_part *pt;
 	uint64_t nb64;
@@ -435,6 +473,13 @@ int fs_region_alloc_packed(struct fs *fs, uint32_t part, uint64_t npages, uint64
 	ret = fs->nreg >= FS_MAX_REGIONS ? -ENOSPC :
 	      fs_alloc_rows(fs, part, (uint32_t)nrows, owner, UINT32_MAX, 1, out, erased);
 	pthread_rwlock_unlock(&fs->lock);
+	if (ret == -ENOSPC && fs_reclaim(fs, part, 1, owner)) {
+		pthread_rwlock_wrlock(&fs->lock);
+		ret = fs->nreg >= FS_MAX_REGIONS ? -ENOSPC :
+		      fs_alloc_rows(fs, part, (uint32_t)nrows, owner, UINT32_MAX, 1, out,
+				    erased);
+		pthread_rwlock_unlock(&fs->lock);
+	}
 	return ret;
 }
 
@@ -599,6 +644,37 @@ int fs_region_free(struct fs *fs, uint32_t id)
 	if (ret)
 		goto out;
 	fs_reg_remove(fs, (size_t)i);
+out:
+	pthread_rwlock_unlock(&fs->lock);
+	return ret;
+}
+
+int fs_region_free_unused(struct fs *fs, uint32_t id)
+{
+	const struct fs_blk *blk;
+	uint32_t pl, b;
+	ssize_t i;
+	int ret = 0;
+
+	if (!fs)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&fs->lock);
+	i = fs_reg_find(fs, id);
+	if (i < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for (pl = 0; pl < fs->g.planes && !ret; pl++)
+		for (b = fs->reg[i].first_block;
+		     b < fs->reg[i].first_block + fs->reg[i].nblocks && !ret; b++) {
+			blk = fs_blk_find(fs, (uint64_t)pl * fs->g.blocks_per_plane + b);
+			if (blk && blk->nprog)
+				ret = -EBUSY;
+		}
+	if (!ret) {
+		fs->gen++;
+		fs_reg_remove(fs, (size_t)i);
+	}
 out:
 	pthread_rwlock_unlock(&fs->lock);
 	return ret;

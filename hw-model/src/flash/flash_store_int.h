@@ -123,6 +123,10 @@ struct fs {
 	void *user_blob;
 	size_t user_len;
 
+	/* fs_set_reclaim(): asked for room when an allocation finds none */
+	fs_reclaim_fn reclaim;
+	void *reclaim_ctx;
+
 	struct fs_dram_cat dram[FS_DRAM_MAX_NAMES];
 	uint64_t dram_used;
 

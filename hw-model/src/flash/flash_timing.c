@@ -378,7 +378,8 @@ void ft_cmd_begin(struct ft *ft, struct ft_cmd *cmd, uint64_t submit_ns,
 	}
 }
 
-int ft_cmd_end(struct ft *ft, struct ft_cmd *cmd, uint64_t *latency_ns)
+static int ft_cmd_end_as(struct ft *ft, struct ft_cmd *cmd, uint64_t *latency_ns,
+			 int counted)
 {
 	uint64_t lat = cmd->end - cmd->start;
 
@@ -389,13 +390,25 @@ int ft_cmd_end(struct ft *ft, struct ft_cmd *cmd, uint64_t *latency_ns)
 			ft->nact--;
 	}
 	cmd->slot_ = 0;
-	ft->st.cmds++;
-	ft->st.model_ps = ft_sat_add(ft->st.model_ps, lat);
+	if (counted) {
+		ft->st.cmds++;
+		ft->st.model_ps = ft_sat_add(ft->st.model_ps, lat);
+	}
 	ft_raise_floor(ft);
 	pthread_mutex_unlock(&ft->lock);
 	if (latency_ns)
 		*latency_ns = (lat + FT_PS_PER_NS - 1) / FT_PS_PER_NS;
 	return cmd->err;
+}
+
+int ft_cmd_end(struct ft *ft, struct ft_cmd *cmd, uint64_t *latency_ns)
+{
+	return ft_cmd_end_as(ft, cmd, latency_ns, 1);
+}
+
+int ft_cmd_end_quiet(struct ft *ft, struct ft_cmd *cmd, uint64_t *latency_ns)
+{
+	return ft_cmd_end_as(ft, cmd, latency_ns, 0);
 }
 
 /* ---- accounting helpers (lock held) ---- */

@@ -18,6 +18,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/thread.h"
@@ -35,6 +36,7 @@
 
 #include "isp_dev.h"
 #include "isp_share.h"
+#include "ftl.h"
 
 /*
  * Bounce buffers of all ISP commands in flight on one controller are a
@@ -98,6 +100,15 @@ typedef struct NvmeIspPool {
     int nthreads;
 } NvmeIspPool;
 
+typedef struct NvmeIspHold NvmeIspHold;
+
+/* What the FTL knows of a namespace (NvmeIsp.ftl_ns). */
+enum {
+    NVME_ISP_FTL_NS_NEW,        /* not attached yet: at its first I/O */
+    NVME_ISP_FTL_NS_ON,
+    NVME_ISP_FTL_NS_REFUSED,    /* does not fit: its I/O stays untimed */
+};
+
 struct NvmeIsp {
     struct isp_dev *dev;
     uint32_t max_xfer;
@@ -106,6 +117,9 @@ struct NvmeIsp {
     /* a controller reset is under way: new commands are refused */
     bool resetting;
     struct isp_share bounce;            /* bounce bytes, per queue */
+    bool ftl;                   /* isp-ftl */
+    uint8_t ftl_ns[NVME_MAX_NAMESPACES + 1];
+    QTAILQ_HEAD(, NvmeIspHold) holds;
     NvmeIspPool pool;
     Notifier exit_notifier;
     QTAILQ_HEAD(, NvmeIspAIOCB) inflight;
@@ -811,6 +825,8 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
     return NVME_NO_COMPLETE;
 }
 
+static void nvme_isp_holds_release(NvmeIsp *isp);
+
 void nvme_isp_drain(NvmeCtrl *n)
 {
     NvmeIsp *isp = n->isp;
@@ -831,6 +847,7 @@ void nvme_isp_drain(NvmeCtrl *n)
     while ((iocb = QTAILQ_FIRST(&isp->inflight))) {
         blk_aio_cancel(&iocb->common);
     }
+    nvme_isp_holds_release(isp);
     isp->draining = false;
 }
 
@@ -1011,9 +1028,9 @@ bool nvme_isp_check_params(NvmeCtrl *n, Error **errp)
     if (!p->enabled) {
         if (nvme_isp_str(p->backing) || nvme_isp_str(p->preset) ||
             nvme_isp_str(p->params) || p->timing_set ||
-            nvme_isp_str(p->trace_dir)) {
+            nvme_isp_str(p->trace_dir) || p->ftl != ON_OFF_AUTO_AUTO) {
             error_setg(errp, "isp-backing, isp-preset, isp-params, "
-                       "isp-timing and isp-trace-dir need isp=on");
+                       "isp-timing, isp-trace-dir and isp-ftl need isp=on");
             return false;
         }
         return true;
@@ -1062,8 +1079,10 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
     isp = g_new0(NvmeIsp, 1);
     isp->max_xfer = cfg.max_xfer;
     isp->delay = cfg.timing_delay;
+    isp->ftl = p->ftl != ON_OFF_AUTO_OFF;
     QTAILQ_INIT(&isp->inflight);
     QTAILQ_INIT(&isp->waiting);
+    QTAILQ_INIT(&isp->holds);
 
     ret = isp_dev_open(&cfg, &isp->dev, err, sizeof(err));
     if (ret < 0) {
@@ -1089,6 +1108,7 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
     trace_pci_nvme_isp_open(cfg.preset ? cfg.preset : "(default)",
                             cfg.backing ? cfg.backing : "(memory)",
                             cfg.max_xfer, isp->delay);
+    trace_pci_nvme_isp_ftl_open(isp->ftl);
     n->isp = isp;
 
     return true;
@@ -1109,4 +1129,221 @@ void nvme_isp_unrealize(NvmeCtrl *n)
     isp_dev_close(isp->dev);
     g_free(isp);
     n->isp = NULL;
+}
+
+/* ---- ordinary I/O through the FTL (docs/ftl.md) ---- */
+
+/*
+ * A completion held until the modeled time (isp-timing=delay). The request
+ * stays on its SQ's out_req_list with this AIOCB as its aiocb, so SQ
+ * deletion, Abort and reset cancel it like any request in flight: it is
+ * then posted at once with whatever status the canceller set.
+ */
+struct NvmeIspHold {
+    BlockAIOCB common;
+    NvmeIsp *isp;
+    NvmeRequest *req;
+    QEMUTimer *timer;
+    bool released;
+    QTAILQ_ENTRY(NvmeIspHold) entry;
+};
+
+static void nvme_isp_hold_release(NvmeIspHold *h)
+{
+    NvmeRequest *req = h->req;
+
+    if (h->released) {
+        return;
+    }
+    h->released = true;
+    timer_free(h->timer);
+    h->timer = NULL;
+    QTAILQ_REMOVE(&h->isp->holds, h, entry);
+    trace_pci_nvme_isp_ftl_release(nvme_cid(req), req->status);
+    req->aiocb = NULL;
+    req->isp_deadline_ns = 0;
+    nvme_enqueue_req_completion(nvme_cq(req), req);
+    qemu_aio_unref(h);
+}
+
+static void nvme_isp_hold_timer_cb(void *opaque)
+{
+    nvme_isp_hold_release(opaque);
+}
+
+static void nvme_isp_hold_bh(void *opaque)
+{
+    nvme_isp_hold_release(opaque);
+}
+
+static void nvme_isp_hold_cancel(BlockAIOCB *acb)
+{
+    NvmeIspHold *h = container_of(acb, NvmeIspHold, common);
+
+    if (h->timer) {
+        timer_del(h->timer);
+    }
+    aio_bh_schedule_oneshot(qemu_get_aio_context(), nvme_isp_hold_bh, h);
+}
+
+static const AIOCBInfo nvme_isp_hold_info = {
+    .aiocb_size = sizeof(NvmeIspHold),
+    .cancel_async = nvme_isp_hold_cancel,
+    NVME_ISP_AIOCB_INFO_CONTEXT
+};
+
+/* Reset and unrealize: every held completion is posted now. */
+static void nvme_isp_holds_release(NvmeIsp *isp)
+{
+    NvmeIspHold *h;
+
+    while ((h = QTAILQ_FIRST(&isp->holds))) {
+        blk_aio_cancel(&h->common);
+    }
+}
+
+/* Attach @ns to the FTL at its first I/O; false: its I/O is not timed. */
+static bool nvme_isp_ftl_ns(NvmeIsp *isp, NvmeNamespace *ns, uint32_t nsid)
+{
+    char err[256] = "";
+    int ret;
+
+    if (isp->ftl_ns[nsid] == NVME_ISP_FTL_NS_NEW) {
+        ret = isp_dev_ns_attach(isp->dev, nsid, ns->size, err, sizeof(err));
+        if (ret) {
+            trace_pci_nvme_err_isp_ftl_attach(nsid, ns->size, ret, err);
+            warn_report("isp: namespace %u: ordinary I/O stays untimed: %s",
+                        nsid, err[0] ? err : strerror(-ret));
+            isp->ftl_ns[nsid] = NVME_ISP_FTL_NS_REFUSED;
+        } else {
+            trace_pci_nvme_isp_ftl_attach(nsid, ns->size);
+            isp->ftl_ns[nsid] = NVME_ISP_FTL_NS_ON;
+        }
+    }
+
+    return isp->ftl_ns[nsid] == NVME_ISP_FTL_NS_ON;
+}
+
+/*
+ * Book the command on the model at submission (the main loop; the FTL's
+ * bookkeeping is a few microseconds). Commands the controller will refuse
+ * (bad range, inactive or zoned namespace) are left alone. The completion
+ * DW0/DW1 (reserved for these commands) carry the modeled time and energy
+ * as for the vendor commands.
+ */
+void nvme_isp_io_submit(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmeIsp *isp = n->isp;
+    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
+    uint32_t nsid = le32_to_cpu(req->cmd.nsid);
+    struct ftl_io io = {};
+    struct ftl_cpl cpl;
+    NvmeNamespace *ns;
+    uint64_t slba, nlb, nsze;
+    int ret;
+
+    req->isp_deadline_ns = 0;
+    if (!isp || !isp->ftl || !isp->dev || !req->sq->sqid) {
+        return;
+    }
+
+    switch (req->cmd.opcode) {
+    case NVME_CMD_FLUSH:
+        io.opc = FTL_FLUSH;
+        break;
+    case NVME_CMD_READ:
+        io.opc = FTL_READ;
+        break;
+    case NVME_CMD_WRITE:
+        io.opc = FTL_WRITE;
+        break;
+    case NVME_CMD_WRITE_ZEROES:
+        io.opc = FTL_TRIM;      /* the drive deallocates (reads as zeros) */
+        break;
+    default:
+        return;
+    }
+
+    if (io.opc == FTL_FLUSH && nsid == NVME_NSID_BROADCAST) {
+        io.nsid = 0;
+    } else {
+        if (nsid == 0 || nsid > NVME_MAX_NAMESPACES) {
+            return;
+        }
+        ns = nvme_ns(n, nsid);
+        if (!ns || ns->status || ns->csi != NVME_CSI_NVM ||
+            !nvme_isp_ftl_ns(isp, ns, nsid)) {
+            return;
+        }
+        io.nsid = nsid;
+        if (io.opc != FTL_FLUSH) {
+            slba = le64_to_cpu(rw->slba);
+            nlb = (uint64_t)le16_to_cpu(rw->nlb) + 1;
+            nsze = le64_to_cpu(ns->id_ns.nsze);
+            if (slba >= nsze || nlb > nsze - slba) {
+                return;
+            }
+            io.off = slba * ns->lbasz;
+            io.len = nlb * ns->lbasz;
+        }
+    }
+
+    io.submit_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    ret = isp_dev_io(isp->dev, &io, &cpl);
+    if (ret) {
+        trace_pci_nvme_err_isp_ftl_io(nvme_cid(req), req->cmd.opcode, ret);
+        return;
+    }
+    trace_pci_nvme_isp_ftl_io(nvme_cid(req), req->cmd.opcode, io.off, io.len,
+                              cpl.model_ns, cpl.flags);
+    req->isp_deadline_ns = io.submit_ns + MIN(cpl.model_ns, ISP_RESULT_TIME_MAX);
+    nvme_isp_set_result(req, isp_wire_result_pack(cpl.model_ns,
+                                                  cpl.energy_pj / 1000));
+}
+
+bool nvme_isp_io_hold(NvmeCQueue *cq, NvmeRequest *req)
+{
+    NvmeIsp *isp = nvme_ctrl(req)->isp;
+    int64_t deadline = req->isp_deadline_ns, now;
+    NvmeIspHold *h;
+
+    if (!deadline || !req->sq->sqid) {
+        return false;
+    }
+    req->isp_deadline_ns = 0;
+    if (!isp || !isp->delay || isp->draining) {
+        return false;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (deadline <= now) {
+        return false;
+    }
+
+    h = qemu_aio_get(&nvme_isp_hold_info, NULL, NULL, NULL);
+    h->isp = isp;
+    h->req = req;
+    h->released = false;
+    h->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvme_isp_hold_timer_cb, h);
+    QTAILQ_INSERT_TAIL(&isp->holds, h, entry);
+    req->aiocb = &h->common;
+    trace_pci_nvme_isp_ftl_hold(nvme_cid(req), deadline - now);
+    timer_mod_ns(h->timer, deadline);
+
+    return true;
+}
+
+void nvme_isp_smart(NvmeCtrl *n, NvmeSmartLog *smart)
+{
+    struct isp_dev_smart s;
+
+    if (!n->isp || !n->isp->dev || !n->isp->ftl ||
+        isp_dev_smart(n->isp->dev, &s)) {
+        return;
+    }
+    smart->available_spare = s.available_spare;
+    smart->available_spare_threshold = s.spare_threshold;
+    smart->percentage_used = s.percentage_used;
+    if (s.available_spare < s.spare_threshold) {
+        smart->critical_warning |= NVME_SMART_SPARE;
+    }
 }

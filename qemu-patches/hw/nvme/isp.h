@@ -27,7 +27,8 @@ extern const PropertyInfo nvme_isp_prop_timing;
     DEFINE_PROP_STRING("isp-params", _state, _field.params),                 \
     DEFINE_PROP_SIGNED_NODEFAULT("isp-timing", _state, _field.timing,        \
                                  nvme_isp_prop_timing, NvmeIspTiming),       \
-    DEFINE_PROP_STRING("isp-trace-dir", _state, _field.trace_dir)
+    DEFINE_PROP_STRING("isp-trace-dir", _state, _field.trace_dir),           \
+    DEFINE_PROP_ON_OFF_AUTO("isp-ftl", _state, _field.ftl, ON_OFF_AUTO_AUTO)
 
 bool nvme_isp_check_params(NvmeCtrl *n, Error **errp);
 bool nvme_isp_realize(NvmeCtrl *n, Error **errp);
@@ -57,6 +58,18 @@ bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid);
 uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
                           uint64_t off, NvmeRequest *req);
 void nvme_isp_id_ctrl_vs(NvmeCtrl *n, uint8_t *vs, size_t len);
+
+/*
+ * Ordinary I/O through the model's FTL (docs/ftl.md), isp-ftl=on (the
+ * default with isp=on): every I/O command is booked when it is submitted
+ * (Read, Write, Write Zeroes, Flush; others are not timed), and with
+ * isp-timing=delay its completion waits for the modeled time.
+ */
+void nvme_isp_io_submit(NvmeCtrl *n, NvmeRequest *req);
+/* True when the completion of @req is held (and posted later). */
+bool nvme_isp_io_hold(NvmeCQueue *cq, NvmeRequest *req);
+/* The FTL's fields of SMART / Health Information. */
+void nvme_isp_smart(NvmeCtrl *n, NvmeSmartLog *smart);
 
 static inline bool nvme_isp_enabled(NvmeCtrl *n)
 {

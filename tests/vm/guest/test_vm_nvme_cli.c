@@ -322,6 +322,38 @@ static void ck_tbl_list(const char *out, int rc)
 	CHECK_EQ_U64(after(out, "first tid "), TID);
 }
 
+static void ck_ftl_read(const char *out, int rc)
+{
+	static uint8_t st[4096];
+	uint64_t m = after(out, "result: ");
+
+	CHECK_EQ_U64(rc, 0);
+	REQUIRE(reis_log_page(dev, REIS_LID_STATS, 0, st, sizeof(st)) == 0);
+	if (!u64_at(st, 544)) {
+		printf("ftl-read: the FTL maps no namespace (isp-ftl=off): not checked\n");
+		return;
+	}
+	/* on flash (ftl_fill: at least tR of TLC) or, if another test wrote it
+	 * last, still in the write buffer: a modeled time, far below a ms */
+	CHECK(m > 0 && m < 1000000);
+	CHECK_EQ_U64(after(out, "ftl reads "), 1);
+	CHECK_EQ_U64(after(out, "ftl read bytes "), 4096);
+	CHECK_EQ_U64(after(out, "mapped MiB "), u64_at(st, 544) >> 20);
+}
+
+static void ck_ftl_smart(const char *out, int rc)
+{
+	static uint8_t smart[512];
+
+	CHECK_EQ_U64(rc, 0);
+	REQUIRE(reis_log_page(dev, 0x02, 0, smart, sizeof(smart)) == 0);
+	CHECK_EQ_U64(after(out, "available spare "), smart[3]);
+	CHECK_EQ_U64(after(out, "spare threshold "), smart[4]);
+	CHECK_EQ_U64(after(out, "percentage used "), smart[5]);
+	CHECK(smart[3] > 0);
+	CHECK_EQ_U64(smart[4], 10);
+}
+
 static const struct recipe {
 	const char *name;
 	void (*check)(const char *out, int rc);
@@ -342,6 +374,8 @@ static const struct recipe {
 	{ "reis-doc-read", ck_doc_read },
 	{ "rf-tbl-stats", ck_tbl_stats },
 	{ "rf-tbl-list", ck_tbl_list },
+	{ "ftl-read", ck_ftl_read },
+	{ "ftl-smart", ck_ftl_smart },
 };
 #define NRECIPES (sizeof(recipes) / sizeof(recipes[0]))
 
