@@ -37,6 +37,8 @@ static void fp_defaults(struct fp_params *p)
 	p->core_mhz = 1500;			/* A6: Cortex-R8 top clock */
 	p->link_mbps = 7000;			/* A7: PCIe 4.0 x4 drive */
 	p->dram_mbps = 8000;			/* A8: LPDDR4 x32 (RecFlash presets) */
+	p->slm_bytes = 64ull * MIB;		/* CS1: memory namespace, docs/timing-model.md */
+	p->cp_max_active = ISP_CS_NPROGS;	/* CS1: every device-defined program */
 	p->mem_cap = 2048ull * MIB;		/* host RAM, not the drive: docs/security.md */
 	p->buf_budget = 256ull * MIB;		/* 4 SLS at their 64 MiB row buffer */
 
@@ -227,6 +229,7 @@ struct fp_field {
 	F32(cores, FP_COUNT) F32(isp_cores, FP_COUNT)			\
 	F32(core_mhz, FP_COUNT) F32(link_mbps, FP_COUNT)		\
 	F32(channel_mbps, FP_COUNT) F32(dram_mbps, FP_COUNT)		\
+	F64(slm_bytes, FP_SIZE) F32(cp_max_active, FP_COUNT)		\
 	F64(mem_cap, FP_SIZE) F64(buf_budget, FP_SIZE)			\
 	F64(t_alh, FP_TIME) F64(t_als, FP_TIME) F64(t_ds, FP_TIME)	\
 	F64(t_wc, FP_TIME) F64(t_rr, FP_TIME) F32(addr_cycles, FP_COUNT) \
@@ -514,6 +517,14 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	r = r ? r : fp_range(err, errlen, "link_mbps", p->link_mbps, 1, 1000000);
 	r = r ? r : fp_range(err, errlen, "channel_mbps", p->channel_mbps, 1, 100000);
 	r = r ? r : fp_range(err, errlen, "dram_mbps", p->dram_mbps, 1, 1000000);
+	/* 64 KiB: the chunk the memory namespace is backed in (cp/cs_int.h) */
+	r = r ? r : fp_range(err, errlen, "slm_bytes", p->slm_bytes, 0, 1ull << 30);
+	if (!r && p->slm_bytes % (64 * KIB)) {
+		snprintf(err, errlen, "slm_bytes=%llu is not a multiple of 64 KiB",
+			 (unsigned long long)p->slm_bytes);
+		r = -EINVAL;
+	}
+	r = r ? r : fp_range(err, errlen, "cp_max_active", p->cp_max_active, 1, ISP_CS_NPROGS);
 	r = r ? r : fp_range(err, errlen, "addr_cycles", p->addr_cycles, 1, 16);
 	r = r ? r : fp_range(err, errlen, "t_alh", p->t_alh, 0, FP_MAX_TIME);
 	r = r ? r : fp_range(err, errlen, "t_als", p->t_als, 0, FP_MAX_TIME);
