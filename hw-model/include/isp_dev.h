@@ -285,4 +285,13 @@ uint16_t isp_dev_cs_copy_lbas(struct isp_dev *dev, const struct isp_cmd *cmd,
 			      struct isp_cs_lba_range *out, unsigned max, unsigned *n,
 			      struct isp_cpl *cpl);
 
+/**
+ * isp_dev_note_failure() - count and record in the Error Information log
+ * (01h, C2h) a command the transport failed on the model's behalf before
+ * isp_dev_exec() (a Memory Copy source past the NVM namespace, ...):
+ * @cpl's status and field (err_where, err_byte, err_bit, err_msg).
+ */
+void isp_dev_note_failure(struct isp_dev *dev, const struct isp_cmd *cmd,
+			  const struct isp_cpl *cpl);
+
 #endif /* ISP_DEV_H */

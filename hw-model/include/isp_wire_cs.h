@@ -211,12 +211,13 @@ _Static_assert(sizeof(struct isp_wire_cs_id_ns_slm) == 4096, "wire size");
 struct isp_wire_cs_manage {
 	uint8_t opcode;			/* the vendor opcode */
 	uint8_t rsvd0[3];
+	uint32_t cdw10, cdw11;		/* NDT (the data length / 4), NDM (0) */
 	uint32_t cdw12, cdw13, cdw14, cdw15;
 	uint32_t in_len;		/* H2C bytes after this header */
 	uint32_t out_len;		/* C2H bytes wanted */
-	uint32_t rsvd1;
+	uint32_t nsid;			/* the vendor command's NSID: the NVM namespace */
 };
-_Static_assert(sizeof(struct isp_wire_cs_manage) == 32, "wire size");
+_Static_assert(sizeof(struct isp_wire_cs_manage) == 40, "wire size");
 
 /* ISP_CS_PROG_REIS_DOCS input: entries of a hit list. */
 struct isp_wire_cs_doc_ref {

@@ -11,6 +11,7 @@
 #include "reis_t.h"
 #include "isp_internal.h"
 
+#define CS_T_NVM 1u
 #define CS_T_SLM 2u
 #define CS_T_CP 3u
 

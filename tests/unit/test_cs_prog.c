@@ -34,6 +34,22 @@ static void check_st(struct isp_dev *dev, uint16_t st, uint16_t want, int loc, c
 		fprintf(stderr, "  %s: status 0x%x loc %u '%s'\n", what, st, e.loc, e.msg);
 }
 
+/* The same for a field in the program's input data (byte @byte of it). */
+static void check_dt(struct isp_dev *dev, uint16_t st, uint16_t want, unsigned byte,
+		     const char *what)
+{
+	struct isp_wire_err_text e;
+
+	CHECK_EQ_U64(st, want);
+	cs_last_err(dev, &e);
+	CHECK_EQ_U64(e.status, want);
+	CHECK_EQ_U64(e.loc, ISP_ERR_LOC_NONE);
+	CHECK_EQ_U64(e.data_byte, byte + 1u);
+	if (st != want || e.data_byte != byte + 1u)
+		fprintf(stderr, "  %s: status 0x%x data byte %u '%s'\n", what, st,
+			e.data_byte, e.msg);
+}
+
 /* Read an output blob of the result kinds out of the memory. */
 static uint8_t *read_blob(struct isp_dev *dev, uint64_t sb, uint64_t *total)
 {
@@ -107,7 +123,7 @@ static void test_mrs(struct isp_dev *dev)
 	check_st(dev, cs_run(dev, &c, r, 32, NULL), ISP_SC_INVALID_MEM_NS | ISP_STATUS_DNR,
 		 0xffff, "MNSID");
 	r[0].mnsid = CS_T_SLM;
-	r[0].sb = (64ull << 20) - 32;
+	r[0].sb = (256ull << 20) - 32;
 	check_st(dev, cs_run(dev, &c, r, 32, NULL), ISP_SC_INVALID_MRS | ISP_STATUS_DNR,
 		 0xffff, "past the end");
 	r[0].sb = 2;
@@ -474,22 +490,15 @@ static void test_docs(struct isp_dev *dev, uint16_t rsid)
 
 /* The management program: deploy and inspect a database with no vendor
  * command on the NVM namespace. */
-static uint16_t manage(struct isp_dev *dev, uint16_t rsid, uint8_t opc, uint32_t cdw12,
-		       uint32_t cdw13, uint32_t cdw14, const void *in, uint32_t in_len,
-		       uint32_t out_len)
+static uint16_t manage_h(struct isp_dev *dev, uint16_t rsid, const struct isp_wire_cs_manage *hp,
+			 const void *in)
 {
-	struct isp_wire_cs_manage h;
+	struct isp_wire_cs_manage h = *hp;
+	uint32_t in_len = h.in_len;
 	uint8_t *buf = malloc(sizeof(h) + in_len);
 	uint16_t st;
 
 	REQUIRE(buf);
-	memset(&h, 0, sizeof(h));
-	h.opcode = opc;
-	h.cdw12 = cdw12;
-	h.cdw13 = cdw13;
-	h.cdw14 = cdw14;
-	h.in_len = in_len;
-	h.out_len = out_len;
 	memcpy(buf, &h, sizeof(h));
 	if (in_len)
 		memcpy(buf + sizeof(h), in, in_len);
@@ -498,6 +507,24 @@ static uint16_t manage(struct isp_dev *dev, uint16_t rsid, uint8_t opc, uint32_t
 		st = cs_exec(dev, ISP_CS_PROG_MANAGE, rsid, (uint32_t)sizeof(h) + in_len, 0, 0, NULL);
 	free(buf);
 	return st;
+}
+
+static uint16_t manage(struct isp_dev *dev, uint16_t rsid, uint8_t opc, uint32_t cdw12,
+		       uint32_t cdw13, uint32_t cdw14, const void *in, uint32_t in_len,
+		       uint32_t out_len)
+{
+	struct isp_wire_cs_manage h;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = opc;
+	h.cdw10 = (in_len ? in_len : out_len) / 4;
+	h.cdw12 = cdw12;
+	h.cdw13 = cdw13;
+	h.cdw14 = cdw14;
+	h.in_len = in_len;
+	h.out_len = out_len;
+	h.nsid = CS_T_NVM;
+	return manage_h(dev, rsid, &h, in);
 }
 
 static void test_manage(struct isp_dev *dev, uint16_t rsid)
@@ -528,8 +555,37 @@ static void test_manage(struct isp_dev *dev, uint16_t rsid)
 	/* searches have programs of their own; lengths must match the opcode */
 	check_st(dev, manage(dev, rsid, ISP_OP_REIS_SEARCH, 1, 0, 0, &db.c, 72, 0),
 		 ISP_SC_INVALID_PROG_DATA | ISP_STATUS_DNR, 0xffff, "SEARCH");
-	check_st(dev, manage(dev, rsid, ISP_OP_REIS_DB_INFO, 11, 0, 0, NULL, 0, 0),
-		 ISP_BAD_FIELD, 0xffff, "no out_len");
+	check_dt(dev, manage(dev, rsid, ISP_OP_REIS_DB_INFO, 11, 0, 0, NULL, 0, 0),
+		 ISP_BAD_FIELD, 4, "NDT 0");
+	{
+		/* the header's own fields, then the vendor command's checks */
+		struct isp_wire_cs_manage h;
+
+		memset(&h, 0, sizeof(h));
+		h.opcode = ISP_OP_REIS_DB_INFO;
+		h.cdw10 = sizeof(a) / 4;
+		h.cdw12 = 11;
+		h.out_len = sizeof(a);
+		h.nsid = UINT32_MAX;
+		check_dt(dev, manage_h(dev, rsid, &h, NULL), ISP_SC_INVALID_NSID | ISP_STATUS_DNR,
+			 36, "nsid");
+		h.nsid = CS_T_NVM;
+		h.in_len = 4;
+		check_dt(dev, manage_h(dev, rsid, &h, &cb), ISP_BAD_FIELD, 28, "in_len");
+		h.in_len = 0;
+		h.rsvd0[1] = 1;
+		check_dt(dev, manage_h(dev, rsid, &h, NULL), ISP_BAD_FIELD, 1, "reserved");
+		h.rsvd0[1] = 0;
+		h.cdw10 = 1u << 20;	/* NDT past max_xfer: the vendor command's check */
+		check_dt(dev, manage_h(dev, rsid, &h, NULL), ISP_BAD_FIELD, 4, "max_xfer");
+		h.cdw10 = sizeof(a) / 4;
+		h.cdw12 = 99;	/* the vendor handler names CDW12: the header's byte 12 */
+		check_dt(dev, manage_h(dev, rsid, &h, NULL), ISP_SC_UNKNOWN_ID | ISP_STATUS_DNR,
+			 12, "cdw12");
+		h.cdw12 = 11;
+		h.cdw10 = sizeof(a) / 4;
+		CHECK_EQ_U64(manage_h(dev, rsid, &h, NULL), 0);
+	}
 	CHECK_EQ_U64(manage(dev, rsid, ISP_OP_REIS_DB_DELETE, 11, 0, 0, NULL, 0, 0), 0);
 	t_db_free(&db);
 

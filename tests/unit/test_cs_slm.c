@@ -50,7 +50,7 @@ static void test_identify(struct isp_dev *dev)
 	CHECK_EQ_U64(isp_dev_cs_csi(dev, CS_T_SLM), ISP_CSI_SLM);
 	CHECK_EQ_U64(isp_dev_cs_csi(dev, CS_T_CP), ISP_CSI_CP);
 	CHECK_EQ_U64(isp_dev_cs_identify(dev, 0x05, ISP_CSI_SLM, CS_T_SLM, &slm), 0);
-	CHECK_EQ_U64(slm.msz, 64ull << 20);
+	CHECK_EQ_U64(slm.msz, 256ull << 20);
 	CHECK_EQ_U64(slm.gran, 2);
 	CHECK_EQ_U64(slm.msrc, 127);
 	CHECK_EQ_U64(slm.mcl, 8u << 20);
@@ -106,8 +106,8 @@ static void test_rw(struct isp_dev *dev)
 	CHECK_EQ_U64(cs_read(dev, 32ull << 20, r, sizeof(zero)), 0);
 	CHECK(memcmp(r, zero, sizeof(zero)) == 0);
 	/* the last bytes of the namespace */
-	CHECK_EQ_U64(cs_write(dev, (64ull << 20) - 4096, w, 4096), 0);
-	CHECK_EQ_U64(cs_read(dev, (64ull << 20) - 4096, r, 4096), 0);
+	CHECK_EQ_U64(cs_write(dev, (256ull << 20) - 4096, w, 4096), 0);
+	CHECK_EQ_U64(cs_read(dev, (256ull << 20) - 4096, r, 4096), 0);
 	CHECK(memcmp(w, r, 4096) == 0);
 
 	/* Fill with a pattern, then a zero fill inside it */
@@ -147,7 +147,7 @@ static void test_rw_errors(struct isp_dev *dev)
 		  40, "SB unaligned");
 	check_err(dev, cs_mem_rw(dev, ISP_CS_OP_MEM_WRITE, 0, buf, 62, NULL), ISP_BAD_FIELD,
 		  48, "LEN unaligned");
-	check_err(dev, cs_mem_rw(dev, ISP_CS_OP_MEM_READ, (64ull << 20) - 32, buf, 64, NULL),
+	check_err(dev, cs_mem_rw(dev, ISP_CS_OP_MEM_READ, (256ull << 20) - 32, buf, 64, NULL),
 		  ISP_BAD_FIELD, 40, "past the end");
 	check_err(dev, cs_mem_rw(dev, ISP_CS_OP_MEM_READ, UINT64_MAX - 3, buf, 64, NULL),
 		  ISP_BAD_FIELD, 40, "SB wraps");
@@ -265,7 +265,7 @@ static void test_copy_mem(struct isp_dev *dev)
 	d[1].rsvd2[3] = 1;
 	check_err(dev, cs_run(dev, &c, d, 64, NULL), ISP_BAD_FIELD, 0xffff, "rsvd");
 	d[1].rsvd2[3] = 0;
-	d[1].saddr = (64ull << 20) - 500;
+	d[1].saddr = (256ull << 20) - 500;
 	check_err(dev, cs_run(dev, &c, d, 64, NULL), ISP_BAD_FIELD, 0xffff, "source bounds");
 	/* command fields */
 	c = copy_cmd(41u << 20, 5096, 129, ISP_CS_DESFMT_MEM);
@@ -276,7 +276,7 @@ static void test_copy_mem(struct isp_dev *dev)
 		  8, "MCL");
 	c = copy_cmd(41u << 20, 5096, 2, 0x3);
 	check_err(dev, cs_run(dev, &c, NULL, 0, NULL), ISP_BAD_FIELD, 49, "DESFMT 3h");
-	c = copy_cmd((64ull << 20) - 1024, 5096, 2, ISP_CS_DESFMT_MEM);
+	c = copy_cmd((256ull << 20) - 1024, 5096, 2, ISP_CS_DESFMT_MEM);
 	check_err(dev, cs_run(dev, &c, NULL, 0, NULL), ISP_BAD_FIELD, 40, "destination");
 	c = copy_cmd(41u << 20, 5096, 2, ISP_CS_DESFMT_MEM);
 	c.cdw12 |= 1u << 20;

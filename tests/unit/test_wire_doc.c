@@ -206,10 +206,11 @@ static const struct wfield fields[] = {
 	FA(isp_wire_cs_id_ns_slm, rsvd),
 
 	F(isp_wire_cs_manage, opcode), FA(isp_wire_cs_manage, rsvd0),
+	F(isp_wire_cs_manage, cdw10), F(isp_wire_cs_manage, cdw11),
 	F(isp_wire_cs_manage, cdw12), F(isp_wire_cs_manage, cdw13),
 	F(isp_wire_cs_manage, cdw14), F(isp_wire_cs_manage, cdw15),
 	F(isp_wire_cs_manage, in_len), F(isp_wire_cs_manage, out_len),
-	F(isp_wire_cs_manage, rsvd1),
+	F(isp_wire_cs_manage, nsid),
 
 	F(isp_wire_cs_doc_ref, did), F(isp_wire_cs_doc_ref, entry),
 

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,6 +352,27 @@ static int cs_manage_allowed(uint8_t opcode)
 	}
 }
 
+/* A field the vendor command's checks named, moved to where the host put
+ * it: CDW10..15 and the NSID into the header, its data after the header. */
+static void cs_manage_err_loc(struct isp_cpl *cpl)
+{
+	unsigned b = cpl->err_byte;
+
+	if (cpl->err_where == ISP_ERR_IN_DATA) {
+		cpl->err_byte = (uint16_t)(b + sizeof(struct isp_wire_cs_manage));
+	} else if (cpl->err_where == ISP_ERR_IN_SQE) {
+		cpl->err_where = ISP_ERR_IN_DATA;
+		if (b >= ISP_SQE_CDW(10) && b < ISP_SQE_CDW(16))
+			cpl->err_byte = (uint16_t)(offsetof(struct isp_wire_cs_manage, cdw10) +
+						   b - ISP_SQE_CDW(10));
+		else if (b >= ISP_SQE_NSID && b < ISP_SQE_NSID + 4)
+			cpl->err_byte = (uint16_t)(offsetof(struct isp_wire_cs_manage, nsid) +
+						   b - ISP_SQE_NSID);
+		else
+			cpl->err_byte = 0;	/* the opcode */
+	}
+}
+
 static uint16_t cs_run_manage(struct cs_run *r, struct isp_cpl *cpl)
 {
 	struct isp_wire_cs_manage h;
@@ -362,13 +384,18 @@ static uint16_t cs_run_manage(struct cs_run *r, struct isp_cpl *cpl)
 
 	if (r->in_len < sizeof(h)) {
 		isp_err_at(cpl, ISP_ERR_IN_SQE, CS_SQE_CDW(10), 0, "input of %u bytes: the "
-			   "32-byte header first", r->in_len);
+			   "%zu-byte header first", r->in_len, sizeof(h));
 		return isp_fail(cpl, ISP_BAD_FIELD, "input shorter than its header");
 	}
 	memcpy(&h, r->in, sizeof(h));
-	if (!isp_all_zero(h.rsvd0, sizeof(h.rsvd0)) || h.rsvd1) {
-		isp_err_at(cpl, ISP_ERR_IN_DATA, h.rsvd1 ? 28 : 1, 0, "reserved bytes set");
+	if (!isp_all_zero(h.rsvd0, sizeof(h.rsvd0))) {
+		isp_err_at(cpl, ISP_ERR_IN_DATA, 1, 0, "reserved bytes set");
 		return isp_fail(cpl, ISP_BAD_FIELD, "reserved field set");
+	}
+	if (!isp_dev_opcode_supported(h.opcode, NULL)) {
+		isp_err_at(cpl, ISP_ERR_IN_DATA, 0, 0, "opcode %02xh: no vendor command of this "
+			   "drive", h.opcode);
+		return isp_fail(cpl, ISP_SC_INVALID_OPCODE | ISP_STATUS_DNR, "unknown vendor opcode");
 	}
 	if (!cs_manage_allowed(h.opcode)) {
 		isp_err_at(cpl, ISP_ERR_IN_DATA, 0, 0, "opcode %02xh: not a vendor command this "
@@ -376,11 +403,14 @@ static uint16_t cs_run_manage(struct cs_run *r, struct isp_cpl *cpl)
 		return isp_fail(cpl, ISP_SC_INVALID_PROG_DATA | ISP_STATUS_DNR,
 				"vendor opcode not allowed");
 	}
+	/* the data the program moves; NDT against it is the vendor command's
+	 * own check, in isp_dev_run_vendor() */
 	dir = isp_wire_dir(h.opcode);
-	if (h.in_len != r->in_len - sizeof(h) || (dir == ISP_DIR_H2C) != (h.in_len != 0) ||
-	    (dir == ISP_DIR_C2H) != (h.out_len != 0) || h.out_len > r->cap ||
+	if (h.in_len != r->in_len - sizeof(h) || (h.in_len && dir != ISP_DIR_H2C) ||
+	    (h.out_len && dir != ISP_DIR_C2H) || h.out_len > r->cap ||
 	    h.in_len % 4u || h.out_len % 4u) {
-		isp_err_at(cpl, ISP_ERR_IN_DATA, dir == ISP_DIR_C2H ? 24 : 20, 0,
+		isp_err_at(cpl, ISP_ERR_IN_DATA, h.in_len != r->in_len - sizeof(h) ||
+			   h.in_len ? 28 : 32, 0,
 			   "in_len %u / out_len %u: the %s data of opcode %02xh, dwords, "
 			   "in_len the bytes after the header (%zu), out_len at most the "
 			   "output range (%llu)", h.in_len, h.out_len,
@@ -388,14 +418,22 @@ static uint16_t cs_run_manage(struct cs_run *r, struct isp_cpl *cpl)
 			   h.opcode, r->in_len - sizeof(h), (unsigned long long)r->cap);
 		return isp_fail(cpl, ISP_BAD_FIELD, "data lengths do not match the opcode");
 	}
+	if (h.nsid != r->cs->nvm_nsid) {
+		isp_err_at(cpl, ISP_ERR_IN_DATA, 36, 0, "nsid = 0x%x: the vendor commands name "
+			   "the NVM namespace (%u)", h.nsid, r->cs->nvm_nsid);
+		return isp_fail(cpl, ISP_SC_INVALID_NSID | ISP_STATUS_DNR,
+				"nsid must name the NVM namespace");
+	}
 	len = dir == ISP_DIR_H2C ? h.in_len : h.out_len;
 	v = cs_vendor_cmd(r, h.opcode, len);
+	v.cdw10 = h.cdw10;	/* as the host gave them: the handler checks them */
+	v.cdw11 = h.cdw11;
 	v.cdw12 = h.cdw12;
 	v.cdw13 = h.cdw13;
 	v.cdw14 = h.cdw14;
 	v.cdw15 = h.cdw15;
 	buf = NULL;
-	if (dir == ISP_DIR_C2H) {
+	if (dir == ISP_DIR_C2H && len) {
 		buf = calloc(1, (size_t)len);
 		if (!buf)
 			return isp_fail(cpl, ISP_SC_INSUFF_PROG_RES | ISP_STATUS_DNR,
@@ -403,6 +441,8 @@ static uint16_t cs_run_manage(struct cs_run *r, struct isp_cpl *cpl)
 	}
 	st = isp_dev_run_vendor(r->ctx, &v, dir == ISP_DIR_H2C ? r->in + sizeof(h) : buf,
 				(size_t)len, cpl);
+	if (st)
+		cs_manage_err_loc(cpl);
 	if (!st && buf) {
 		r->out = buf;
 		r->out_len = len;
@@ -449,12 +489,14 @@ static uint16_t cs_run_io(struct cs_run *r, const struct cs_mrs *m, void *param,
 		r->in_len = c->cdw4;
 		return 0;
 	}
-	if (!in_len || in_len % gran || in_off % gran || in_len > isp_dev_max_xfer(r->cs->dev) ||
+	/* room for isp-manage's header before a max_xfer command's data */
+	if (!in_len || in_len % gran || in_off % gran ||
+	    in_len > isp_dev_max_xfer(r->cs->dev) + CS_MAX_PARAM ||
 	    in_off > m->r[0].len || in_len > m->r[0].len - in_off) {
-		isp_err_at(cpl, ISP_ERR_IN_SQE, CS_SQE_CDW(10), 0, "CPARAM1 input of %llu bytes at "
-			   "%llu: inside range 0's %u bytes, 4..%u bytes in steps of 4",
+		isp_err_at(cpl, ISP_ERR_IN_SQE, CS_SQE_CDW(10), 0, "CPARAM1: %llu input bytes at "
+			   "%llu: in range 0 (%u bytes), 4..%u, dwords",
 			   (unsigned long long)in_len, (unsigned long long)in_off, m->r[0].len,
-			   isp_dev_max_xfer(r->cs->dev));
+			   isp_dev_max_xfer(r->cs->dev) + CS_MAX_PARAM);
 		return isp_fail(cpl, ISP_BAD_FIELD, "input outside range 0");
 	}
 	r->in = malloc((size_t)in_len);

@@ -710,6 +710,18 @@ uint16_t isp_dev_check(struct isp_dev *dev, const struct isp_cmd *cmd,
 	return status;
 }
 
+void isp_dev_note_failure(struct isp_dev *dev, const struct isp_cmd *cmd,
+			  const struct isp_cpl *cpl)
+{
+	if (!cpl->status)
+		return;
+	if (cmd->set)
+		isp_count_cs(dev, cmd, cpl->status, 0);
+	else
+		isp_count(dev, isp_find_op(cmd->opcode), cpl->status, 0);
+	isp_err_note(dev, cmd, cpl);
+}
+
 /* Take the armed trace if @cmd matches it; returns its ticket or 0. */
 static uint32_t isp_trace_take(struct isp_dev *dev, const struct isp_cmd *cmd)
 {

@@ -37,7 +37,7 @@ static void fp_defaults(struct fp_params *p)
 	p->core_mhz = 1500;			/* A6: Cortex-R8 top clock */
 	p->link_mbps = 7000;			/* A7: PCIe 4.0 x4 drive */
 	p->dram_mbps = 8000;			/* A8: LPDDR4 x32 (RecFlash presets) */
-	p->slm_bytes = 64ull * MIB;		/* CS1: memory namespace, docs/timing-model.md */
+	p->slm_bytes = 256ull * MIB;		/* CS1: memory namespace, docs/timing-model.md */
 	p->cp_max_active = ISP_CS_NPROGS;	/* CS1: every device-defined program */
 	p->mem_cap = 2048ull * MIB;		/* host RAM, not the drive: docs/security.md */
 	p->buf_budget = 256ull * MIB;		/* 4 SLS at their 64 MiB row buffer */
