@@ -23,6 +23,7 @@
 #include "check.h"
 #include "isp_wire.h"
 #include "libreis_tools.h"
+#include "cp_t.h"
 #include "reis_cmp.h"
 #include "reis_synth.h"
 
@@ -91,28 +92,6 @@ static void test_choice(const char *backing)
 	REQUIRE(unsetenv("ISP_PATH") == 0);
 }
 
-static void build(struct reis_db_image *img, const float *x, uint32_t did, uint32_t kind,
-		  const uint8_t *docs, const uint64_t *off, const float *cq)
-{
-	struct reis_build_opts o;
-	char err[256];
-
-	memset(&o, 0, sizeof(o));
-	o.did = did;
-	o.kind = kind;
-	o.flags = REIS_BUILD_INT8;
-	o.docs = docs;
-	o.doc_offsets = off;
-	o.nlist = kind == REIS_DB_IVF ? 24 : 0;
-	o.km.seed = did;
-	o.km.max_iter = 6;
-	o.calib_queries = kind == REIS_DB_IVF ? cq : NULL;
-	o.ncalib_queries = kind == REIS_DB_IVF ? 100 : 0;
-	if (reis_db_build(&o, x, N, DIM, img, err, sizeof(err)))
-		fprintf(stderr, "build: %s\n", err);
-	REQUIRE(img->n == N);
-}
-
 static void stats(struct reis_dev *dev, struct reis_stats *st)
 {
 	REQUIRE(reis_stats(dev, 0, st) == 0);
@@ -173,8 +152,8 @@ static void test_same(const char *bv, const char *bc)
 	int a, b;
 
 	REQUIRE(x && qf && cq && docs);
-	build(&bf, x, 31, REIS_DB_BF, docs, off, NULL);
-	build(&ivf, x, 32, REIS_DB_IVF, docs, off, cq);
+	cp_t_build(&bf, x, N, DIM, 31, REIS_DB_BF, docs, off, 24, NULL, 0);
+	cp_t_build(&ivf, x, N, DIM, 32, REIS_DB_IVF, docs, off, 24, cq, 100);
 	REQUIRE(reis_encode_queries(bf.quant, qf, NQ, &q) == 0);
 	v = open_drive(bv, REIS_INPROC_VENDOR, NULL);
 	c = open_drive(bc, REIS_INPROC_CP, NULL);

@@ -52,6 +52,9 @@ static inline bool nvme_isp_ocp_enabled(NvmeCtrl *n)
  */
 #define NVME_ISP_CANCEL_STATUS NVME_CMD_ABORT_REQ
 
+/* CC.CSS 110b, every I/O command set the controller supports (isp-cs.c) */
+#define NVME_ISP_CC_CSS_ALL NVME_CC_CSS_ALL
+
 #else /* QEMU 7.2 */
 
 #include "sysemu/block-backend.h"
@@ -83,6 +86,8 @@ static inline bool nvme_isp_ocp_enabled(NvmeCtrl *n)
  * deletion as 10.0 does.
  */
 #define NVME_ISP_CANCEL_STATUS NVME_CMD_ABORT_SQ_DEL
+
+#define NVME_ISP_CC_CSS_ALL NVME_CC_CSS_CSI
 
 #endif
 

@@ -448,7 +448,8 @@ static void nvme_isp_start(NvmeIspAIOCB *iocb)
     NvmeRequest *req = iocb->req;
     uint16_t status;
 
-    if (iocb->len) {
+    /* a staged buffer (nvme_isp_submit()) is filled and counted already */
+    if (iocb->len && !iocb->buf) {
         iocb->buf = g_malloc0(iocb->len);
         isp->bounce_bytes += iocb->len;
 
@@ -630,8 +631,6 @@ static uint16_t nvme_isp_admit(NvmeCtrl *n, NvmeRequest *req,
 
 uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
-    NvmeIsp *isp = n->isp;
-    NvmeIspAIOCB *iocb;
     struct isp_cmd cmd;
     uint64_t len;
     uint16_t status;
@@ -648,14 +647,28 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
         return status;
     }
 
+    return nvme_isp_submit(n, req, &cmd, len, NULL);
+}
+
+uint16_t nvme_isp_submit(NvmeCtrl *n, NvmeRequest *req,
+                         const struct isp_cmd *cmd, uint64_t len,
+                         uint8_t *staged)
+{
+    NvmeIsp *isp = n->isp;
+    NvmeIspAIOCB *iocb;
+
     iocb = nvme_isp_aiocb_new(isp, req);
-    iocb->cmd = cmd;
+    iocb->cmd = *cmd;
     iocb->len = len;
     req->aiocb = &iocb->common;
     QTAILQ_INSERT_TAIL(&isp->inflight, iocb, entry);
 
-    if (len && (!QTAILQ_EMPTY(&isp->waiting) ||
-                isp->bounce_bytes + len > NVME_ISP_BOUNCE_MAX)) {
+    if (staged) {
+        /* bounded by its command (isp-cs.c), it does not wait for budget */
+        iocb->buf = staged;
+        isp->bounce_bytes += len;
+    } else if (len && (!QTAILQ_EMPTY(&isp->waiting) ||
+                       isp->bounce_bytes + len > NVME_ISP_BOUNCE_MAX)) {
         trace_pci_nvme_isp_wait(nvme_cid(req), len, isp->bounce_bytes);
         iocb->state = NVME_ISP_WAITING;
         QTAILQ_INSERT_TAIL(&isp->waiting, iocb, wait_entry);
@@ -665,6 +678,11 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
     nvme_isp_start(iocb);
 
     return NVME_NO_COMPLETE;
+}
+
+struct isp_dev *nvme_isp_dev(NvmeCtrl *n)
+{
+    return n->isp ? n->isp->dev : NULL;
 }
 
 void nvme_isp_drain(NvmeCtrl *n)
@@ -685,13 +703,14 @@ void nvme_isp_drain(NvmeCtrl *n)
 
 /*
  * C0h/C1h are the model's; so are Error Information (01h: the model records
- * each failed ISP command, docs/command-set.md §8) and the reasons its
- * entries point to (C2h).
+ * each failed ISP command, docs/command-set.md §8), the reasons its
+ * entries point to (C2h) and the compute namespace's program table (C3h).
  */
 bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid)
 {
     return n->isp && (lid == ISP_LID_STATS || lid == ISP_LID_IDENTIFY ||
-                      lid == ISP_LID_ERROR || lid == ISP_LID_ERRTEXT);
+                      lid == ISP_LID_ERROR || lid == ISP_LID_ERRTEXT ||
+                      (lid == ISP_LID_CS_PROGRAMS && n->isp_params.cs));
 }
 
 uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
@@ -866,6 +885,10 @@ bool nvme_isp_check_params(NvmeCtrl *n, Error **errp)
         return false;
     }
 
+    if (!nvme_isp_cs_check_params(n, errp)) {
+        return false;
+    }
+
     /* both would serve Get Log Page C0h (isp_dev.h: ISP statistics) */
     if (nvme_isp_ocp_enabled(n)) {
         error_setg(errp, "isp=on and ocp=on both claim log page C0h; "
@@ -899,6 +922,11 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
     cfg.trace_dir = nvme_isp_str(p->trace_dir);
     cfg.max_xfer = nvme_isp_max_xfer(n);
     cfg.timing_delay = p->timing == NVME_ISP_TIMING_DELAY;
+    /* the standard interface's namespaces (isp-cs.c) */
+    cfg.cs_off = !p->cs;
+    cfg.slm_nsid = p->cs_slm_nsid;
+    cfg.cp_nsid = p->cs_cp_nsid;
+    cfg.nvm_nsid = NVME_ISP_CS_NVM_NSID;
 
     isp = g_new0(NvmeIsp, 1);
     isp->max_xfer = cfg.max_xfer;
