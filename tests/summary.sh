@@ -1,6 +1,6 @@
 #!/bin/sh
-# summary.sh RESULTS_DIR [STACK...] - add up every suite's counts: unit and
-# lib from RESULTS_DIR, vm and qtest from RESULTS_DIR/<stack>/ for each
+# summary.sh RESULTS_DIR [STACK...] - add up every suite's counts: unit,
+# lib and lib-cp from RESULTS_DIR, vm and qtest from RESULTS_DIR/<stack>/ for each
 # STACK (default: 10.0 7.2; make test passes the stacks it ran). A suite
 # that left no counts file (it failed to build or crashed) counts as one
 # failure. One line per stack, then the total: "N passed, N failed, N
@@ -22,6 +22,8 @@ add() {
 }
 add unit "$results/unit.counts"
 add lib "$results/lib.counts"
+# the library suite over the standard interface (ISP_PATH=cp)
+add lib-cp "$results/lib-cp.counts"
 # the fuzz harnesses (tests/fuzz), a short fixed run each
 add fuzz "$results/fuzz.counts"
 # the build scripts' tests (tests/scripts)

@@ -407,6 +407,14 @@ static inline int reis_req_inflight(const struct reis_req *req)
 #define REIS_OPEN_IOCTL (1u << 0)	/* use the NVME_IOCTL_IO64_CMD transport */
 #define REIS_OPEN_URING (1u << 1)	/* io_uring only: no fallback to ioctl */
 #define REIS_OPEN_FORCE (1u << 2)	/* skip the Identify Controller ISP check */
+/*
+ * The standard path (docs/libreis.md): every command runs over the drive's
+ * memory and compute namespaces (NVMe Computational Programs and Subsystem
+ * Local Memory) instead of vendor opcodes. Neither flag: the environment's
+ * ISP_PATH=cp selects it, anything else the vendor path.
+ */
+#define REIS_OPEN_CP (1u << 3)
+#define REIS_OPEN_VENDOR (1u << 4)	/* the vendor path, whatever ISP_PATH says */
 
 /* Default and largest number of requests in flight per handle. */
 #define REIS_QDEPTH_DEFAULT 128u
@@ -488,6 +496,8 @@ struct reis_inproc_opts {
 
 #define REIS_INPROC_DELAY (1u << 0)
 #define REIS_INPROC_VCLOCK (1u << 1)
+#define REIS_INPROC_CP (1u << 2)	/* the standard path, as REIS_OPEN_CP */
+#define REIS_INPROC_VENDOR (1u << 3)	/* the vendor path, as REIS_OPEN_VENDOR */
 #define REIS_INPROC_MAX_WORKERS 64u
 #define REIS_INPROC_DEFAULT_XFER (512u << 10)
 
@@ -554,6 +564,16 @@ const char *reis_path(const struct reis_dev *dev);
  * Return: max_xfer from ISP_IDENTIFY (4096 before it is known).
  */
 uint32_t reis_max_xfer(const struct reis_dev *dev);
+
+/**
+ * reis_path_cp() - whether @dev runs on the standard path (REIS_OPEN_CP,
+ * REIS_INPROC_CP or ISP_PATH=cp): its commands go over the drive's memory
+ * and compute namespaces. Then a search's documents are read during the
+ * search (RESULT_READs report no modeled time: the memory namespace's
+ * commands carry none) and TRACE_ARM is refused (docs/libreis.md).
+ * Return: 1 or 0.
+ */
+int reis_path_cp(const struct reis_dev *dev);
 
 /**
  * reis_qdepth() - how many requests may be in flight on @dev.
@@ -752,6 +772,15 @@ enum reis_res_class {
  * @sls_bags: SLS bags pooled.
  * @remaps: RecFlash remaps.
  */
+/* Classes of struct reis_stats.std_cmds[]: the standard interface's
+ * commands (docs/command-set.md §9): admin, Execute Program, Memory
+ * Read/Write/Fill, Memory Copy. */
+#define REIS_STD_CLS_ADMIN 0
+#define REIS_STD_CLS_EXEC 1
+#define REIS_STD_CLS_MEM 2
+#define REIS_STD_CLS_COPY 3
+#define REIS_STD_CLS_N 4
+
 struct reis_stats {
 	uint64_t cmds[REIS_CLS_N];
 	uint64_t errors[REIS_CLS_N];
@@ -773,6 +802,12 @@ struct reis_stats {
 	uint64_t searches;
 	uint64_t sls_bags;
 	uint64_t remaps;
+	uint64_t std_cmds[REIS_STD_CLS_N];
+	uint64_t std_errors[REIS_STD_CLS_N];
+	uint64_t slm_bytes_read;
+	uint64_t slm_bytes_written;
+	uint64_t slm_bytes_copied;
+	uint64_t slm_backed;
 };
 
 /**

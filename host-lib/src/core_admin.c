@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include <libnvme.h>
 
@@ -94,5 +95,41 @@ int reis_log_page(struct reis_dev *dev, uint8_t lid, uint64_t offset, void *buf,
 	if (ret)
 		return reis__seterr(dev, ret, "log page %02xh: %s", lid, reis_strerror(ret));
 	reis__seterr(dev, 0, "%s", "");
+	return 0;
+}
+
+/*
+ * An admin command through the handle's char device (NVME_IOCTL_ADMIN64_CMD),
+ * for the standard interface (transport_cp.c): the CP admin commands and
+ * the Identify structures of the memory and compute namespaces. Returns 0
+ * when the drive answered (@cpl's status and result), else -errno.
+ */
+int reis__admin_ioctl(int fd, const struct reis_cmd *cmd, void *data, uint32_t len,
+		      struct reis_cpl *cpl)
+{
+	struct nvme_passthru_cmd64 c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.opcode = cmd->opcode;
+	c.nsid = cmd->nsid;
+	c.cdw2 = cmd->cdw2;
+	c.cdw3 = cmd->cdw3;
+	c.addr = (uint64_t)(uintptr_t)data;
+	c.data_len = len;
+	c.cdw10 = cmd->cdw10;
+	c.cdw11 = cmd->cdw11;
+	c.cdw12 = cmd->cdw12;
+	c.cdw13 = cmd->cdw13;
+	c.cdw14 = cmd->cdw14;
+	c.cdw15 = cmd->cdw15;
+	do {
+		ret = ioctl(fd, NVME_IOCTL_ADMIN64_CMD, &c);
+	} while (ret < 0 && errno == EINTR);
+	memset(cpl, 0, sizeof(*cpl));
+	if (ret < 0)
+		return -errno;
+	cpl->result = c.result;
+	cpl->status = (uint16_t)(ret & 0xffff);
 	return 0;
 }

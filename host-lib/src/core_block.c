@@ -113,6 +113,18 @@ int reis__blkstore_exec(struct reis__blkstore *b, struct reis_req *req, uint16_t
 	return 1;
 }
 
+int reis__blkstore_read(struct reis__blkstore *b, uint64_t off, void *buf, uint64_t len)
+{
+	int ret;
+
+	if (off > REIS_INPROC_NS_BYTES || len > REIS_INPROC_NS_BYTES - off)
+		return -EINVAL;
+	pthread_mutex_lock(&b->lock);
+	ret = reis_blkstore_copy(b, off, buf, len, 0);
+	pthread_mutex_unlock(&b->lock);
+	return ret;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Geometry                                                                */
 

@@ -109,6 +109,12 @@ int reis_stats_decode(const void *buf, size_t len, struct reis_stats *st)
 	st->searches = w.searches;
 	st->sls_bags = w.sls_bags;
 	st->remaps = w.remaps;
+	memcpy(st->std_cmds, w.cs_cmds, sizeof(st->std_cmds));
+	memcpy(st->std_errors, w.cs_errors, sizeof(st->std_errors));
+	st->slm_bytes_read = w.slm_bytes_read;
+	st->slm_bytes_written = w.slm_bytes_written;
+	st->slm_bytes_copied = w.slm_bytes_copied;
+	st->slm_backed = w.slm_backed;
 	return 0;
 }
 

@@ -83,14 +83,20 @@ static int reis__errlog_find(struct reis_dev *dev, const struct reis_req *req,
 	const uint32_t cdw[6] = { req->cmd.cdw10, req->cmd.cdw11, req->cmd.cdw12,
 				  req->cmd.cdw13, req->cmd.cdw14, req->cmd.cdw15 };
 	uint64_t dg = isp_wire_cmd_digest(req->cmd.opcode, req->cmd.nsid, cdw);
+	uint8_t opc = req->cmd.opcode;
 	unsigned i;
 	int nvme, ret;
+
+	if (req->priv.rsvd0 & REIS__PRIV_WIRE) {	/* the standard path's command */
+		opc = (uint8_t)req->priv.rsvd0;
+		dg = req->priv.rsvd1;
+	}
 
 	ret = reis__log_raw(dev, ISP_LID_ERRTEXT, 0, e, sizeof(e), &nvme);
 	if (ret)
 		return ret;
 	for (i = 0; i < REIS_ERRLOG_SCAN && e[i].error_count; i++)
-		if (e[i].cmd_digest == dg && e[i].opcode == req->cmd.opcode &&
+		if (e[i].cmd_digest == dg && e[i].opcode == opc &&
 		    e[i].status == (req->cpl.status & 0x7fffu)) {
 			*out = e[i];
 			out->msg[sizeof(out->msg) - 1] = 0;

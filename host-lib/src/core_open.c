@@ -86,7 +86,8 @@ int reis_open(const char *path, uint32_t flags, struct reis_dev **out)
 
 int reis_open_qd(const char *path, uint32_t flags, uint32_t qdepth, struct reis_dev **out)
 {
-	const uint32_t known = REIS_OPEN_IOCTL | REIS_OPEN_URING | REIS_OPEN_FORCE;
+	const uint32_t known = REIS_OPEN_IOCTL | REIS_OPEN_URING | REIS_OPEN_FORCE |
+			       REIS_OPEN_CP | REIS_OPEN_VENDOR;
 	struct reis_dev *dev;
 	int ret;
 
@@ -94,7 +95,8 @@ int reis_open_qd(const char *path, uint32_t flags, uint32_t qdepth, struct reis_
 		return -EINVAL;
 	*out = NULL;
 	if (!path || !*path || strlen(path) >= REIS_PATH_MAX || (flags & ~known) ||
-	    (flags & REIS_OPEN_IOCTL && flags & REIS_OPEN_URING) || qdepth > REIS_QDEPTH_MAX)
+	    (flags & REIS_OPEN_IOCTL && flags & REIS_OPEN_URING) ||
+	    (flags & REIS_OPEN_CP && flags & REIS_OPEN_VENDOR) || qdepth > REIS_QDEPTH_MAX)
 		return -EINVAL;
 	dev = reis__dev_alloc(flags & REIS_OPEN_IOCTL ? &reis__be_ioctl : &reis__be_uring,
 			      path, qdepth);
@@ -113,6 +115,12 @@ int reis_open_qd(const char *path, uint32_t flags, uint32_t qdepth, struct reis_
 	}
 	if (ret)
 		goto fail;
+	/* the standard path: before the first command, Identify included */
+	if (reis__want_cp(flags & REIS_OPEN_CP, flags & REIS_OPEN_VENDOR)) {
+		ret = reis__cp_wrap(dev);
+		if (ret)
+			goto fail;
+	}
 	ret = reis__open_finish(dev);
 	if (ret)
 		goto fail;
@@ -151,6 +159,14 @@ int reis_open_inproc(const struct reis_inproc_opts *opts, struct reis_dev **out)
 	ret = dev->ops->open(dev, NULL, opts);
 	if (ret)
 		goto fail;
+	if (reis__want_cp(opts->flags & REIS_INPROC_CP, opts->flags & REIS_INPROC_VENDOR)) {
+		ret = reis__cp_wrap(dev);
+		if (ret) {
+			if (opts->errbuf && opts->errlen)
+				snprintf(opts->errbuf, opts->errlen, "%s", dev->errmsg);
+			goto fail;
+		}
+	}
 	ret = reis__open_finish(dev);
 	if (ret) {
 		if (opts->errbuf && opts->errlen)

@@ -41,11 +41,16 @@ struct reis_be_ops {
 	/* Optional, for a transport without an admin queue (in-process):
 	 * Get Log Page @lid; returns bytes copied or -errno. */
 	int (*log)(struct reis_dev *dev, uint8_t lid, uint64_t off, void *buf, uint32_t len);
+	/* Optional: one admin command, synchronously, for the standard
+	 * interface (transport_cp.c). 0: the drive answered (@cpl), or -errno. */
+	int (*admin)(struct reis_dev *dev, const struct reis_cmd *cmd, void *data,
+		     uint32_t len, struct reis_cpl *cpl);
 };
 
 extern const struct reis_be_ops reis__be_uring;
 extern const struct reis_be_ops reis__be_ioctl;
 extern const struct reis_be_ops reis__be_inproc;
+extern const struct reis_be_ops reis__be_cp;
 
 #define REIS_ERRMSG_LEN REIS_MSG_LEN
 /* The drive failures whose messages were formatted last (core_errlog.c):
@@ -100,6 +105,27 @@ int reis__open_finish(struct reis_dev *dev);
 int reis__idctrl_is_isp(int fd);
 int reis__nsid(int fd, uint32_t *nsid);	/* -ENODEV: not an NVMe namespace */
 int reis__effects_supports(int fd, uint8_t opcode);
+/* core_admin.c: NVME_IOCTL_ADMIN64_CMD on @fd; 0 (the drive answered) or -errno. */
+int reis__admin_ioctl(int fd, const struct reis_cmd *cmd, void *data, uint32_t len,
+		      struct reis_cpl *cpl);
+
+/*
+ * transport_cp.c: turn @dev (open, its transport set up, not yet
+ * identified) into a handle on the standard path: vendor commands run as
+ * Memory Write, Execute Program, Memory Read on the memory and compute
+ * namespaces (docs/libreis.md "The standard path"). -errno and the
+ * handle's message when the drive has no such namespaces.
+ */
+int reis__cp_wrap(struct reis_dev *dev);
+/*
+ * A request the standard path carried: struct reis_req_priv.rsvd0 holds
+ * this bit and the opcode actually sent, rsvd1 its command digest, so the
+ * error log lookup (core_errlog.c) finds the drive's entry for it.
+ */
+#define REIS__PRIV_WIRE 0x80000000u
+
+/* Whether the caller asked for the standard path: @flags, else ISP_PATH. */
+int reis__want_cp(uint32_t flags_cp, uint32_t flags_vendor);
 
 /*
  * core_errlog.c: reis_req_strerror() of a failed @req, with the drive's
@@ -187,5 +213,7 @@ struct reis__blkstore;
 struct reis__blkstore *reis__blkstore_new(void);
 void reis__blkstore_free(struct reis__blkstore *b);
 int reis__blkstore_exec(struct reis__blkstore *b, struct reis_req *req, uint16_t *status);
+/* Bytes [@off, @off + @len) of the namespace (Memory Copy's staging). */
+int reis__blkstore_read(struct reis__blkstore *b, uint64_t off, void *buf, uint64_t len);
 
 #endif /* CORE_PRIV_H */

@@ -53,12 +53,73 @@ struct inproc {
 	int stop;
 };
 
+/*
+ * Memory Copy from the NVM namespace (descriptor format 2h): the blocks
+ * come from the in-process namespace, staged after the range list as the
+ * QEMU glue stages them (isp_dev.h, isp_dev_cs_copy_lbas()).
+ */
+static uint16_t inproc_stage_lbas(struct inproc *ip, const struct isp_cmd *c,
+				  struct reis_req *req, uint64_t len, uint8_t **staged,
+				  uint64_t *staged_len, struct isp_cpl *cpl)
+{
+	struct isp_cs_lba_range rg[128];
+	struct isp_cs_stage stage;
+	uint64_t total = 0, off;
+	unsigned n, i;
+	uint8_t *buf;
+	uint16_t st;
+
+	*staged = NULL;
+	st = isp_dev_cs_copy_lbas(ip->drv->isp, c, req->data, (size_t)len,
+				  REIS_INPROC_LBA_BYTES, rg, 128, &n, cpl);
+	if (st)
+		return st;
+	for (i = 0; i < n; i++) {
+		if (rg[i].slba > REIS_INPROC_NS_BYTES / REIS_INPROC_LBA_BYTES ||
+		    rg[i].nlb > REIS_INPROC_NS_BYTES / REIS_INPROC_LBA_BYTES - rg[i].slba) {
+			memset(cpl, 0, sizeof(*cpl));
+			cpl->status = 0x0080 | REIS_STATUS_DNR;	/* LBA Out of Range */
+			cpl->err_where = ISP_ERR_IN_DATA;
+			cpl->err_byte = (uint16_t)(32 * rg[i].index + 8);
+			snprintf(cpl->err_msg, sizeof(cpl->err_msg), "source range %u: SLBA %llu "
+				 "+ %u blocks past the namespace", rg[i].index,
+				 (unsigned long long)rg[i].slba, rg[i].nlb);
+			isp_dev_note_failure(ip->drv->isp, c, cpl);
+			return cpl->status;
+		}
+		total += (uint64_t)rg[i].nlb * REIS_INPROC_LBA_BYTES;
+	}
+	*staged_len = len + sizeof(stage) + total;
+	buf = malloc((size_t)*staged_len);
+	if (!buf)
+		return ISP_SC_INTERNAL;
+	memcpy(buf, req->data, (size_t)len);
+	stage.lba_bytes = REIS_INPROC_LBA_BYTES;
+	stage.nranges = n;
+	memcpy(buf + len, &stage, sizeof(stage));
+	off = len + sizeof(stage);
+	for (i = 0; i < n; i++) {
+		uint64_t bytes = (uint64_t)rg[i].nlb * REIS_INPROC_LBA_BYTES;
+
+		if (reis__blkstore_read(ip->drv->ns, rg[i].slba * REIS_INPROC_LBA_BYTES,
+					buf + off, bytes)) {
+			free(buf);
+			return ISP_SC_INTERNAL;
+		}
+		off += bytes;
+	}
+	*staged = buf;
+	return 0;
+}
+
 static void inproc_exec(struct inproc *ip, struct reis_req *req)
 {
 	struct isp_dev *isp = ip->drv->isp;
 	struct isp_cmd c;
 	struct isp_cpl cpl;
 	uint64_t ndt_len;
+	uint8_t *staged = NULL;
+	uint64_t staged_len = 0;
 	uint16_t st;
 
 	memset(&c, 0, sizeof(c));
@@ -73,11 +134,18 @@ static void inproc_exec(struct inproc *ip, struct reis_req *req)
 	c.submit_ns = req->priv.submit_ns;
 	c.sqid = 1;		/* one pseudo I/O queue, for the error log */
 	c.cid = (uint16_t)__atomic_add_fetch(&ip->drv->next_cid, 1, __ATOMIC_RELAXED);
+	/* the memory and compute namespaces' commands (docs/command-set.md §9) */
+	if (isp_dev_cs_csi(isp, c.nsid) >= 0) {
+		c.set = ISP_SET_IO;
+		c.cdw2 = req->cmd.cdw2;
+		c.cdw3 = req->cmd.cdw3;
+		c.cdw4 = (uint32_t)req->cmd.mptr;
+	}
 	ndt_len = isp_cmd_data_len(&c);
 
 	/* NVM Read/Write go to the namespace, apart from the ISP state
 	 * (docs/command-set.md §1); they complete at once, no modeled time. */
-	if (reis__blkstore_exec(ip->drv->ns, req, &st)) {
+	if (!c.set && reis__blkstore_exec(ip->drv->ns, req, &st)) {
 		req->cpl.status = st;
 		req->cpl.result = 0;
 		req->cpl.err = 0;
@@ -85,16 +153,25 @@ static void inproc_exec(struct inproc *ip, struct reis_req *req)
 		return;
 	}
 	st = isp_dev_check(isp, &c, &cpl);
+	if (!st && c.set)
+		ndt_len = isp_dev_cmd_len(isp, &c);
+	if (!st && c.set && c.opcode == ISP_CS_OP_MEM_COPY &&
+	    isp_dev_cs_csi(isp, c.nsid) == ISP_CSI_SLM &&
+	    ((c.cdw12 >> 8) & 0xfu) == ISP_CS_DESFMT_LBA && ndt_len <= req->data_len)
+		st = inproc_stage_lbas(ip, &c, req, ndt_len, &staged, &staged_len, &cpl);
 	if (!st) {
 		if (ndt_len > req->data_len) {
 			/* The drive would DMA past the host buffer's PRPs. */
 			memset(&cpl, 0, sizeof(cpl));
 			cpl.status = ISP_SC_DATA_XFER_ERROR;
+		} else if (staged) {
+			isp_dev_exec(isp, &c, staged, (size_t)staged_len, &cpl);
 		} else {
 			/* A larger host buffer is fine: only NDT*4 bytes move. */
 			isp_dev_exec(isp, &c, ndt_len ? req->data : NULL, (size_t)ndt_len, &cpl);
 		}
 	}
+	free(staged);
 	req->cpl.status = cpl.status;
 	req->cpl.result = cpl.result;
 	req->cpl.err = 0;
@@ -221,7 +298,9 @@ static int inproc_open(struct reis_dev *dev, const char *path, const void *arg)
 
 	(void)path;
 	err[0] = '\0';
-	if (o->flags & ~(REIS_INPROC_DELAY | REIS_INPROC_VCLOCK)) {
+	if (o->flags & ~(REIS_INPROC_DELAY | REIS_INPROC_VCLOCK | REIS_INPROC_CP |
+			 REIS_INPROC_VENDOR) ||
+	    (o->flags & REIS_INPROC_CP && o->flags & REIS_INPROC_VENDOR)) {
 		snprintf(err, errlen, "unknown flags 0x%x", o->flags);
 		return -EINVAL;
 	}
@@ -392,6 +471,73 @@ static int inproc_log(struct reis_dev *dev, uint8_t lid, uint64_t off, void *buf
 	return isp_dev_log_page(ip->drv->isp, lid, buf, len, off);
 }
 
+/*
+ * Admin commands of the standard interface: the CP admin commands, and the
+ * Identify structures of the memory and compute namespaces (the QEMU glue
+ * answers these from the same model, qemu-patches/hw/nvme/isp-cs.c).
+ */
+static int inproc_admin(struct reis_dev *dev, const struct reis_cmd *cmd, void *data,
+			uint32_t len, struct reis_cpl *out)
+{
+	struct inproc *ip = dev->be;
+	struct isp_dev *isp = ip->drv->isp;
+	struct isp_cpl cpl;
+	struct isp_cmd c;
+	uint32_t slm, cp, *list = data;
+	uint8_t cns = (uint8_t)cmd->cdw10, csi = (uint8_t)(cmd->cdw11 >> 24);
+	uint16_t st;
+
+	memset(out, 0, sizeof(*out));
+	if (cmd->opcode == 0x06) {	/* Identify */
+		if (len != 4096 || !data)
+			return -EINVAL;
+		memset(data, 0, 4096);
+		isp_dev_cs_nsids(isp, &slm, &cp);
+		switch (cns) {
+		case 0x07:		/* active namespaces of one command set */
+			if (csi == ISP_CSI_NVM && cmd->nsid < 1)
+				list[0] = 1;
+			else if (csi == ISP_CSI_SLM && slm && cmd->nsid < slm)
+				list[0] = slm;
+			else if (csi == ISP_CSI_CP && cp && cmd->nsid < cp)
+				list[0] = cp;
+			return 0;
+		case 0x1c:		/* the I/O Command Set data structure */
+			if (slm || cp)
+				((uint64_t *)data)[0] = 1u << ISP_CSI_NVM | 1u << ISP_CSI_SLM |
+							1u << ISP_CSI_CP;
+			else
+				((uint64_t *)data)[0] = 1u << ISP_CSI_NVM;
+			return 0;
+		default:
+			out->status = isp_dev_cs_identify(isp, cns, csi, cmd->nsid, data);
+			return 0;
+		}
+	}
+	memset(&c, 0, sizeof(c));
+	c.opcode = cmd->opcode;
+	c.set = ISP_SET_ADMIN;
+	c.nsid = cmd->nsid;
+	c.cdw2 = cmd->cdw2;
+	c.cdw3 = cmd->cdw3;
+	c.cdw10 = cmd->cdw10;
+	c.cdw11 = cmd->cdw11;
+	c.cdw12 = cmd->cdw12;
+	c.cdw13 = cmd->cdw13;
+	c.cdw14 = cmd->cdw14;
+	c.cdw15 = cmd->cdw15;
+	c.submit_ns = reis__now_ns();
+	c.cid = (uint16_t)__atomic_add_fetch(&ip->drv->next_cid, 1, __ATOMIC_RELAXED);
+	st = isp_dev_check(isp, &c, &cpl);
+	if (!st && isp_dev_cmd_len(isp, &c) > len)
+		return -EINVAL;
+	if (!st)
+		st = isp_dev_exec(isp, &c, data, (size_t)isp_dev_cmd_len(isp, &c), &cpl);
+	out->status = st;
+	out->result = cpl.result;
+	return 0;
+}
+
 const struct reis_be_ops reis__be_inproc = {
 	.name = "inproc",
 	.open = inproc_open,
@@ -401,6 +547,7 @@ const struct reis_be_ops reis__be_inproc = {
 	.flush = NULL,
 	.reap = inproc_reap,
 	.log = inproc_log,
+	.admin = inproc_admin,
 };
 
 #else /* REIS_NO_INPROC */

@@ -102,6 +102,12 @@ static int ioctl_reap(struct reis_dev *dev, unsigned min, unsigned max,
 	return (int)n;
 }
 
+static int ioctl_admin(struct reis_dev *dev, const struct reis_cmd *cmd, void *data,
+		       uint32_t len, struct reis_cpl *cpl)
+{
+	return reis__admin_ioctl(dev->fd, cmd, data, len, cpl);
+}
+
 const struct reis_be_ops reis__be_ioctl = {
 	.name = "ioctl",
 	.open = ioctl_open,
@@ -110,4 +116,5 @@ const struct reis_be_ops reis__be_ioctl = {
 	.submit = ioctl_submit,
 	.flush = NULL,
 	.reap = ioctl_reap,
+	.admin = ioctl_admin,
 };

@@ -176,6 +176,13 @@ static int uring_reap(struct reis_dev *dev, unsigned min, unsigned max,
 	return (int)n;
 }
 
+/* Admin commands are rare here (the standard path's set-up): the ioctl. */
+static int uring_admin(struct reis_dev *dev, const struct reis_cmd *cmd, void *data,
+		       uint32_t len, struct reis_cpl *cpl)
+{
+	return reis__admin_ioctl(dev->fd, cmd, data, len, cpl);
+}
+
 const struct reis_be_ops reis__be_uring = {
 	.name = "io_uring",
 	.open = uring_open,
@@ -184,6 +191,7 @@ const struct reis_be_ops reis__be_uring = {
 	.submit = uring_submit,
 	.flush = uring_flush,
 	.reap = uring_reap,
+	.admin = uring_admin,
 };
 
 #else /* REIS_NO_URING */

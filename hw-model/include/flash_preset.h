@@ -48,6 +48,9 @@ struct fp_params {
 	uint32_t link_mbps;		/* host link, MB/s */
 	uint32_t channel_mbps;		/* flash channel, MB/s */
 	uint32_t dram_mbps;		/* controller DRAM, MB/s */
+	/* The standard interface (docs/command-set.md section 9). */
+	uint64_t slm_bytes;		/* memory namespace in controller DRAM */
+	uint32_t cp_max_active;		/* programs active at once (MAXACT) */
 
 	/* Host memory the emulator may spend on the guest's behalf
 	 * (docs/security.md, Budgets); not part of the modeled drive. One

@@ -50,6 +50,23 @@ struct isp_dev_config {
 	/* Tests and fuzzers: this image (flash_io.h, fio_open_mem()) as the
 	 * backing file, instead of @backing; it stays the caller's. */
 	struct fio *image;
+	/*
+	 * The standard interface (docs/command-set.md section 9): the memory
+	 * namespace (CSI 03h) and the compute namespace (CSI 04h) the
+	 * transport exposes beside the NVM namespace @nvm_nsid. 0: 2, 3 and 1.
+	 * @cs_off non-zero: neither namespace exists.
+	 */
+	int cs_off;
+	uint32_t slm_nsid;
+	uint32_t cp_nsid;
+	uint32_t nvm_nsid;
+};
+
+/* Which command set a struct isp_cmd belongs to. */
+enum isp_cmd_set {
+	ISP_SET_VENDOR = 0,	/* vendor I/O command, opcodes 80h-FFh */
+	ISP_SET_ADMIN = 1,	/* admin command of the CP set (85h, 88h, 89h) */
+	ISP_SET_IO = 2,		/* I/O command on the memory or compute namespace */
 };
 
 #define ISP_HOST_THREADS_MAX 16u
@@ -57,12 +74,15 @@ struct isp_dev_config {
 /* The parts of an NVMe submission queue entry the device looks at. */
 struct isp_cmd {
 	uint8_t opcode;
-	uint8_t rsvd[3];
+	uint8_t set;		/* enum isp_cmd_set */
+	uint8_t rsvd[2];
 	uint32_t nsid;
 	uint32_t cdw10, cdw11, cdw12, cdw13, cdw14, cdw15;
 	uint64_t submit_ns;	/* device clock at submission */
 	uint16_t sqid;		/* submission queue and command id, for the */
 	uint16_t cid;		/* Error Information log (0 when unknown) */
+	uint32_t cdw2, cdw3;	/* used by the standard commands only */
+	uint32_t cdw4;		/* Execute Program: DLEN (MPTR's low half) */
 	uint32_t rsvd1;
 };
 
@@ -114,6 +134,14 @@ static inline uint64_t isp_cmd_data_len(const struct isp_cmd *cmd)
 {
 	return (uint64_t)cmd->cdw10 * 4u;
 }
+
+/**
+ * isp_dev_cmd_len() - bytes @cmd moves between host and drive: NDT * 4 for
+ * a vendor command; for a standard command what its fields say (Memory
+ * Read/Write: LEN, Memory Copy: the source range list, ...). Meaningful
+ * once isp_dev_check() accepted @cmd; 0 otherwise.
+ */
+uint64_t isp_dev_cmd_len(const struct isp_dev *dev, const struct isp_cmd *cmd);
 
 /**
  * isp_dev_check() - validate a command before any data moves.
@@ -270,5 +298,78 @@ struct isp_dev_smart {
 
 /** isp_dev_smart() - fill @out. Return: 0, -ENOENT (nothing attached). */
 int isp_dev_smart(struct isp_dev *dev, struct isp_dev_smart *out);
+/* ---- the standard interface (docs/command-set.md section 9) ---- */
+
+/**
+ * isp_dev_cs_csi() - the command set of namespace @nsid when it is this
+ * drive's memory (ISP_CSI_SLM) or compute (ISP_CSI_CP) namespace; -1 for
+ * any other namespace id (the transport's own namespaces).
+ */
+int isp_dev_cs_csi(const struct isp_dev *dev, uint32_t nsid);
+
+/**
+ * isp_dev_cs_nsids() - the memory and compute namespace ids, 0 when the
+ * standard interface is off (isp_dev_config.cs_off).
+ */
+void isp_dev_cs_nsids(const struct isp_dev *dev, uint32_t *slm_nsid, uint32_t *cp_nsid);
+
+/**
+ * isp_dev_cs_identify() - an Identify data structure of the standard
+ * interface into @buf (4096 bytes): CNS 05h (I/O Command Set specific
+ * Namespace) and 08h (I/O Command Set Independent Namespace) of the memory
+ * and compute namespaces, CNS 06h (I/O Command Set specific Controller) for
+ * CSI 03h and 04h.
+ * Return: 0, or the NVMe status for a combination this drive does not know.
+ */
+uint16_t isp_dev_cs_identify(struct isp_dev *dev, uint8_t cns, uint8_t csi, uint32_t nsid,
+			     void *buf);
+
+/**
+ * isp_dev_cs_effects() - the Commands Supported and Effects entry of
+ * @opcode: an admin opcode when @admin, else an I/O opcode of command set
+ * @csi (ISP_CSI_SLM or ISP_CSI_CP). 0: not supported.
+ */
+uint32_t isp_dev_cs_effects(uint8_t csi, int admin, uint8_t opcode);
+
+/*
+ * Memory Copy descriptor format 2h reads LBAs of an NVM namespace, which
+ * the transport owns: it asks isp_dev_cs_copy_lbas() which blocks the
+ * command reads, reads them, and passes isp_dev_exec() the source range
+ * list followed by a struct isp_cs_stage and the blocks' bytes in list
+ * order (docs/command-set.md §9.7).
+ */
+struct isp_cs_lba_range {
+	uint32_t nsid;
+	uint32_t nlb;		/* blocks, 1-based */
+	uint64_t slba;
+	uint32_t index;		/* the source range's index in the list */
+	uint32_t rsvd;
+};
+
+struct isp_cs_stage {
+	uint32_t lba_bytes;	/* 512..65536, a power of two */
+	uint32_t nranges;	/* ranges staged, as isp_dev_cs_copy_lbas() said */
+};
+
+/**
+ * isp_dev_cs_copy_lbas() - the LBA ranges of Memory Copy @cmd (accepted by
+ * isp_dev_check()) whose source range list is @descs (@len bytes), for an
+ * NVM namespace of @lba_bytes blocks (the sum must be NBYTE, at most MCL).
+ * @out: up to @max ranges; *@n their number (0: nothing to stage).
+ * Return: NVMe status (0: success); on failure @cpl says why.
+ */
+uint16_t isp_dev_cs_copy_lbas(struct isp_dev *dev, const struct isp_cmd *cmd,
+			      const void *descs, size_t len, uint32_t lba_bytes,
+			      struct isp_cs_lba_range *out, unsigned max, unsigned *n,
+			      struct isp_cpl *cpl);
+
+/**
+ * isp_dev_note_failure() - count and record in the Error Information log
+ * (01h, C2h) a command the transport failed on the model's behalf before
+ * isp_dev_exec() (a Memory Copy source past the NVM namespace, ...):
+ * @cpl's status and field (err_where, err_byte, err_bit, err_msg).
+ */
+void isp_dev_note_failure(struct isp_dev *dev, const struct isp_cmd *cmd,
+			  const struct isp_cpl *cpl);
 
 #endif /* ISP_DEV_H */

@@ -354,7 +354,16 @@ struct isp_wire_stats {
 	uint32_t ftl_free_blocks;	/* erased blocks, all planes */
 	uint32_t ftl_erase_max;		/* most erases of one of its blocks */
 	/* 576 */
-	uint8_t rsvd[4096 - 576];
+	uint8_t rsvd[3584 - 576];
+	/* 3584: the standard interface (docs/command-set.md section 9) */
+	uint64_t cs_cmds[4];		/* by class: admin, execute, memory, copy */
+	uint64_t cs_errors[4];
+	uint64_t slm_bytes_read;	/* Memory Read, programs' input */
+	uint64_t slm_bytes_written;	/* Memory Write and Fill, programs' output */
+	uint64_t slm_bytes_copied;	/* Memory Copy */
+	uint64_t slm_backed;		/* bytes of the memory namespace in use */
+	/* 3680 */
+	uint8_t rsvd2[4096 - 3680];
 };
 _Static_assert(sizeof(struct isp_wire_stats) == 4096, "wire size");
 
@@ -386,5 +395,6 @@ _Static_assert(sizeof(struct isp_wire_result_hdr) == 64, "wire size");
 /* The engines' parts of the command set. */
 #include "isp_wire_reis.h"
 #include "isp_wire_rf.h"
+#include "isp_wire_cs.h"
 
 #endif /* ISP_WIRE_H */

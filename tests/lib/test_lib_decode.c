@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "check.h"
@@ -135,13 +136,18 @@ static void check_stats(void)
 	unsigned i;
 
 	memset(&w, 0, sizeof(w));
-	for (i = 0; i < 416 / 8; i++)
+	for (i = 0; i < sizeof(w) / 8; i++)
 		p[i] = 1000 + i;	/* every counter distinct */
 	CHECK(reis_stats_decode(&w, sizeof(w), &st) == 0);
-	CHECK_EQ_U64(sizeof(st), 416);
-	CHECK(memcmp(&st, &w, sizeof(st)) == 0);	/* same order, same values */
+	CHECK_EQ_U64(sizeof(st), 416 + 96);
+	CHECK(memcmp(&st, &w, 416) == 0);	/* same order, same values */
 	CHECK_EQ_U64(st.cmds[0], 1000);
 	CHECK_EQ_U64(st.remaps, 1000 + 416 / 8 - 1);
+	/* the standard interface's block (offset 3584) follows in order */
+	CHECK_EQ_U64(offsetof(struct isp_wire_stats, cs_cmds), 3584);
+	CHECK(memcmp(st.std_cmds, (const uint8_t *)&w + 3584, 96) == 0);
+	CHECK_EQ_U64(st.std_cmds[0], 1000 + 3584 / 8);
+	CHECK_EQ_U64(st.slm_backed, 1000 + 3584 / 8 + 11);
 	CHECK(reis_stats_decode(&w, sizeof(w) - 1, &st) == -EINVAL);
 }
 

@@ -32,8 +32,9 @@ static uint64_t drive_cmds(struct reis_dev *dev, uint64_t *errs)
 	uint64_t c, e, dc, de;
 
 	REQUIRE(reis_stats(dev, 0, &st) == 0);
-	c = sum(st.cmds, REIS_CLS_N);
-	e = sum(st.errors, REIS_CLS_N);
+	/* on the standard path each vendor command is one Execute Program */
+	c = sum(st.cmds, REIS_CLS_N) + st.std_cmds[REIS_STD_CLS_EXEC];
+	e = sum(st.errors, REIS_CLS_N) + st.std_errors[REIS_STD_CLS_EXEC];
 	dc = c - last_cmds;
 	de = e - last_errs;
 	last_cmds = c;

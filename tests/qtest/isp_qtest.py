@@ -26,6 +26,16 @@
 #                 while a thread pings the QMP monitor (worst round trip
 #                 printed and bounded the same way); 08h for the deleted
 #                 queue's search; the drive answers a new search after.
+#   cs-slm-cp     the standard interface (docs/command-set.md section 9):
+#                 CAP.CSS, Identify CNS 1Ch/02h/03h/05h/07h/08h, the
+#                 Commands Supported and Effects log per CSI, Load Program
+#                 refused, Program Activation, Memory Range Set create /
+#                 delete, Memory Write/Read/Fill/Copy (formats 4h and 2h),
+#                 Execute Program (isp-manage's Identify equals the vendor
+#                 Identify byte for byte), errors with their Error
+#                 Information entries, CC.CSS 000b.
+#   cs-off        isp-cs=off (the default): neither namespace, no CP admin
+#                 commands.
 import os
 import random
 import socket
@@ -172,8 +182,8 @@ class Nvme:
         qt.writeq(BAR0 + 0x30, self.admin.cq)          # ACQ
         self.enable()
 
-    def enable(self):
-        self.qt.writel(BAR0 + 0x14, 1 | (6 << 16) | (4 << 20))
+    def enable(self, css=0):
+        self.qt.writel(BAR0 + 0x14, 1 | (css << 4) | (6 << 16) | (4 << 20))
         self.wait_csts(1)
 
     def reset(self):
@@ -219,10 +229,11 @@ class Nvme:
                                     for i in range(1, pages)))
         return buf, lst
 
-    def submit(self, q, opc, nsid=0, prp=(0, 0), cdw=(0,) * 6, ring=True):
+    def submit(self, q, opc, nsid=0, prp=(0, 0), cdw=(0,) * 6, ring=True,
+               cdw23=0, mptr=0):
         self.cid = (self.cid + 1) & 0xFFFF
-        sqe = struct.pack("<IIQQQQ6I", opc | (self.cid << 16), nsid, 0, 0,
-                          prp[0], prp[1], *cdw)
+        sqe = struct.pack("<IIQQQQ6I", opc | (self.cid << 16), nsid, cdw23,
+                          mptr, prp[0], prp[1], *cdw)
         self.qt.write(q.sq + q.tail * 64, sqe)
         q.tail = (q.tail + 1) % q.size
         if ring:
@@ -262,6 +273,35 @@ class Nvme:
             raise RuntimeError("admin opcode 0x%x timed out" % opc)
         assert c[0] == cid, c
         return c[1]
+
+    def admin_full(self, opc, nsid=0, cdw=(0,) * 6, prp=(0, 0), secs=60):
+        """An admin command: (status, dw0)."""
+        cid = self.submit(self.admin, opc, nsid, prp=prp, cdw=cdw)
+        c = self.wait(self.admin, secs)
+        if c is None:
+            raise RuntimeError("admin opcode 0x%x timed out" % opc)
+        assert c[0] == cid, c
+        return c[1], c[2]
+
+    def io_full(self, q, opc, nsid, cdw=(0,) * 6, prp=(0, 0), cdw23=0,
+                secs=60):
+        """An I/O command: (status, dw0)."""
+        cid = self.submit(q, opc, nsid, prp=prp, cdw=cdw, cdw23=cdw23)
+        c = self.wait(q, secs)
+        if c is None:
+            raise RuntimeError("I/O opcode 0x%x timed out" % opc)
+        assert c[0] == cid, c
+        return c[1], c[2]
+
+    def reset(self, css=0):
+        """CC.EN = 0, a new admin queue, enable with CC.CSS = @css."""
+        self.qt.writel(BAR0 + 0x14, 0)
+        self.wait_csts(0)
+        self.admin = self._queue(0, 32)
+        self.qt.writel(BAR0 + 0x24, (31 << 16) | 31)
+        self.qt.writeq(BAR0 + 0x28, self.admin.sq)
+        self.qt.writeq(BAR0 + 0x30, self.admin.cq)
+        self.enable(css)
 
     def create_io_queue(self, qid, size):
         q = self._queue(qid, size)
@@ -837,6 +877,323 @@ def test_ftl_needs_isp(qemu, tmp):
     return None
 
 
+# ---- the standard interface: memory (SLM, CSI 03h) and compute (CP, CSI
+# 04h) namespaces (docs/command-set.md section 9) ----
+CS_SLM, CS_CP = 2, 3
+CSS_ALL = 6                     # CC.CSS 110b: all supported I/O command sets
+DNR = 0x4000
+ISP_OP_IDENTIFY = 0x82
+ISP_LID_ERRTEXT = 0xC2
+ISP_LID_CS_PROGRAMS = 0xC3
+CS_R0_SB, CS_R0_LEN = 0, 64 << 10
+CS_R1_SB, CS_R1_LEN = 1 << 20, 1 << 20
+
+
+class CsHost:
+    """Host buffers and the few commands the CP/SLM test issues."""
+
+    def __init__(self, nv):
+        self.nv = nv
+        self.buf = nv.alloc(64 << 10)
+        self.q = None
+
+    def put(self, data):
+        self.nv.qt.write(self.buf, data)
+        return self.nv.prps(self.buf, max(len(data), 1))
+
+    def get(self, n):
+        return self.nv.qt.read(self.buf, n)
+
+    def identify(self, cns, nsid=0, csi=0):
+        st, _ = self.nv.admin_full(0x06, nsid, (cns, csi << 24, 0, 0, 0, 0),
+                                   self.nv.prps(self.buf, 4096))
+        return st, self.get(4096)
+
+    def log(self, lid, n, csi=0, off=0):
+        numd = n // 4 - 1
+        st, _ = self.nv.admin_full(
+            0x02, 0xFFFFFFFF, (lid | (numd & 0xFFFF) << 16, numd >> 16,
+                               off & 0xFFFFFFFF, off >> 32, csi << 24, 0),
+            self.nv.prps(self.buf, n))
+        return st, self.get(n)
+
+    def errtext(self):
+        """The newest Error Information reason (LID C2h, 128 bytes)."""
+        st, b = self.log(ISP_LID_ERRTEXT, 128)
+        assert st == 0, "LID C2h: status 0x%x" % st
+        (count, sqid, cid, status, loc, nsid, opc, dbit, dbyte, _dig,
+         msg) = struct.unpack("<QHHHHIBBHQ96s", b)
+        return dict(count=count, sqid=sqid, cid=cid, status=status, loc=loc,
+                    nsid=nsid, opcode=opc, data_byte=dbyte,
+                    msg=msg.split(b"\0")[0].decode(errors="replace"))
+
+    def mem(self, opc, sb, data=b"", n=0, cdw13=0):
+        """Memory Read (02h, @n bytes back) / Write (05h) / Fill (04h)."""
+        if opc == 0x05:
+            prp, ln = self.put(data), len(data)
+        elif opc == 0x02:
+            prp, ln = self.nv.prps(self.buf, n), n
+        else:
+            prp, ln = (0, 0), n
+        st, _ = self.nv.io_full(self.q, opc, CS_SLM,
+                                (sb & 0xFFFFFFFF, sb >> 32, ln, cdw13, 0, 0),
+                                prp)
+        return st, (self.get(n) if opc == 0x02 and st == 0 else b"")
+
+    def copy(self, dest, descs, fmt, nbyte):
+        prp = self.put(b"".join(descs))
+        return self.nv.io_full(self.q, 0x01, CS_SLM,
+                               (dest & 0xFFFFFFFF, dest >> 32,
+                                (len(descs) - 1) | fmt << 8, 0, 0, 0),
+                               prp, cdw23=nbyte)[0]
+
+    def execute(self, pind, rsid, in_len, in_off=0, out_off=0):
+        return self.nv.io_full(self.q, 0x01, CS_CP,
+                               (in_len, in_off, out_off, 0, 0, 0),
+                               cdw23=pind | rsid << 16)
+
+
+def expect(what, got, want):
+    if got != want:
+        raise AssertionError("%s: got %s, want %s" % (what, got, want))
+
+
+def expect_err(h, what, st, want, loc=None, data_byte=None, opcode=None):
+    """@st is @want, and the newest Error Information entry says so."""
+    expect(what + " status", hex(st), hex(want))
+    e = h.errtext()
+    expect(what + " logged status", hex(e["status"]), hex(want))
+    if loc is not None:
+        expect(what + " parameter error location", e["loc"], loc)
+    if data_byte is not None:
+        expect(what + " data byte", e["data_byte"], data_byte + 1)
+    if opcode is not None:
+        expect(what + " logged opcode", hex(e["opcode"]), hex(opcode))
+    if not e["msg"]:
+        raise AssertionError(what + ": the entry has no reason")
+
+
+def test_cs(qemu, tmp):
+    """Identify, effects, admin and I/O commands of the SLM and CP sets."""
+    qt = Qtest(qemu, "isp=on,isp-cs=on", tmp)
+
+    def body(qt):
+        nv = Nvme(qt)
+        cap = qt.readq(BAR0)
+        if not (cap >> 37) & 0x40:
+            return "CAP.CSS lacks bit 6 (I/O command set specific): 0x%x" % cap
+        nv.reset(CSS_ALL)
+        h = CsHost(nv)
+
+        # Identify: the command sets, the namespace lists, each set's data
+        st, b = h.identify(0x1C)
+        expect("CNS 1Ch", st, 0)
+        expect("I/O command set vector 0", struct.unpack_from("<Q", b)[0],
+               1 | 1 << 2 | 1 << 3 | 1 << 4)
+        st, b = h.identify(0x02)
+        expect("CNS 02h", (st, struct.unpack_from("<4I", b)), (0, (1, 2, 3, 0)))
+        for csi, nsid in ((3, CS_SLM), (4, CS_CP)):
+            st, b = h.identify(0x07, 0, csi)
+            expect("CNS 07h CSI %d" % csi, (st, struct.unpack_from("<2I", b)),
+                   (0, (nsid, 0)))
+        st, b = h.identify(0x03, CS_CP)
+        expect("CNS 03h nsid 3: a UUID, then a CSI descriptor",
+               (st, b[0:2], b[20:24]), (0, bytes((3, 16)), bytes((4, 1, 0, 0))))
+        expect("CNS 03h nsid 3: CSI 04h", b[24], 4)
+        st, b = h.identify(0x05, CS_CP, 4)
+        expect("CNS 05h CP", st, 0)
+        maxact, maxmemrs, mrsg, maxmemr = struct.unpack_from("<HHHB", b)
+        expect("CP maxact/maxmemrs/maxmemr", (maxact, maxmemrs, maxmemr),
+               (5, 64, 16))
+        nprogs, slm_nsid, max_param = struct.unpack_from("<3I", b, 3072)
+        expect("CP nprogs/slm_nsid/max_param", (nprogs, slm_nsid, max_param),
+               (5, CS_SLM, 4096))
+        st, b = h.identify(0x05, CS_SLM, 3)
+        expect("CNS 05h SLM", st, 0)
+        msz, _muse, msrc, _mssrl, _mcl, desfmts, gran = \
+            struct.unpack_from("<QQIIQHB", b)
+        nvm_nsid, cp_nsid, max_rw = struct.unpack_from("<3I", b, 3072)
+        expect("SLM msrc/desfmts/gran", (msrc, desfmts, gran),
+               (127, 1 << 2 | 1 << 4 | 1 << 15, 2))
+        expect("SLM nvm/cp nsid", (nvm_nsid, cp_nsid), (1, CS_CP))
+        if msz < 8 << 20 or max_rw < 4096:
+            return "SLM msz %d max_rw %d" % (msz, max_rw)
+        st, _ = h.identify(0x05, CS_SLM, 4)
+        expect("CNS 05h with the wrong CSI", st, 0x0002 | DNR)
+        st, b = h.identify(0x08, CS_CP)
+        expect("CNS 08h nsid 3: NSTAT ready", (st, b[14]), (0, 1))
+
+        # Commands Supported and Effects, per command set
+        for csi, opcs in ((3, (0x01, 0x02, 0x04, 0x05)), (4, (0x01,))):
+            st, b = h.log(0x05, 4096, csi)
+            expect("LID 05h CSI %d" % csi, st, 0)
+            acs = struct.unpack_from("<256I", b)
+            iocs = struct.unpack_from("<256I", b, 1024)
+            for opc in (0x85, 0x88, 0x89):
+                if not acs[opc] & 1:
+                    return "LID 05h: admin opcode %02xh not supported" % opc
+            got = tuple(o for o in range(256) if iocs[o] & 1)
+            expect("LID 05h CSI %d I/O opcodes" % csi, got, opcs)
+
+        # admin commands of the CP set
+        st, _ = nv.admin_full(0x85, CS_CP, (0, 0, 0, 0, 0, 0))
+        expect_err(h, "Load Program", st, 0x019A | DNR, loc=40, opcode=0x85)
+        st, _ = nv.admin_full(0x85, CS_CP, (9, 0, 0, 0, 0, 0))
+        expect_err(h, "Load Program PIND 9", st, 0x018F | DNR, loc=40)
+        h.q = nv.create_io_queue(1, 16)
+        st, _ = h.execute(4, 1, 40)
+        expect_err(h, "Execute before activation", st, 0x0198 | DNR, loc=8,
+                   opcode=0x01)
+        for pind in range(5):
+            st, _ = nv.admin_full(0x88, CS_CP, (pind | 1 << 16, 0, 0, 0, 0, 0))
+            expect("activate %d" % pind, st, 0)
+        st, _ = nv.admin_full(0x88, CS_CP, (5 | 1 << 16, 0, 0, 0, 0, 0))
+        expect_err(h, "activate PIND 5", st, 0x018F | DNR, loc=40)
+        mrd = struct.pack("<IIQ16x", CS_SLM, CS_R0_LEN, CS_R0_SB) + \
+            struct.pack("<IIQ16x", CS_SLM, CS_R1_LEN, CS_R1_SB)
+        st, dw0 = nv.admin_full(0x89, CS_CP, (0, 2, 0, 0, 0, 0), h.put(mrd))
+        expect("MRS create", st, 0)
+        rsid = dw0 & 0xFFFF
+        if not rsid:
+            return "MRS create returned RSID 0"
+        bad = struct.pack("<IIQ16x", 1, 4096, 0)
+        st, _ = nv.admin_full(0x89, CS_CP, (0, 1, 0, 0, 0, 0), h.put(bad))
+        expect_err(h, "MRS create on the NVM namespace", st, 0x018B | DNR,
+                   data_byte=0)
+        over = struct.pack("<IIQ16x", CS_SLM, 8192, 0) + \
+            struct.pack("<IIQ16x", CS_SLM, 8192, 4096)
+        st, _ = nv.admin_full(0x89, CS_CP, (0, 2, 0, 0, 0, 0), h.put(over))
+        expect("MRS create overlapping", hex(st), hex(0x0197 | DNR))
+
+        # Memory Write / Read / Fill / Copy
+        rnd = random.Random(28)
+        pat = bytes(rnd.getrandbits(8) for _ in range(8192))
+        expect("Memory Write", h.mem(0x05, 256 << 10, pat)[0], 0)
+        st, back = h.mem(0x02, 256 << 10, n=8192)
+        expect("Memory Read status", st, 0)
+        if back != pat:
+            return "Memory Read returned other bytes than written"
+        expect("Memory Fill", h.mem(0x04, 512 << 10, n=256,
+                                    cdw13=0xDEADBEEF)[0], 0)
+        st, back = h.mem(0x02, 512 << 10, n=256)
+        expect("Fill pattern", back, struct.pack("<I", 0xDEADBEEF) * 64)
+        st, back = h.mem(0x02, 768 << 10, n=64)
+        expect("never written reads 0", back, bytes(64))
+        src = struct.pack("<IIQIHH8x", CS_SLM, 0, 256 << 10, 8192, 0, 0)
+        expect("Memory Copy 4h", h.copy(640 << 10, [src], 4, 8192), 0)
+        expect("Memory Copy 4h bytes", h.mem(0x02, 640 << 10, n=8192)[1], pat)
+        blocks = bytes(rnd.getrandbits(8) for _ in range(4096))
+        st, _ = nv.io_full(h.q, 0x01, NSID, (8, 0, 7, 0, 0, 0), h.put(blocks))
+        expect("NVM Write", st, 0)
+        lba = struct.pack("<IIQH4xH8x", NSID, 0, 8, 7, 0)
+        expect("Memory Copy 2h", h.copy(896 << 10, [lba], 2, 4096), 0)
+        expect("Memory Copy 2h bytes", h.mem(0x02, 896 << 10, n=4096)[1],
+               blocks)
+        lba_far = struct.pack("<IIQH4xH8x", NSID, 0, (16 << 20) // 512, 0, 0)
+        expect_err(h, "Memory Copy 2h past the namespace",
+                   h.copy(896 << 10, [lba_far], 2, 512), 0x0080 | DNR,
+                   data_byte=8)
+        st, _ = h.mem(0x02, msz, n=4096)
+        expect_err(h, "Memory Read past msz", st, 0x0002 | DNR, loc=40,
+                   opcode=0x02)
+        st, _ = h.mem(0x05, 2, b"abcd")
+        expect_err(h, "Memory Write SB not a dword", st, 0x0002 | DNR, loc=40)
+        expect_err(h, "Memory Copy NBYTE != ranges",
+                   h.copy(640 << 10, [src], 4, 4096), 0x0002 | DNR, loc=8)
+        expect_err(h, "Memory Copy format 0h",
+                   h.copy(640 << 10, [src], 0, 8192), 0x0002 | DNR, loc=49)
+
+        # Execute Program: isp-manage runs the vendor Identify; the same bytes
+        hdr = struct.pack("<B3x6I3I", ISP_OP_IDENTIFY, 1024, 0, 0, 0, 0, 0,
+                          0, 4096, NSID)
+        expect("write the program's input", h.mem(0x05, CS_R0_SB, hdr)[0], 0)
+        st, dw0 = h.execute(4, rsid, len(hdr))
+        expect("Execute isp-manage", st, 0)
+        if dw0 == 0:
+            return "Execute Program returned no modeled time"
+        st, out = h.mem(0x02, CS_R1_SB, n=4096)
+        st2, _ = nv.io_full(h.q, ISP_OP_IDENTIFY, NSID, (1024, 0, 0, 0, 0, 0),
+                            nv.prps(h.buf, 4096))
+        expect("vendor Identify", st2, 0)
+        ven = h.get(4096)
+        # dram_used (byte 80) grew by the 64 KiB chunk backing the output,
+        # written after the program's Identify: the rest is the same
+        du_out, du_ven = (struct.unpack_from("<Q", x, 80)[0] for x in (out, ven))
+        expect("dram_used: the output's backing chunk", du_ven - du_out, 64 << 10)
+        out, ven = out[:80] + out[88:], ven[:80] + ven[88:]
+        if out[:4] != b"ISP1" or out != ven:
+            diff = [i for i in range(len(out)) if out[i] != ven[i]]
+            return ("the program's Identify differs from the vendor "
+                    "command's at bytes %s (%s vs %s)" %
+                    (diff[:8], out[diff[0]:diff[0] + 8].hex(),
+                     ven[diff[0]:diff[0] + 8].hex()) if diff else "no ISP1")
+        st, _ = h.execute(4, 77, len(hdr))
+        expect_err(h, "Execute RSID 77", st, 0x018D | DNR, loc=10)
+        st, _ = h.execute(4, rsid, len(hdr), out_off=CS_R1_LEN)
+        expect_err(h, "Execute output offset past range 1", st, 0x0002 | DNR,
+                   loc=48)
+        bad_hdr = struct.pack("<B3x6I3I", 0x99, 0, 0, 0, 0, 0, 0, 0, 0, NSID)
+        h.mem(0x05, CS_R0_SB, bad_hdr)
+        st, _ = h.execute(4, rsid, len(bad_hdr))
+        expect_err(h, "isp-manage given SEARCH", st, 0x018E | DNR,
+                   data_byte=0)
+
+        # the program table (LID C3h) counts the runs
+        st, b = h.log(ISP_LID_CS_PROGRAMS, 5 * 64)
+        expect("LID C3h", st, 0)
+        name = b[4 * 64 + 16:4 * 64 + 48].split(b"\0")[0]
+        execs = struct.unpack_from("<Q", b, 4 * 64 + 56)[0]
+        expect("program 4", (name, b[4 * 64] & 7), (b"isp-manage", 2 | 4))
+        if execs < 1:
+            return "program 4 counted %d runs" % execs
+
+        # deleting the set; then it is gone
+        st, _ = nv.admin_full(0x89, CS_CP, (1 | rsid << 16, 0, 0, 0, 0, 0))
+        expect("MRS delete", st, 0)
+        st, _ = h.execute(4, rsid, len(hdr))
+        expect("Execute on a deleted set", hex(st), hex(0x018D | DNR))
+
+        # CC.CSS = NVM only: the two namespaces take no I/O commands
+        nv.reset(0)
+        h.q = nv.create_io_queue(1, 16)
+        st, _ = h.mem(0x02, 0, n=64)
+        expect("Memory Read under CC.CSS 000b", hex(st), hex(0x0001 | DNR))
+        st, _ = nv.io_full(h.q, ISP_OP_IDENTIFY, NSID, (1024, 0, 0, 0, 0, 0),
+                           nv.prps(h.buf, 4096))
+        expect("vendor command under CC.CSS 000b", st, 0)
+        return None
+
+    try:
+        return with_qemu(qt, body)
+    except AssertionError as e:
+        return str(e)
+
+
+def test_cs_off(qemu, tmp):
+    """isp-cs=off: no memory or compute namespace, no CP admin commands."""
+    qt = Qtest(qemu, "isp=on,isp-cs=off", tmp)
+
+    def body(qt):
+        nv = Nvme(qt)
+        nv.reset(CSS_ALL)
+        h = CsHost(nv)
+        st, b = h.identify(0x02)
+        expect("CNS 02h", (st, struct.unpack_from("<2I", b)), (0, (1, 0)))
+        st, _ = nv.admin_full(0x88, CS_CP, (1 << 16, 0, 0, 0, 0, 0))
+        expect("Program Activation without the set", hex(st),
+               hex(0x0001 | DNR))
+        h.q = nv.create_io_queue(1, 16)
+        st, _ = h.mem(0x02, 0, n=64)
+        # QEMU's answer for an inactive NSID
+        expect("Memory Read to nsid 2", hex(st), hex(0x0002 | DNR))
+        return None
+
+    try:
+        return with_qemu(qt, body)
+    except AssertionError as e:
+        return str(e)
+
+
 TESTS = {
     "ftl-delay-hold": test_ftl_delay_hold,
     "ftl-needs-isp": test_ftl_needs_isp,
@@ -848,6 +1205,8 @@ TESTS = {
     "reset-during-block-io": test_reset_uaf,
     "fair-workers": test_fair_workers,
     "rss-bound": test_rss_bound,
+    "cs-slm-cp": test_cs,
+    "cs-off": test_cs_off,
 }
 
 

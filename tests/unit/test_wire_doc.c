@@ -92,6 +92,10 @@ static const struct wfield fields[] = {
 	F(isp_wire_stats, ftl_stripes_min), F(isp_wire_stats, ftl_free_blocks),
 	F(isp_wire_stats, ftl_erase_max),
 	FA(isp_wire_stats, rsvd),
+	FA(isp_wire_stats, cs_cmds), FA(isp_wire_stats, cs_errors),
+	F(isp_wire_stats, slm_bytes_read), F(isp_wire_stats, slm_bytes_written),
+	F(isp_wire_stats, slm_bytes_copied), F(isp_wire_stats, slm_backed),
+	FA(isp_wire_stats, rsvd2),
 
 	FA(isp_wire_result_hdr, magic), F(isp_wire_result_hdr, kind),
 	F(isp_wire_result_hdr, total_bytes), F(isp_wire_result_hdr, ticket),
@@ -180,6 +184,55 @@ static const struct wfield fields[] = {
 	F(isp_wire_err_text, nsid), F(isp_wire_err_text, opcode),
 	F(isp_wire_err_text, data_bit), F(isp_wire_err_text, data_byte),
 	F(isp_wire_err_text, cmd_digest), FA(isp_wire_err_text, msg),
+
+	F(isp_wire_cs_mrd, mnsid), F(isp_wire_cs_mrd, len), F(isp_wire_cs_mrd, sb),
+	FA(isp_wire_cs_mrd, rsvd),
+
+	F(isp_wire_cs_src_lba, snsid), F(isp_wire_cs_src_lba, rsvd0),
+	F(isp_wire_cs_src_lba, slba), F(isp_wire_cs_src_lba, nlb),
+	FA(isp_wire_cs_src_lba, rsvd1), F(isp_wire_cs_src_lba, sopt),
+	FA(isp_wire_cs_src_lba, rsvd2),
+
+	F(isp_wire_cs_src_mem, snsid), F(isp_wire_cs_src_mem, rsvd0),
+	F(isp_wire_cs_src_mem, saddr), F(isp_wire_cs_src_mem, nbyte),
+	F(isp_wire_cs_src_mem, rsvd1), F(isp_wire_cs_src_mem, sopt),
+	FA(isp_wire_cs_src_mem, rsvd2),
+
+	F(isp_wire_cs_src_db, did), F(isp_wire_cs_src_db, region),
+	F(isp_wire_cs_src_db, offset), F(isp_wire_cs_src_db, nbyte),
+	FA(isp_wire_cs_src_db, rsvd),
+
+	F(isp_wire_cs_prog, flags), F(isp_wire_cs_prog, ptype), FA(isp_wire_cs_prog, rsvd0),
+	F(isp_wire_cs_prog, puid), FA(isp_wire_cs_prog, name), F(isp_wire_cs_prog, nranges),
+	F(isp_wire_cs_prog, rsvd1), F(isp_wire_cs_prog, in_hdr), F(isp_wire_cs_prog, execs),
+
+	F(isp_wire_cs_id_ns_cp, maxact), F(isp_wire_cs_id_ns_cp, maxmemrs),
+	F(isp_wire_cs_id_ns_cp, mrsg), F(isp_wire_cs_id_ns_cp, maxmemr),
+	F(isp_wire_cs_id_ns_cp, rsvd7), F(isp_wire_cs_id_ns_cp, maxpb),
+	F(isp_wire_cs_id_ns_cp, lpg), FA(isp_wire_cs_id_ns_cp, rsvd17),
+	F(isp_wire_cs_id_ns_cp, nprogs), F(isp_wire_cs_id_ns_cp, slm_nsid),
+	F(isp_wire_cs_id_ns_cp, max_param), F(isp_wire_cs_id_ns_cp, rsvd3084),
+	FA(isp_wire_cs_id_ns_cp, rsvd),
+
+	F(isp_wire_cs_id_ns_slm, msz), F(isp_wire_cs_id_ns_slm, muse),
+	F(isp_wire_cs_id_ns_slm, msrc), F(isp_wire_cs_id_ns_slm, mssrl),
+	F(isp_wire_cs_id_ns_slm, mcl), F(isp_wire_cs_id_ns_slm, desfmts),
+	F(isp_wire_cs_id_ns_slm, gran), FA(isp_wire_cs_id_ns_slm, rsvd35),
+	F(isp_wire_cs_id_ns_slm, nvm_nsid), F(isp_wire_cs_id_ns_slm, cp_nsid),
+	F(isp_wire_cs_id_ns_slm, max_rw), F(isp_wire_cs_id_ns_slm, rsvd3084),
+	FA(isp_wire_cs_id_ns_slm, rsvd),
+
+	F(isp_wire_cs_manage, opcode), FA(isp_wire_cs_manage, rsvd0),
+	F(isp_wire_cs_manage, cdw10), F(isp_wire_cs_manage, cdw11),
+	F(isp_wire_cs_manage, cdw12), F(isp_wire_cs_manage, cdw13),
+	F(isp_wire_cs_manage, cdw14), F(isp_wire_cs_manage, cdw15),
+	F(isp_wire_cs_manage, in_len), F(isp_wire_cs_manage, out_len),
+	F(isp_wire_cs_manage, nsid),
+
+	F(isp_wire_cs_doc_ref, did), F(isp_wire_cs_doc_ref, entry),
+
+	F(isp_wire_cs_docs_hdr, count), F(isp_wire_cs_docs_hdr, rsvd0),
+	F(isp_wire_cs_docs_hdr, bytes),
 };
 
 struct wstruct {
@@ -195,6 +248,10 @@ static const struct wstruct structs[] = {
 	WS(isp_wire_reis_search), WS(isp_wire_reis_dbinfo), WS(isp_wire_reis_list),
 	WS(isp_wire_rf_create), WS(isp_wire_rf_sls), WS(isp_wire_rf_stats),
 	WS(isp_wire_rf_list), WS(isp_wire_err_text),
+	WS(isp_wire_cs_mrd), WS(isp_wire_cs_src_lba), WS(isp_wire_cs_src_mem),
+	WS(isp_wire_cs_src_db), WS(isp_wire_cs_prog), WS(isp_wire_cs_id_ns_cp),
+	WS(isp_wire_cs_id_ns_slm), WS(isp_wire_cs_manage), WS(isp_wire_cs_doc_ref),
+	WS(isp_wire_cs_docs_hdr),
 };
 
 /* An enum row: the first cell is the value (or the bit number). */
@@ -224,6 +281,29 @@ static const struct wenum enums[] = {
 	EV(isp_res_class, ISP_RES_PLANE), EV(isp_res_class, ISP_RES_DIE),
 	EV(isp_res_class, ISP_RES_CHANNEL), EV(isp_res_class, ISP_RES_CORE),
 	EV(isp_res_class, ISP_RES_DRAM), EV(isp_res_class, ISP_RES_LINK),
+
+	EV(isp_csi, ISP_CSI_NVM), EV(isp_csi, ISP_CSI_SLM), EV(isp_csi, ISP_CSI_CP),
+
+	EV(isp_cs_prog, ISP_CS_PROG_REIS_SEARCH), EV(isp_cs_prog, ISP_CS_PROG_REIS_IVF),
+	EV(isp_cs_prog, ISP_CS_PROG_RF_SLS), EV(isp_cs_prog, ISP_CS_PROG_REIS_DOCS),
+	EV(isp_cs_prog, ISP_CS_PROG_MANAGE),
+
+	EV(isp_cs_desfmt, ISP_CS_DESFMT_LBA), EV(isp_cs_desfmt, ISP_CS_DESFMT_MEM),
+	EV(isp_cs_desfmt, ISP_CS_DESFMT_DB),
+
+	EV(isp_cs_db_region, ISP_CS_REGION_SLC), EV(isp_cs_db_region, ISP_CS_REGION_TLC),
+
+	EV(isp_cs_status, ISP_SC_CMD_SIZE_LIMIT), EV(isp_cs_status, ISP_SC_OVERLAP_IO),
+	EV(isp_cs_status, ISP_SC_INSUFF_RES), EV(isp_cs_status, ISP_SC_INSUFF_PROG_RES),
+	EV(isp_cs_status, ISP_SC_INVALID_MEM_NS), EV(isp_cs_status, ISP_SC_INVALID_MRS),
+	EV(isp_cs_status, ISP_SC_INVALID_RSID), EV(isp_cs_status, ISP_SC_INVALID_PROG_DATA),
+	EV(isp_cs_status, ISP_SC_INVALID_PIND), EV(isp_cs_status, ISP_SC_INVALID_PTYPE),
+	EV(isp_cs_status, ISP_SC_MAX_MR), EV(isp_cs_status, ISP_SC_MAX_MRS),
+	EV(isp_cs_status, ISP_SC_MAX_ACTIVE), EV(isp_cs_status, ISP_SC_MAX_PROG_BYTES),
+	EV(isp_cs_status, ISP_SC_MRS_IN_USE), EV(isp_cs_status, ISP_SC_NO_PROGRAM),
+	EV(isp_cs_status, ISP_SC_OVERLAP_MR), EV(isp_cs_status, ISP_SC_PROG_NOT_ACTIVE),
+	EV(isp_cs_status, ISP_SC_PROG_IN_USE), EV(isp_cs_status, ISP_SC_PIND_NOT_DL),
+	EV(isp_cs_status, ISP_SC_PROG_TOO_BIG),
 };
 _Static_assert(ISP_CLS_N == 8 && ISP_RES_NCLASSES == 6,
 	       "a new class needs its row in the enums list and the document");
@@ -447,7 +527,7 @@ static int check_enum(const char *doc, const char *enm)
 			BAD("%s: a row with %d cells, want 3\n", enm, nc);
 			continue;
 		}
-		v = strtoul(cell[0], &end, 10);
+		v = strtoul(cell[0], &end, 0);	/* decimal, or 0x... */
 		len = strlen(cell[1]);
 		for (i = 0; len > 2 && i < NELEM(enums); i++)
 			if (!strcmp(enums[i].enm, enm) && strlen(enums[i].name) == len - 2 &&
@@ -469,7 +549,9 @@ static int check_enum(const char *doc, const char *enm)
 
 static int check_doc(const char *doc)
 {
-	static const char *const enum_names[] = { "isp_cap", "isp_cmd_class", "isp_res_class" };
+	static const char *const enum_names[] = { "isp_cap", "isp_cmd_class", "isp_res_class",
+						  "isp_csi", "isp_cs_prog", "isp_cs_desfmt",
+						  "isp_cs_db_region", "isp_cs_status" };
 	unsigned *seen = calloc(NELEM(fields), sizeof(*seen));
 	int errs = 0;
 	size_t i;

@@ -14,6 +14,7 @@
 #            run in both boots and tell them apart by what the drive holds);
 #   isp-off  isp=off: test_*_isp_off; the same effects-table check must
 #            reject the vendor opcodes;
+#   cs       isp=on,isp-cs=on (the memory and compute namespaces): test_*_cs;
 #   delay    isp=on (in memory), isp-timing=delay, 200 ms per command:
 #            test_*_delay;
 #   kill     for each test_*_kill and each of KILL_ROUNDS rounds (default
@@ -79,6 +80,7 @@ for t in $all; do
     *_delay) delay_tests="$delay_tests $t" ;;
     *_kill) kill_tests="$kill_tests $t" ;;
     *_fabric) fabric_tests="${fabric_tests:-} $t" ;;
+    *_cs) cs_tests="${cs_tests:-} $t" ;;
     *) on_tests="$on_tests $t" ;;
     esac
     case $t in
@@ -358,6 +360,16 @@ else
 fi
 # shellcheck disable=SC2086
 VM_EXTRA="-trace pci_nvme_err_invalid_opc" boot isp-off "isp=off" $off_tests
+
+# The standard interface (docs/command-set.md §9): *_cs tests boot with the
+# memory and compute namespaces (isp-cs=on; off by default). 1 GiB: at the
+# default 512 MiB the kernel stopped unpacking the image ("Initramfs
+# unpacking failed: write error", 2026-12-02, 10.0 / 6.12) before nvme-cli's
+# loader, and these tests run nvme-cli.
+mem_saved=${ISP_VM_MEM:-}
+ISP_VM_MEM=${ISP_VM_MEM_CS:-1024}
+boot cs "isp=on,isp-cs=on" ${cs_tests:-}
+ISP_VM_MEM=$mem_saved
 if [ -n "$off_tests" ]; then
     # Stock QEMU's path: vendor opcodes are not in the effects table.
     opc_check isp-off trace-events

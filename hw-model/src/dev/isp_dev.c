@@ -26,6 +26,7 @@
 #include "isp_dev.h"
 #include "isp_internal.h"
 #include "isp_pool.h"
+#include "cs_int.h"
 
 /* Result table bounds (docs/command-set.md section 6). */
 #define ISP_MAX_TICKETS 1024
@@ -81,7 +82,11 @@ struct isp_dev {
 	 * ISP_ERR_RING failures, err_count the total so far. */
 	struct isp_wire_err_text errs[ISP_ERR_RING];
 	uint64_t err_count;
+
+	struct cs_state *cs;		/* the standard interface, cp/; NULL: off */
 };
+
+
 
 static uint16_t isp_noop(struct isp_ctx *ctx, const struct isp_cmd *cmd,
 			 void *data, size_t len, struct isp_cpl *cpl);
@@ -169,7 +174,7 @@ const char *isp_status_name(uint16_t status)
 	case ISP_SC_MISCOMPARE: return "ISP Miscompare";
 	case ISP_SC_RESOURCE: return "ISP Resource Busy";
 	case ISP_SC_TICKET_IN_USE: return "ISP Ticket In Use";
-	default: return "Unknown Status";
+	default: return cs_status_name(status);
 	}
 }
 
@@ -580,6 +585,9 @@ int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 	if (ret)
 		goto fail;
 	fs_user_blob_free(dev->fs);
+	ret = cs_open(dev, cfg, &dev->cs, err, errlen);
+	if (ret)
+		goto fail;
 	*out = dev;
 	return 0;
 
@@ -598,6 +606,7 @@ void isp_dev_close(struct isp_dev *dev)
 	 * close keeps the last one (docs/ftl.md, "Crash rules"). */
 	if (dev->fs && isp_dev_ftl(dev) && ftl_dirty(isp_dev_ftl(dev)))
 		isp_dev_commit(dev);
+	cs_close(dev->cs);
 	for (e = ISP_NENGINES; e-- > 0;)
 		if (isp_engines[e] && dev->engine_state[e])
 			isp_engines[e]->close(dev->engine_state[e]);
@@ -658,6 +667,16 @@ struct ft *isp_dev_timing(struct isp_dev *dev)
 struct isp_results *isp_dev_results(struct isp_dev *dev)
 {
 	return &dev->results;
+}
+
+struct isp_results *isp_ctx_results(struct isp_ctx *ctx)
+{
+	return ctx->results ? ctx->results : &ctx->dev->results;
+}
+
+struct cs_state *isp_dev_cs(struct isp_dev *dev)
+{
+	return dev->cs;
 }
 
 uint32_t isp_dev_max_xfer(const struct isp_dev *dev)
@@ -838,25 +857,86 @@ static int isp_err_log(struct isp_dev *dev, uint8_t lid, void *buf, size_t len, 
 	return (int)len;
 }
 
+/* A command rejected at decode costs only the controller's overhead: its
+ * time and the core cycles' energy (as ft_ctrl() charges). */
+static void isp_decode_cost(const struct isp_dev *dev, struct isp_cpl *cpl)
+{
+	cpl->model_ns = (dev->params.ctrl_cmd + FT_PS_PER_NS - 1) / FT_PS_PER_NS;
+	cpl->energy_pj = dev->params.ctrl_cmd * dev->params.core_mhz / 1000000u *
+			 dev->params.e_core_cycle;
+	cpl->result = isp_wire_result_pack(cpl->model_ns, cpl->energy_pj / 1000);
+}
+
+/* Standard commands (cp/): decode checks, or Invalid Opcode when off. */
+static uint16_t isp_check_cs(struct isp_dev *dev, const struct isp_cmd *cmd, uint64_t *len,
+			     struct isp_cpl *cpl)
+{
+	*len = 0;
+	if (!dev->cs || cmd->set > ISP_SET_IO)
+		return isp_fail(cpl, ISP_SC_INVALID_OPCODE | ISP_STATUS_DNR,
+				"no memory or compute namespace on this drive");
+	return cs_check(dev->cs, cmd, len, cpl);
+}
+
+static void isp_count_cs(struct isp_dev *dev, const struct isp_cmd *cmd, uint16_t status,
+			 uint64_t emul_ns)
+{
+	if (dev->cs)
+		cs_count(dev->cs, cs_cls_of(dev->cs, cmd), status);
+	pthread_mutex_lock(&dev->lock);
+	dev->emul_ns += emul_ns;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+uint64_t isp_dev_cmd_len(const struct isp_dev *dev, const struct isp_cmd *cmd)
+{
+	struct isp_cpl cpl;
+	uint64_t len = 0;
+
+	if (!cmd->set)
+		return isp_cmd_data_len(cmd);
+	memset(&cpl, 0, sizeof(cpl));
+	if (isp_check_cs((struct isp_dev *)dev, cmd, &len, &cpl))
+		return 0;
+	return len;
+}
+
 uint16_t isp_dev_check(struct isp_dev *dev, const struct isp_cmd *cmd,
 		       struct isp_cpl *cpl)
 {
-	const struct isp_op *op;
+	const struct isp_op *op = NULL;
+	uint64_t len;
 	uint16_t status;
 
 	memset(cpl, 0, sizeof(*cpl));
-	status = isp_check_cmd(dev, cmd, &op, cpl);
+	if (cmd->set)
+		status = isp_check_cs(dev, cmd, &len, cpl);
+	else
+		status = isp_check_cmd(dev, cmd, &op, cpl);
 	if (status) {
-		/* Rejected at decode: only the controller's overhead is spent,
-		 * its time and the core cycles' energy (as ft_ctrl() charges). */
-		cpl->model_ns = (dev->params.ctrl_cmd + FT_PS_PER_NS - 1) / FT_PS_PER_NS;
-		cpl->energy_pj = dev->params.ctrl_cmd * dev->params.core_mhz / 1000000u *
-				 dev->params.e_core_cycle;
-		cpl->result = isp_wire_result_pack(cpl->model_ns, cpl->energy_pj / 1000);
-		isp_count(dev, op, status, 0);
+		isp_decode_cost(dev, cpl);
+		if (cmd->set) {
+			/* a standard command's DW0/DW1 keep their meaning */
+			cpl->result = 0;
+			isp_count_cs(dev, cmd, status, 0);
+		} else {
+			isp_count(dev, op, status, 0);
+		}
 		isp_err_note(dev, cmd, cpl);
 	}
 	return status;
+}
+
+void isp_dev_note_failure(struct isp_dev *dev, const struct isp_cmd *cmd,
+			  const struct isp_cpl *cpl)
+{
+	if (!cpl->status)
+		return;
+	if (cmd->set)
+		isp_count_cs(dev, cmd, cpl->status, 0);
+	else
+		isp_count(dev, isp_find_op(cmd->opcode), cpl->status, 0);
+	isp_err_note(dev, cmd, cpl);
 }
 
 /* Take the armed trace if @cmd matches it; returns its ticket or 0. */
@@ -978,18 +1058,26 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 			     void *data, size_t data_len, struct isp_cpl *cpl,
 			     const atomic_int *cancel)
 {
-	uint64_t t0 = isp_now_ns(), seq;
+	uint64_t t0 = isp_now_ns(), seq, len = 0;
 	struct ft_trace *tr = NULL, *shared;
-	const struct isp_op *op;
+	const struct isp_op *op = NULL;
 	uint32_t trace_ticket = 0;
 	uint64_t trace_bytes = 0;
 	struct isp_ctx ctx;
 	uint16_t status;
 
 	memset(cpl, 0, sizeof(*cpl));
-	status = isp_check_cmd(dev, cmd, &op, cpl);
-	if (!status && data_len != isp_cmd_data_len(cmd))
-		status = isp_fail(cpl, ISP_BAD_FIELD, "buffer size differs from NDT");
+	if (cmd->set) {
+		/* Memory Copy may carry staged blocks after its list: cs_exec()
+		 * checks the exact length */
+		status = isp_check_cs(dev, cmd, &len, cpl);
+		if (!status && data_len < len)
+			status = isp_fail(cpl, ISP_BAD_FIELD, "buffer shorter than the command's data");
+	} else {
+		status = isp_check_cmd(dev, cmd, &op, cpl);
+		if (!status && data_len != isp_cmd_data_len(cmd))
+			status = isp_fail(cpl, ISP_BAD_FIELD, "buffer size differs from NDT");
+	}
 	if (!status && data_len && !data)
 		status = isp_fail(cpl, ISP_BAD_FIELD, "no data buffer");
 
@@ -997,11 +1085,11 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 	seq = ++dev->seq;
 	shared = dev->trace_all;
 	pthread_mutex_unlock(&dev->lock);
-	if (!status && !shared)
+	if (!status && !shared && !cmd->set)
 		trace_ticket = isp_trace_take(dev, cmd);
 	if (shared)
 		tr = shared;
-	else if (trace_ticket || dev->trace_dir)
+	else if (trace_ticket || (dev->trace_dir && op))
 		trace_bytes = isp_trace_new(dev, cmd, trace_ticket, &tr);
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -1011,14 +1099,19 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 	ft_cmd_begin(dev->ft, &ctx.ftc, cmd->submit_ns, tr);
 	ctx.ready = ft_ctrl(dev->ft, &ctx.ftc, 0);
 	if (!status) {
-		status = op->fn(&ctx, cmd, data, data_len, cpl);
+		status = cmd->set ? cs_exec(&ctx, cmd, data, data_len, cpl) :
+				    op->fn(&ctx, cmd, data, data_len, cpl);
 		cpl->status = status;
 		if (status && !cpl->err)
 			cpl->err = isp_status_name(status);
 	}
 	ft_cmd_end(dev->ft, &ctx.ftc, &cpl->model_ns);
 	cpl->energy_pj = ctx.ftc.energy_pj;
-	cpl->result = isp_wire_result_pack(cpl->model_ns, cpl->energy_pj / 1000);
+	/* A standard command's DW0/DW1 keep their meaning (cs_exec() set them);
+	 * Execute Program's return value is the cost, known only now. */
+	if (!cmd->set || (cmd->set == ISP_SET_IO && cmd->opcode == ISP_CS_OP_EXECUTE &&
+			  isp_dev_cs_csi(dev, cmd->nsid) == ISP_CSI_CP))
+		cpl->result = isp_wire_result_pack(cpl->model_ns, cpl->energy_pj / 1000);
 	if (trace_ticket) {
 		if (tr)
 			isp_trace_publish(dev, trace_ticket, tr, cpl);
@@ -1031,15 +1124,37 @@ uint16_t isp_dev_exec_cancel(struct isp_dev *dev, const struct isp_cmd *cmd,
 		ft_trace_free(tr);
 		isp_budget_give_as(fs_buf_budget(dev->fs), trace_bytes, cmd->sqid);
 	}
-	isp_count(dev, op, status, isp_now_ns() - t0);
+	if (cmd->set)
+		isp_count_cs(dev, cmd, status, isp_now_ns() - t0);
+	else
+		isp_count(dev, op, status, isp_now_ns() - t0);
 	if (status)
 		isp_err_note(dev, cmd, cpl);
+	return status;
+}
+
+uint16_t isp_dev_run_vendor(struct isp_ctx *ctx, const struct isp_cmd *cmd, void *data,
+			    size_t len, struct isp_cpl *cpl)
+{
+	const struct isp_op *op;
+	uint16_t status;
+
+	status = isp_check_cmd(ctx->dev, cmd, &op, cpl);
+	if (!status && len != isp_cmd_data_len(cmd))
+		status = isp_fail(cpl, ISP_BAD_FIELD, "buffer size differs from NDT");
+	if (!status)
+		status = op->fn(ctx, cmd, data, len, cpl);
+	cpl->status = status;
+	if (status && !cpl->err)
+		cpl->err = isp_status_name(status);
 	return status;
 }
 
 uint64_t isp_link_xfer(struct isp_ctx *ctx, uint64_t bytes, int c2h,
 		       uint64_t ready)
 {
+	if (ctx->dram_io)	/* a program's data stays in controller DRAM */
+		return ft_dram(ctx->dev->ft, &ctx->ftc, bytes, ready);
 	return ft_dma(ctx->dev->ft, &ctx->ftc, c2h ? FT_C2H : FT_H2C, bytes, ready);
 }
 
@@ -1205,6 +1320,8 @@ static void isp_fill_stats(struct isp_dev *dev, struct isp_wire_stats *st, int r
 	for (e = 0; e < ISP_NENGINES; e++)
 		if (isp_engines[e] && isp_engines[e]->stats && dev->engine_state[e])
 			isp_engines[e]->stats(dev->engine_state[e], st, reset);
+	if (dev->cs)
+		cs_stats(dev->cs, st, reset);
 }
 
 static uint16_t isp_stats_cmd(struct isp_ctx *ctx, const struct isp_cmd *cmd,
@@ -1346,6 +1463,8 @@ int isp_dev_log_page(struct isp_dev *dev, uint8_t lid, void *buf, size_t len,
 		isp_fill_identify(dev, &u.id);
 		size = sizeof(u.id);
 		break;
+	case ISP_LID_CS_PROGRAMS:
+		return dev->cs ? cs_programs_log(dev->cs, buf, len, off) : -EINVAL;
 	default:
 		return -EINVAL;
 	}

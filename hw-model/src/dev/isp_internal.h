@@ -28,6 +28,15 @@ struct isp_ctx {
 	uint64_t ready;		/* ps: the controller has decoded the command */
 	const atomic_int *cancel;	/* isp_dev_exec_cancel(); may be NULL */
 	uint32_t user;		/* whose share it uses: the submission queue */
+	/*
+	 * A device-defined program runs a vendor handler on controller DRAM
+	 * (docs/command-set.md §9.6): its data moves between the memory
+	 * namespace and the handler, so isp_link_xfer() charges DRAM instead
+	 * of the host link, and its result goes to @results (a table of the
+	 * program's own) instead of the device's ticket table.
+	 */
+	int dram_io;
+	struct isp_results *results;	/* NULL: the device's table */
 };
 
 /*
@@ -122,6 +131,21 @@ static inline int isp_all_zero(const void *p, size_t n)
 			return 0;
 	return 1;
 }
+
+/* The ticket table a result-producing handler uses (see isp_ctx.results). */
+struct isp_results *isp_ctx_results(struct isp_ctx *ctx);
+
+/*
+ * isp_dev_run_vendor() - run vendor command @cmd (opcode 80h-FFh) inside
+ * another command's @ctx, with the same field checks as isp_dev_exec();
+ * its costs add to @ctx->ftc. Not counted in the vendor statistics.
+ * Return: NVMe status, also in @cpl->status.
+ */
+uint16_t isp_dev_run_vendor(struct isp_ctx *ctx, const struct isp_cmd *cmd, void *data,
+			    size_t len, struct isp_cpl *cpl);
+
+/* The standard interface's state (cp/cs_int.h); NULL when it is off. */
+struct cs_state *isp_dev_cs(struct isp_dev *dev);
 
 const struct fp_params *isp_dev_params(const struct isp_dev *dev);
 struct fs *isp_dev_store(struct isp_dev *dev);

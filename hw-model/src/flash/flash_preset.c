@@ -46,6 +46,8 @@ static void fp_defaults(struct fp_params *p)
 	p->bounce_bytes = 0;			/* host_mem / 64 */
 	p->backing_cap = 64ull * 1024 * MIB;	/* the backing file's pages */
 	p->trace_cap = 256ull * MIB;		/* isp-trace-dir's files */
+	p->slm_bytes = 256ull * MIB;		/* CS1: memory namespace, docs/timing-model.md */
+	p->cp_max_active = ISP_CS_NPROGS;	/* CS1: every device-defined program */
 
 	/* RecFlash Table I (Macronix 8Gb SLC [1]). */
 	p->t_alh = PS(5);			/* tALH 0.005 us */
@@ -249,6 +251,7 @@ struct fp_field {
 	F32(cores, FP_COUNT) F32(isp_cores, FP_COUNT)			\
 	F32(core_mhz, FP_COUNT) F32(link_mbps, FP_COUNT)		\
 	F32(channel_mbps, FP_COUNT) F32(dram_mbps, FP_COUNT)		\
+	F64(slm_bytes, FP_SIZE) F32(cp_max_active, FP_COUNT)		\
 	F64(mem_cap, FP_SIZE) F64(buf_budget, FP_SIZE)			\
 	F64(host_mem, FP_SIZE) F64(result_bytes, FP_SIZE)		\
 	F64(bounce_bytes, FP_SIZE) F64(backing_cap, FP_SIZE)		\
@@ -553,6 +556,14 @@ int fp_validate(const struct fp_params *p, char *err, size_t errlen)
 	r = r ? r : fp_range(err, errlen, "dram_mbps", p->dram_mbps, 1, 1000000);
 	r = r ? r : fp_range(err, errlen, "ibc_fill_mbps", p->ibc_fill_mbps, 0, 1000000);
 	r = r ? r : fp_range(err, errlen, "rf_base_rows", p->rf_base_rows, 0, 1);
+	/* 64 KiB: the chunk the memory namespace is backed in (cp/cs_int.h) */
+	r = r ? r : fp_range(err, errlen, "slm_bytes", p->slm_bytes, 0, 1ull << 30);
+	if (!r && p->slm_bytes % (64 * KIB)) {
+		snprintf(err, errlen, "slm_bytes=%llu is not a multiple of 64 KiB",
+			 (unsigned long long)p->slm_bytes);
+		r = -EINVAL;
+	}
+	r = r ? r : fp_range(err, errlen, "cp_max_active", p->cp_max_active, 1, ISP_CS_NPROGS);
 	r = r ? r : fp_range(err, errlen, "addr_cycles", p->addr_cycles, 1, 16);
 	r = r ? r : fp_range(err, errlen, "t_alh", p->t_alh, 0, FP_MAX_TIME);
 	r = r ? r : fp_range(err, errlen, "t_als", p->t_als, 0, FP_MAX_TIME);

@@ -290,7 +290,7 @@ static uint64_t rf_sls_budget_bytes(const struct rf_eng *e, const struct rf_sls_
 uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		const uint8_t *data, size_t len, struct isp_cpl *cpl)
 {
-	struct isp_results *res = isp_dev_results(e->dev);
+	struct isp_results *res = isp_ctx_results(ctx);
 	struct isp_wire_result_hdr rh;
 	struct rf_sls_cmd s;
 	uint8_t *blob = NULL;

@@ -234,7 +234,7 @@ uint16_t re_cmd_doc_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp
 uint16_t re_cmd_meta_read(struct re_eng *e, struct isp_ctx *ctx, const struct isp_cmd *cmd,
 			  void *data, size_t len, struct isp_cpl *cpl)
 {
-	uint64_t off = (uint64_t)cmd->cdw15 << 32 | cmd->cdw14, end, pos, t, last;
+	uint64_t off = (uint64_t)cmd->cdw15 << 32 | cmd->cdw14, end, last = ctx->ready;
 	uint32_t pb = e->p->page_bytes;
 	struct re_db *db;
 	const char *why = NULL;
@@ -259,29 +259,10 @@ uint16_t re_cmd_meta_read(struct re_eng *e, struct isp_ctx *ctx, const struct is
 		return isp_fail(cpl, st, why);
 	memset(data, 0, len);
 	end = off + len < db->c.meta_bytes ? off + len : db->c.meta_bytes;
-	last = ctx->ready;
 	/* Each META page touched is one TLC read whose bytes cross the
 	 * channel, as a document read is (REIS 4.4.1). */
-	for (pos = off; pos < end && !st; ) {
-		uint64_t pg = pos / pb, ppa;
-		uint32_t in = (uint32_t)(pos % pb), k;
-		struct ft_page_op op;
-
-		k = (uint32_t)(end - pos < pb - in ? end - pos : pb - in);
-		if (fs_region_ppa(e->fs, &db->tlc, db->L.m_first + pg, &ppa) ||
-		    fs_read(e->fs, ppa, in, out + (pos - off), k)) {
-			st = ISP_SC_INTERNAL;
-			break;
-		}
-		memset(&op, 0, sizeof(op));
-		op.mode = fg_ppa_mode(e->g, ppa);
-		op.n_dout = 1;
-		op.dout_bytes = k;
-		t = ft_page_read(e->ft, &ctx->ftc, fg_ppa_plane(e->g, ppa), &op, ctx->ready);
-		t = ft_dram(e->ft, &ctx->ftc, k, t);
-		last = re_max(last, t);
-		pos += k;
-	}
+	st = re_pages_read(e, ctx, &db->tlc, (uint64_t)db->L.m_first * pb + off, out,
+			   end - off, 0, &last);
 	pthread_mutex_lock(&e->lock);
 	db->refs--;
 	pthread_mutex_unlock(&e->lock);

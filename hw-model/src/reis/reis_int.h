@@ -160,6 +160,19 @@ void re_db_drop_stage(struct re_eng *e, struct re_db *db);
 int re_build_ivf(struct re_db *db);
 /* The calibration table is sorted and usable. */
 int re_calib_ok(const struct re_db *db);
+/*
+ * ---- reis_region_read.c: bytes [@off, @off + @len) of database @did's
+ * SLC (@region 0) or TLC (1) region into @buf, the page reads charged from
+ * ctx->ready; *@done when the last byte is in DRAM. Returns an NVMe status
+ * (0), *@why on failure. ----
+ */
+uint16_t re_region_read(struct isp_ctx *ctx, uint32_t did, uint32_t region, uint64_t off,
+			void *buf, uint32_t len, uint64_t *done, const char **why);
+/* The page loop of it and of META_READ: bytes [@off, @off + @len) of region
+ * @rg's pages; @stoppable: test the cancel flag per page. */
+uint16_t re_pages_read(struct re_eng *e, struct isp_ctx *ctx, const struct fs_region *rg,
+		       uint64_t off, void *buf, uint64_t len, int stoppable, uint64_t *done);
+
 /* ---- reis_layout.c: entry i's RADR / DADR as deployed ---- */
 
 uint32_t re_radr(const struct re_layout *L, uint64_t i);

@@ -408,7 +408,7 @@ uint16_t re_cmd_search(struct re_eng *e, struct isp_ctx *ctx, const struct isp_c
 		       void *data, size_t len, struct isp_cpl *cpl, int ivf)
 {
 	struct isp_wire_reis_search s;
-	struct isp_results *res = isp_dev_results(e->dev);
+	struct isp_results *res = isp_ctx_results(ctx);
 	struct re_db *dbs[RE_MAX_DBS];
 	struct re_hitx *hits = NULL;
 	struct re_docs_cost *dc = NULL;

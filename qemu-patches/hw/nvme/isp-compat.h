@@ -58,6 +58,9 @@ static inline bool nvme_isp_cancel_deletes_sq(NvmeRequest *req)
     return req->status == NVME_CMD_ABORT_SQ_DEL;
 }
 
+/* CC.CSS 110b, every I/O command set the controller supports (isp-cs.c) */
+#define NVME_ISP_CC_CSS_ALL NVME_CC_CSS_ALL
+
 #else /* QEMU 7.2 */
 
 #include "sysemu/block-backend.h"
@@ -95,6 +98,8 @@ static inline bool nvme_isp_cancel_deletes_sq(NvmeRequest *req)
 {
     return true;
 }
+
+#define NVME_ISP_CC_CSS_ALL NVME_CC_CSS_CSI
 
 #endif
 

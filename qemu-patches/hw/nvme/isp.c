@@ -134,6 +134,7 @@ struct NvmeIspAIOCB {
     NvmeIsp *isp;
     NvmeIspState state;
     bool cancelled;
+    bool bounce_held;           /* its len bytes are taken from isp->bounce */
     /* set by nvme_isp_cancel(), read by the model on the worker */
     atomic_int stop;
     QEMUTimer *timer;
@@ -186,8 +187,11 @@ static void nvme_isp_complete(NvmeIspAIOCB *iocb, uint16_t status)
     trace_pci_nvme_isp_cpl(nvme_cid(req), status, iocb->cpl.result,
                            iocb->cpl.model_ns, iocb->cpl.xfer_len);
 
-    if (iocb->buf) {
+    if (iocb->bounce_held) {
         isp_share_give(&isp->bounce, iocb->cmd.sqid, iocb->len);
+        iocb->bounce_held = false;
+    }
+    if (iocb->buf) {
         g_free(iocb->buf);
         iocb->buf = NULL;
     }
@@ -549,8 +553,9 @@ static void nvme_isp_start(NvmeIspAIOCB *iocb)
     NvmeRequest *req = iocb->req;
     uint16_t status;
 
-    if (iocb->len) {
-        /* its bounce bytes were taken from isp->bounce (nvme_isp_bounce()) */
+    /* a staged buffer (nvme_isp_submit()) is filled already; the bounce
+     * bytes of either were taken from isp->bounce (nvme_isp_bounce()) */
+    if (iocb->len && !iocb->buf) {
         iocb->buf = g_malloc0(iocb->len);
 
         if (isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_H2C) {
@@ -574,7 +579,8 @@ static void nvme_isp_start(NvmeIspAIOCB *iocb)
 /* Take @iocb's bounce bytes in its queue's share; false: it must wait. */
 static bool nvme_isp_bounce(NvmeIsp *isp, NvmeIspAIOCB *iocb)
 {
-    return isp_share_take(&isp->bounce, iocb->cmd.sqid, iocb->len) == 0;
+    iocb->bounce_held = isp_share_take(&isp->bounce, iocb->cmd.sqid, iocb->len) == 0;
+    return iocb->bounce_held;
 }
 
 /* Queues with a command still waiting, in one pass of nvme_isp_kick(). */
@@ -777,7 +783,6 @@ static uint16_t nvme_isp_admit(NvmeCtrl *n, NvmeRequest *req,
 uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmeIsp *isp = n->isp;
-    NvmeIspAIOCB *iocb;
     struct isp_cmd cmd;
     uint64_t len;
     uint16_t status;
@@ -805,18 +810,40 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
         return status;
     }
 
+    return nvme_isp_submit(n, req, &cmd, len, NULL);
+}
+
+uint16_t nvme_isp_submit(NvmeCtrl *n, NvmeRequest *req,
+                         const struct isp_cmd *cmd, uint64_t len,
+                         uint8_t *staged)
+{
+    NvmeIsp *isp = n->isp;
+    NvmeIspAIOCB *iocb;
+
+    /* the standard interface's commands (isp-cs.c) come here directly: the
+     * reset's refusal (nvme_isp_io_cmd()) holds for them too */
+    if (isp->resetting) {
+        g_free(staged);
+        trace_pci_nvme_err_isp_aborted(nvme_cid(req), cmd->opcode,
+                                       NVME_CMD_ABORT_REQ);
+        return NVME_CMD_ABORT_REQ;
+    }
+
     iocb = nvme_isp_aiocb_new(isp, req);
-    iocb->cmd = cmd;
+    iocb->cmd = *cmd;
     iocb->len = len;
     req->aiocb = &iocb->common;
     QTAILQ_INSERT_TAIL(&isp->inflight, iocb, entry);
 
-    if (len && (nvme_isp_queue_waits(isp, cmd.sqid) || !nvme_isp_bounce(isp, iocb))) {
+    /* NULL: nvme_isp_start() fills one; a staged one (isp-cs.c, bounded by
+     * its command) waits for its queue's share like any other */
+    iocb->buf = staged;
+    if (len && (nvme_isp_queue_waits(isp, cmd->sqid) || !nvme_isp_bounce(isp, iocb))) {
         trace_pci_nvme_isp_wait(nvme_cid(req), len, isp->bounce.used);
         iocb->state = NVME_ISP_WAITING;
         QTAILQ_INSERT_TAIL(&isp->waiting, iocb, wait_entry);
         /* a waiting queue is active: the holders' shares shrink */
-        isp_share_wait(&isp->bounce, cmd.sqid, 1);
+        isp_share_wait(&isp->bounce, cmd->sqid, 1);
         return NVME_NO_COMPLETE;
     }
 
@@ -826,6 +853,11 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
 }
 
 static void nvme_isp_holds_release(NvmeIsp *isp);
+
+struct isp_dev *nvme_isp_dev(NvmeCtrl *n)
+{
+    return n->isp ? n->isp->dev : NULL;
+}
 
 void nvme_isp_drain(NvmeCtrl *n)
 {
@@ -860,13 +892,14 @@ void nvme_isp_reset_done(NvmeCtrl *n)
 
 /*
  * C0h/C1h are the model's; so are Error Information (01h: the model records
- * each failed ISP command, docs/command-set.md §8) and the reasons its
- * entries point to (C2h).
+ * each failed ISP command, docs/command-set.md §8), the reasons its
+ * entries point to (C2h) and the compute namespace's program table (C3h).
  */
 bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid)
 {
     return n->isp && (lid == ISP_LID_STATS || lid == ISP_LID_IDENTIFY ||
-                      lid == ISP_LID_ERROR || lid == ISP_LID_ERRTEXT);
+                      lid == ISP_LID_ERROR || lid == ISP_LID_ERRTEXT ||
+                      (lid == ISP_LID_CS_PROGRAMS && n->isp_params.cs));
 }
 
 uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
@@ -1041,6 +1074,10 @@ bool nvme_isp_check_params(NvmeCtrl *n, Error **errp)
         return false;
     }
 
+    if (!nvme_isp_cs_check_params(n, errp)) {
+        return false;
+    }
+
     /* both would serve Get Log Page C0h (isp_dev.h: ISP statistics) */
     if (nvme_isp_ocp_enabled(n)) {
         error_setg(errp, "isp=on and ocp=on both claim log page C0h; "
@@ -1075,6 +1112,11 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
     cfg.trace_dir = nvme_isp_str(p->trace_dir);
     cfg.max_xfer = nvme_isp_max_xfer(n);
     cfg.timing_delay = p->timing == NVME_ISP_TIMING_DELAY;
+    /* the standard interface's namespaces (isp-cs.c) */
+    cfg.cs_off = !p->cs;
+    cfg.slm_nsid = p->cs_slm_nsid;
+    cfg.cp_nsid = p->cs_cp_nsid;
+    cfg.nvm_nsid = NVME_ISP_CS_NVM_NSID;
 
     isp = g_new0(NvmeIsp, 1);
     isp->max_xfer = cfg.max_xfer;

@@ -28,7 +28,10 @@ extern const PropertyInfo nvme_isp_prop_timing;
     DEFINE_PROP_SIGNED_NODEFAULT("isp-timing", _state, _field.timing,        \
                                  nvme_isp_prop_timing, NvmeIspTiming),       \
     DEFINE_PROP_STRING("isp-trace-dir", _state, _field.trace_dir),           \
-    DEFINE_PROP_ON_OFF_AUTO("isp-ftl", _state, _field.ftl, ON_OFF_AUTO_AUTO)
+    DEFINE_PROP_ON_OFF_AUTO("isp-ftl", _state, _field.ftl, ON_OFF_AUTO_AUTO), \
+    DEFINE_PROP_BOOL("isp-cs", _state, _field.cs, false),                    \
+    DEFINE_PROP_UINT32("isp-slm-nsid", _state, _field.cs_slm_nsid, 2),       \
+    DEFINE_PROP_UINT32("isp-cp-nsid", _state, _field.cs_cp_nsid, 3)
 
 bool nvme_isp_check_params(NvmeCtrl *n, Error **errp);
 bool nvme_isp_realize(NvmeCtrl *n, Error **errp);
@@ -70,6 +73,40 @@ void nvme_isp_io_submit(NvmeCtrl *n, NvmeRequest *req);
 bool nvme_isp_io_hold(NvmeCQueue *cq, NvmeRequest *req);
 /* The FTL's fields of SMART / Health Information. */
 void nvme_isp_smart(NvmeCtrl *n, NvmeSmartLog *smart);
+
+ * Queue @cmd (checked, data pointer mapped) with @len bytes of data on the
+ * ISP workers; @staged (g_malloc'd, @len bytes, ownership passes) is data
+ * the caller prepared, else H2C data is copied from the guest first.
+ */
+struct isp_cmd;
+struct isp_dev;
+uint16_t nvme_isp_submit(NvmeCtrl *n, NvmeRequest *req,
+                         const struct isp_cmd *cmd, uint64_t len,
+                         uint8_t *staged);
+/* The device model of @n, or NULL (isp=off, or closed at exit). */
+struct isp_dev *nvme_isp_dev(NvmeCtrl *n);
+
+/*
+ * isp-cs.c: the standard computational-storage interface, a memory
+ * namespace (SLM, CSI 03h) and a compute namespace (CP, CSI 04h) beside
+ * the NVM namespace (docs/command-set.md section 9).
+ */
+#define NVME_ISP_CS_NVM_NSID 1  /* the NVM namespace Memory Copy 2h reads */
+
+bool nvme_isp_cs_check_params(NvmeCtrl *n, Error **errp);
+/* @nsid is the memory or compute namespace of @n */
+bool nvme_isp_cs_nsid(NvmeCtrl *n, uint32_t nsid);
+uint16_t nvme_isp_cs_io_cmd(NvmeCtrl *n, NvmeRequest *req);
+/* @opc is an admin command of the CP set and @n has a compute namespace */
+bool nvme_isp_cs_admin_opc(NvmeCtrl *n, uint8_t opc);
+uint16_t nvme_isp_cs_admin_cmd(NvmeCtrl *n, NvmeRequest *req);
+/* Identify: the CNS values and namespaces isp-cs.c answers */
+bool nvme_isp_cs_identify_owns(NvmeCtrl *n, NvmeRequest *req);
+uint16_t nvme_isp_cs_identify(NvmeCtrl *n, NvmeRequest *req);
+/* Commands Supported and Effects log: add the CP admin and SLM/CP I/O
+ * entries to @acs and, for CSI @csi, @iocs (256 le32 each) */
+void nvme_isp_cs_effects(NvmeCtrl *n, uint8_t csi, uint32_t *acs,
+                         uint32_t *iocs);
 
 static inline bool nvme_isp_enabled(NvmeCtrl *n)
 {
