@@ -270,9 +270,11 @@ rss_tol_kb=${RSS_TOL_KB:-2048}
 rss_file_tol_kb=${RSS_FILE_TOL_KB:-256}
 rss_guest_kb=$((${ISP_VM_MEM:-640} * 1024))
 # rss_child PPID [COMM]: pids whose parent is PPID (and comm is COMM).
+# (cat, not awk's own file list: mawk stops at a process that is gone by the
+# time it opens its stat, and prints nothing)
 rss_child() {
-    awk -v p="$1" -v c="${2:+($2)}" '$4 == p && (c == "" || $2 == c) { print $1 }' \
-        /proc/[0-9]*/stat 2>/dev/null
+    cat /proc/[0-9]*/stat 2>/dev/null |
+        awk -v p="$1" -v c="${2:+($2)}" '$4 == p && (c == "" || $2 == c) { print $1 }'
 }
 # rss_read PID: "VmRSS RssAnon RssFile GuestRss JitRss" in KiB, or "none".
 rss_read() {
