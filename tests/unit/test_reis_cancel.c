@@ -124,6 +124,7 @@ int main(void)
 	o.k = 10;
 	t_queries(&big, &db, 256, 33);
 	memset(&lg, 0, sizeof(lg));
+	memset(&sc, 0, sizeof(sc));	/* warm and the rest: 0 */
 	lg.o = &o;
 	lg.q = &big;
 	sc.what = "search of 256 queries x 40000 codes";
