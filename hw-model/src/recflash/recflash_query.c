@@ -328,7 +328,7 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		st = isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
 		goto out;
 	}
-	ret = rf_sls_rows(e, &s);
+	ret = rf_sls_rows(e, ctx, &s);
 	if (!ret)
 		ret = rf_sls_time(e, ctx, &s, len);
 	if (ret == -ENOMEM) {

@@ -340,7 +340,10 @@ static int rf_sls_page_rows(struct rf_eng *e, struct rf_sls_cmd *s, const struct
 
 /* The distinct rows' bytes, read once for the batch; past RF_ROWBUF_MAX
  * only a one-row buffer (the pooling then reads per lookup). */
-int rf_sls_rows(struct rf_eng *e, struct rf_sls_cmd *s)
+/* Pages whose rows are gathered between two reads of the stop flag. */
+#define RF_ROWS_STOP_EVERY 256u
+
+int rf_sls_rows(struct rf_eng *e, const struct isp_ctx *ctx, struct rf_sls_cmd *s)
 {
 	uint32_t rb = s->t->row_bytes, i;
 	int ret = 0;
@@ -353,7 +356,10 @@ int rf_sls_rows(struct rf_eng *e, struct rf_sls_cmd *s)
 	s->span = malloc(e->p->page_bytes);
 	if (!s->rowbuf || !s->span)
 		return -ENOMEM;
-	for (i = 0; i < s->npg && !ret; i++)
+	for (i = 0; i < s->npg && !ret; i++) {
+		if (i % RF_ROWS_STOP_EVERY == 0 && isp_ctx_cancelled(ctx))
+			return -ECANCELED;	/* isp_dev_exec_cancel() */
 		ret = rf_sls_page_rows(e, s, &s->pg[i]);
+	}
 	return ret ? -EIO : 0;
 }

@@ -74,6 +74,7 @@ bool nvme_isp_io_hold(NvmeCQueue *cq, NvmeRequest *req);
 /* The FTL's fields of SMART / Health Information. */
 void nvme_isp_smart(NvmeCtrl *n, NvmeSmartLog *smart);
 
+/*
  * Queue @cmd (checked, data pointer mapped) with @len bytes of data on the
  * ISP workers; @staged (g_malloc'd, @len bytes, ownership passes) is data
  * the caller prepared, else H2C data is copied from the guest first.
