@@ -92,7 +92,7 @@ int main(void)
 	expect(errlog_search(dev, DID, 2, 0, 0, 0, 0, &q),
 	       "k = 2 exceeds the database's 1 entry", "data byte 8)");
 	expect(errlog_search(dev, DID, 1, 0, 0, 0, 4, &q),
-	       "nprobe 4 given but database 73 is brute force", "command byte 0)");
+	       "IVF_SEARCH on database 73, which is brute force (no clusters)", "command byte 0)");
 	expect(errlog_search(dev, DID, 1, 0, 0, 999, 0, &q),
 	       "df_threshold = 999 exceeds database 73's dimension 64", "data byte 20)");
 
@@ -125,7 +125,7 @@ int main(void)
 		       t[i].data_byte, t[i].msg);
 	}
 	CHECK(strstr(t[0].msg, "df_threshold = 999") != NULL && t[0].data_byte == 21);
-	CHECK(strstr(t[1].msg, "nprobe 4") != NULL && t[1].loc == 0);
+	CHECK(strstr(t[1].msg, "which is brute force (no clusters)") != NULL && t[1].loc == 0);
 	CHECK(strstr(t[2].msg, "k = 2") != NULL && t[2].data_byte == 9);
 	check_nvme_cli(t[0].error_count);
 

@@ -448,15 +448,23 @@ static int held_search(struct pt_ring *r, uint32_t ticket)
 	return ret;
 }
 
-/* The probe sees a result that is held: one fewer ticket free. */
+/*
+ * The probe sees a result that is held: fewer tickets accepted (one fewer
+ * when the holder is the probe's own submission queue; more when it is
+ * another, whose being active shrinks the probe's share of the table,
+ * docs/security.md "Fair shares"). Either way a leaked ticket shows.
+ */
 static void ticket_probe_selftest(uint32_t max_tickets, int free_now)
 {
 	struct pt_ring r;
 	struct pt_cmd rel;
+	int seen;
 
 	REQUIRE(pt_open(&r, NULL, 4) == 0);
 	REQUIRE(held_search(&r, 0x6d0fffffu) == 0);
-	CHECK(ticket_probe(max_tickets) == free_now - 1);
+	seen = ticket_probe(max_tickets);
+	printf("ticket probe: %d accepted with one result held, %d without\n", seen, free_now);
+	CHECK(seen < free_now && seen > 0);
 	pt_vendor(&rel, ISP_OP_RESULT_RELEASE, NULL, 0, 0x6d0fffffu);
 	CHECK(pt_run(&r, &rel) == 0);
 	pt_close(&r);
