@@ -186,17 +186,19 @@ class Nvme:
         self.qt.writel(BAR0 + 0x14, 1 | (css << 4) | (6 << 16) | (4 << 20))
         self.wait_csts(1)
 
-    def reset(self):
+    def reset(self, css=0):
         """CC.EN = 0 (a controller reset), then a fresh admin queue and
-        enable; returns the seconds the reset took (CSTS.RDY = 0)."""
+        enable with CC.CSS = @css; returns the seconds the reset took
+        (CSTS.RDY = 0)."""
         t = time.time()
         self.qt.writel(BAR0 + 0x14, 0)
         self.wait_csts(0)
         took = time.time() - t
         self.admin = self._queue(0, 32)
+        self.qt.writel(BAR0 + 0x24, (31 << 16) | 31)
         self.qt.writeq(BAR0 + 0x28, self.admin.sq)
         self.qt.writeq(BAR0 + 0x30, self.admin.cq)
-        self.enable()
+        self.enable(css)
         return took
 
     def wait_csts(self, rdy, secs=30):
@@ -292,16 +294,6 @@ class Nvme:
             raise RuntimeError("I/O opcode 0x%x timed out" % opc)
         assert c[0] == cid, c
         return c[1], c[2]
-
-    def reset(self, css=0):
-        """CC.EN = 0, a new admin queue, enable with CC.CSS = @css."""
-        self.qt.writel(BAR0 + 0x14, 0)
-        self.wait_csts(0)
-        self.admin = self._queue(0, 32)
-        self.qt.writel(BAR0 + 0x24, (31 << 16) | 31)
-        self.qt.writeq(BAR0 + 0x28, self.admin.sq)
-        self.qt.writeq(BAR0 + 0x30, self.admin.cq)
-        self.enable(css)
 
     def create_io_queue(self, qid, size):
         q = self._queue(qid, size)
