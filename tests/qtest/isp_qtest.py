@@ -402,6 +402,11 @@ class QmpPinger(threading.Thread):
         self.worst = 0.0
         self.count = 0
         self.done = threading.Event()
+        self.t0 = time.time()
+
+    def start(self):
+        self.t0 = time.time()
+        super().start()
 
     def _call(self, cmd):
         self.f.write(('{"execute": "%s"}\n' % cmd).encode())
@@ -416,7 +421,10 @@ class QmpPinger(threading.Thread):
     def run(self):
         while not self.done.is_set():
             t = time.time()
-            self._call("query-status")
+            try:
+                self._call("query-status")
+            except (OSError, RuntimeError):
+                return                          # QEMU went away: the test says why
             self.worst = max(self.worst, time.time() - t)
             self.count += 1
             time.sleep(0.005)
@@ -489,28 +497,35 @@ def cancel_test(qemu, tmp, how, n=1):
     def body(qt):
         nv = Nvme(qt)
         q1 = nv.create_io_queue(1, 16)
-        full = timed_search(nv, q1, 1)
-        for i in range(n):
-            search_cmd(nv, q1, SEARCH_NQ, 2 + i)
-        time.sleep(min(0.2, full / 5))      # well inside the searches
+        # the warm time: the first search also faults the backing file in,
+        # and a stop timed from a cold figure can land after a warm search
+        full = min(timed_search(nv, q1, 1), timed_search(nv, q1, 1))
         ping = QmpPinger(qt.qmp_path)
         ping.start()
-        time.sleep(0.05)
-        t = time.time()
-        if how == "delete-sq":
-            st = nv.delete_sq(1)
-            took = time.time() - t
-            if st:
-                return "Delete I/O SQ: status 0x%x" % st
+        try:
+            time.sleep(0.02)
             for i in range(n):
-                c = nv.poll(q1)
-                if c is None or c[1] != NVME_CMD_ABORT_SQ_DEL:
-                    return "search %d of %d completed with %s, not 08h" % (i + 1, n, c)
-            nv.delete_cq(1)
-        else:
-            took = nv.reset()
-        time.sleep(0.05)
-        worst = ping.stop()
+                search_cmd(nv, q1, SEARCH_NQ, 2 + i)
+            time.sleep(full / 10)           # well inside the searches
+            t = time.time()
+            if how == "delete-sq":
+                st = nv.delete_sq(1)
+                took = time.time() - t
+                if st:
+                    return "Delete I/O SQ: status 0x%x" % st
+                for i in range(n):
+                    c = nv.poll(q1)
+                    if c is None or c[1] != NVME_CMD_ABORT_SQ_DEL:
+                        return ("search %d of %d completed with %s, not 08h "
+                                "(stop sent %.0f ms into a %.0f ms search)" %
+                                (i + 1, n, c, (t - ping.t0) * 1e3 - 20,
+                                 full * 1e3))
+                nv.delete_cq(1)
+            else:
+                took = nv.reset()
+            time.sleep(0.05)
+        finally:
+            worst = ping.stop()
         print("  %s with %d search%s in flight (one alone: %.0f ms): done in %.1f ms; "
               "worst QMP round trip %.1f ms over %d pings; load %s" %
               (how, n, "es" if n > 1 else "", full * 1e3, took * 1e3, worst * 1e3,
