@@ -125,7 +125,7 @@ struct fp_params {
 	uint32_t ftl_fill;		/* 1: a new namespace starts fully written */
 	uint32_t ftl_pe;		/* rated P/E cycles (SMART Percentage Used) */
 	uint32_t ftl_cyc_cmd;		/* firmware cycles per ordinary command */
-	uint32_t ftl_rsvd;
+	uint32_t ftl_prog_max;		/* FTL programs + erases at once, drive-wide; 0: no limit */
 	uint64_t ftl_wbuf;		/* write buffer in controller DRAM, bytes */
 };
 

@@ -211,6 +211,20 @@ uint64_t ft_page_read_row(struct ft *ft, struct ft_cmd *cmd, uint32_t n, const u
 uint64_t ft_page_program(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 			 uint32_t mode, uint32_t bytes, uint64_t ready);
 
+/**
+ * ft_budget_take() - the drive's budget of array operations at once
+ * (ftl_prog_max, a peak-power limit; docs/ftl.md): an operation of @d ps
+ * that could start at @t takes d / ftl_prog_max of the budget's calendar
+ * at its earliest gap at or after @t, so programs and erases draw at most
+ * ftl_prog_max operations' power on average over any window. Returns the
+ * gap's start: when the operation may start. No budget: @t.
+ */
+uint64_t ft_budget_take(struct ft *ft, uint64_t t, uint64_t d);
+
+/** ft_plane_free() - when @plane has served everything booked on it so far
+ * (ps; planes serve in issue order), 0 for a bad @plane. */
+uint64_t ft_plane_free(struct ft *ft, uint32_t plane);
+
 /** ft_block_erase() - C/A, tBERS. */
 uint64_t ft_block_erase(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 			uint64_t ready);

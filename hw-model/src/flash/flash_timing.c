@@ -270,6 +270,10 @@ int ft_open(const struct fp_params *p, struct ft **out)
 		ret = ft_cal_init(&ft->dram, FT_CAL_MIN);
 	for (i = 0; i < 2 && !ret; i++)
 		ret = ft_cal_init(&ft->link[i], FT_CAL_MIN);
+	/* a budget of every plane or more never binds: a plane does one
+	 * program or erase at a time */
+	if (!ret && p->ftl_prog_max && p->ftl_prog_max < ft->NP)
+		ret = ft_cal_init(&ft->budget, 65536);
 	if (ret) {
 		ft_close(ft);
 		return ret;
@@ -297,6 +301,7 @@ void ft_close(struct ft *ft)
 	free(ft->dram.iv);
 	free(ft->link[0].iv);
 	free(ft->link[1].iv);
+	free(ft->budget.iv);
 	free(ft->plane);
 	free(ft->die);
 	free(ft->chan);
@@ -717,6 +722,30 @@ static void ft_plane_hold(struct ft_plane *pl, uint64_t t)
 static uint64_t ft_plane_idle(const struct ft_plane *pl)
 {
 	return ft_max(pl->ca_ready, ft_max(pl->arr_free, pl->out_free));
+}
+
+uint64_t ft_budget_take(struct ft *ft, uint64_t t, uint64_t d)
+{
+	uint64_t s, k = ft->p.ftl_prog_max;
+
+	if (!ft->budget.iv || !d)
+		return t;
+	pthread_mutex_lock(&ft->lock);
+	s = ft_cal_take(ft, &ft->budget, t, (d + k - 1) / k);
+	pthread_mutex_unlock(&ft->lock);
+	return s;
+}
+
+uint64_t ft_plane_free(struct ft *ft, uint32_t plane)
+{
+	uint64_t t;
+
+	if (plane >= ft->NP)
+		return 0;
+	pthread_mutex_lock(&ft->lock);
+	t = ft_plane_idle(&ft->plane[plane]);
+	pthread_mutex_unlock(&ft->lock);
+	return t;
 }
 
 uint64_t ft_page_program(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,

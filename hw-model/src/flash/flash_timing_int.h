@@ -60,6 +60,7 @@ struct ft {
 	struct ft_cal *core;	/* cores */
 	struct ft_cal dram;
 	struct ft_cal link[2];
+	struct ft_cal budget;	/* ftl_prog_max's fluid calendar; iv NULL: none */
 
 	uint64_t base_ns;
 	int have_base;

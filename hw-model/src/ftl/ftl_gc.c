@@ -212,7 +212,7 @@ int ftl_gc_step(struct ftl *f, struct ft_cmd *bg, uint32_t plane, uint64_t now)
 		end = ftl_asm_program(f, bg, &pl->gc, 0);
 		pl->gc_end = ftl_max(pl->gc_end, end);
 	}
-	end = bg ? ft_block_erase(f->ft, bg, plane, now) : 0;
+	end = bg ? ftl_erase(f, bg, plane, now) : 0;
 	vb->erases++;
 	vb->avail = end;
 	vb->prog_end = 0;

@@ -214,6 +214,8 @@ uint64_t ftl_host_flush(struct ftl *f, struct ft_cmd *bg);
 int ftl_in_buffer(struct ftl *f, uint64_t pun, uint64_t t);
 uint64_t ftl_asm_program(struct ftl *f, struct ft_cmd *bg, struct ftl_asm *a, int host);
 void ftl_wb_push(struct ftl *f, const struct ftl_wb *e);
+uint64_t ftl_program(struct ftl *f, struct ft_cmd *bg, uint32_t plane, uint64_t ready);
+uint64_t ftl_erase(struct ftl *f, struct ft_cmd *bg, uint32_t plane, uint64_t ready);
 
 /* ---- ftl_gc.c ---- */
 uint32_t ftl_gc_victim(struct ftl *f, uint32_t plane, uint64_t now);

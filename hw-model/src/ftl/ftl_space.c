@@ -151,7 +151,7 @@ int ftl_grow(struct ftl *f, struct ft_cmd *bg, uint64_t now)
 		struct ftl_blk *b = ftl_blk_of(f, (uint32_t)s, p);
 
 		if (bg)
-			b->avail = ft_block_erase(f->ft, bg, p, now);
+			b->avail = ftl_erase(f, bg, p, now);
 		f->st.gc_erases++;
 	}
 	f->st.grows++;

@@ -88,6 +88,28 @@ uint64_t ftl_wb_room(struct ftl *f, uint64_t n, uint64_t t)
 	return t;
 }
 
+/* ---- programs and erases within the drive's budget (ftl_prog_max) ---- */
+
+/* A page program (data-in, then t_prog) on @plane. */
+uint64_t ftl_program(struct ftl *f, struct ft_cmd *bg, uint32_t plane, uint64_t ready)
+{
+	uint64_t d = ft_t_ca(&f->p) + ft_t_xfer(f->page_bytes, f->p.channel_mbps) +
+		     f->p.t_prog[f->mode];
+	uint64_t s = ft_budget_take(f->ft, ftl_max(ready, ft_plane_free(f->ft, plane)), d);
+
+	return ft_page_program(f->ft, bg, plane, f->mode, (uint32_t)f->page_bytes,
+			       ftl_max(ready, s));
+}
+
+/* A block erase on @plane. */
+uint64_t ftl_erase(struct ftl *f, struct ft_cmd *bg, uint32_t plane, uint64_t ready)
+{
+	uint64_t d = ft_t_ca(&f->p) + f->p.t_erase;
+	uint64_t s = ft_budget_take(f->ft, ftl_max(ready, ft_plane_free(f->ft, plane)), d);
+
+	return ft_block_erase(f->ft, bg, plane, ftl_max(ready, s));
+}
+
 /* Whether the data of physical unit @pun is still in the controller at @t
  * (its page assembling, or its program not ended). */
 int ftl_in_buffer(struct ftl *f, uint64_t pun, uint64_t t)
@@ -125,8 +147,7 @@ uint64_t ftl_asm_program(struct ftl *f, struct ft_cmd *bg, struct ftl_asm *a, in
 	if (bg) {
 		if (host)
 			t = ft_dram(f->ft, bg, f->page_bytes, t);
-		end = ft_page_program(f->ft, bg, a->plane, f->mode, (uint32_t)f->page_bytes,
-				      ftl_max(t, b->avail));
+		end = ftl_program(f, bg, a->plane, ftl_max(t, b->avail));
 		b->prog_end = ftl_max(b->prog_end, end);
 		f->pl[a->plane].busy = ftl_max(f->pl[a->plane].busy, end);
 		if (host) {
