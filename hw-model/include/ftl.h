@@ -42,6 +42,7 @@
 struct ftl;
 struct fs;
 struct ft;
+struct ft_cmd;
 struct ft_trace;
 
 #define FTL_UNIT 4096u		/* bytes of one mapping unit */
@@ -99,6 +100,9 @@ struct ftl_stats {
 	uint64_t io_model_ns;		/* sum of the commands' modeled latency */
 	uint64_t read_model_ns, write_model_ns;
 	uint64_t grows, shrinks;	/* stripes taken / given back */
+	uint64_t trim_units;		/* mapped units deallocated */
+	uint64_t inside_reads;		/* ftl_read_inside() calls (Memory Copy) */
+	uint64_t inside_read_bytes;
 	/* State (not reset): */
 	uint64_t user_bytes;		/* attached namespaces */
 	uint64_t phys_bytes;		/* the stripes held, native mode */
@@ -158,6 +162,40 @@ int ftl_attach(struct ftl *ftl, uint32_t nsid, uint64_t bytes, char *err, size_t
  * FTL's capacity invariant broken: not expected).
  */
 int ftl_io(struct ftl *ftl, const struct ftl_io *io, struct ftl_cpl *cpl);
+
+/* One range of a Dataset Management deallocation, in bytes. */
+struct ftl_range {
+	uint64_t off, len;
+};
+
+#define FTL_DSM_MAX 256u	/* ranges of one command (NVMe DSM NR) */
+
+/**
+ * ftl_deallocate() - Dataset Management with Attribute Deallocate: the
+ * whole 4 KiB units of @n ranges (1..FTL_DSM_MAX) of namespace @nsid
+ * leave the map (a partial unit keeps its data), submitted at
+ * @submit_ns. Cost: the firmware path once, then the map updates in
+ * controller DRAM, 8 bytes per unit covered and 8 more per unit that was
+ * mapped (docs/ftl.md, "Deallocation"); no flash access.
+ * Return: 0; -ENOENT for an unattached @nsid; -EINVAL for a range past
+ * the namespace, an empty one, or a bad @n (nothing changes then).
+ */
+int ftl_deallocate(struct ftl *ftl, uint32_t nsid, const struct ftl_range *r, uint32_t n,
+		   uint64_t submit_ns, struct ftl_cpl *cpl);
+
+/**
+ * ftl_read_inside() - book reading @len bytes at @off of namespace @nsid
+ * for work inside the drive (Memory Copy from the NVM namespace, CS2):
+ * the FTL's own reads of those units on command @c from @ready (ps): page
+ * reads on the planes that hold them, buffered units from DRAM,
+ * never-written units from nowhere; no host transfer. So the work waits
+ * behind GC, reads and searches on those planes, and they behind it.
+ * *@end: when the data is in the controller.
+ * Return: 0; -ENOENT when @nsid is not attached (the caller times the
+ * bytes its own way); -EINVAL for a range past the namespace or no bytes.
+ */
+int ftl_read_inside(struct ftl *ftl, struct ft_cmd *c, uint32_t nsid, uint64_t off,
+		    uint64_t len, uint64_t ready, uint64_t *end);
 
 /** ftl_dirty() - whether the map changed since the last ftl_save(). */
 int ftl_dirty(struct ftl *ftl);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cs_int.h"
+#include "ftl.h"
+#include "isp_dev.h"
 #include "reis_int.h"
 
 #define CS_CP_NR(c) ((c)->cdw12 & 0xffu)
@@ -188,18 +190,24 @@ uint16_t cs_copy_lbas(struct cs_state *cs, const struct isp_cmd *cmd, const void
 }
 
 /*
- * Timing of reading LBA bytes: the NVM namespace is not on the modeled
- * array (docs/timing-model.md CS2): each page_bytes of it costs a native
- * page read on the plane a striped page-mapped layout gives it, its bytes
- * over the channel and into DRAM.
+ * Timing of reading LBA bytes (docs/timing-model.md CS2): the FTL's reads
+ * of those units, on the planes its map puts them (so the copy waits
+ * behind GC, ordinary I/O and searches there, and they behind it), then
+ * into DRAM. A namespace the FTL does not map (none attached, or no FTL)
+ * costs a native page read per page_bytes on the plane a striped
+ * page-mapped layout of sequentially written data gives it.
  */
-static uint64_t cs_time_lba(struct cs_state *cs, struct isp_ctx *ctx, uint64_t byte0,
-			    uint64_t bytes, uint64_t ready)
+static uint64_t cs_time_lba(struct cs_state *cs, struct isp_ctx *ctx, uint32_t nsid,
+			    uint64_t byte0, uint64_t bytes, uint64_t ready)
 {
 	const struct fg_geom *g = fs_geom(cs->fs);
 	uint32_t pb = cs->p->page_bytes;
 	uint64_t pos = byte0, end = byte0 + bytes, last = ready;
+	struct ftl *ftl = isp_dev_ftl(ctx->dev);
 
+	if (ftl && ftl_read_inside(ftl, &ctx->ftc, nsid, byte0, bytes, ready, &last) == 0)
+		return ft_dram(cs->ft, &ctx->ftc, bytes, last);
+	last = ready;
 	while (pos < end) {
 		uint32_t in = (uint32_t)(pos % pb), k;
 		struct ft_page_op op;
@@ -295,7 +303,8 @@ uint16_t cs_cmd_copy(struct isp_ctx *ctx, const struct isp_cmd *cmd, void *data,
 			t = ft_dram(cs->ft, &ctx->ftc, src[i].nbyte, t0);
 		} else if (fmt == ISP_CS_DESFMT_LBA) {
 			memcpy(buf + total, staged + total, (size_t)src[i].nbyte);
-			t = cs_time_lba(cs, ctx, src[i].addr * stage.lba_bytes, src[i].nbyte, t0);
+			t = cs_time_lba(cs, ctx, src[i].nsid, src[i].addr * stage.lba_bytes,
+					src[i].nbyte, t0);
 		} else {
 			const char *why = NULL;
 

@@ -31,10 +31,16 @@ static void ftl_read_run(struct ftl *f, struct ft_cmd *c, uint64_t pun, uint32_t
 	(*nreads)++;
 }
 
-static void ftl_do_read(struct ftl *f, struct ft_cmd *c, const struct ftl_ns *ns,
-			const struct ftl_io *io, uint64_t t, struct ftl_cpl *cpl)
+/*
+ * Book the flash side of reading bytes [@off, @off + @len) of @ns on @c
+ * from @t: one page read per physical page holding its units (in parallel
+ * over the planes), units still in the write buffer from DRAM, never-written
+ * units from nowhere. Returns when the data is in the controller.
+ */
+static uint64_t ftl_fetch(struct ftl *f, struct ft_cmd *c, const struct ftl_ns *ns,
+			  uint64_t off, uint64_t len, uint64_t t, struct ftl_cpl *cpl)
 {
-	uint64_t u, u0 = io->off / FTL_UNIT, u1 = (io->off + io->len - 1) / FTL_UNIT;
+	uint64_t u, u0 = off / FTL_UNIT, u1 = (off + len - 1) / FTL_UNIT;
 	uint64_t last = t, run_pun = 0, hits = 0, run_page = UINT64_MAX;
 	uint32_t run_k = 0;
 
@@ -66,6 +72,14 @@ static void ftl_do_read(struct ftl *f, struct ft_cmd *c, const struct ftl_ns *ns
 		f->st.buf_hits += hits;
 		cpl->flags |= FTL_CPL_BUF;
 	}
+	return last;
+}
+
+static void ftl_do_read(struct ftl *f, struct ft_cmd *c, const struct ftl_ns *ns,
+			const struct ftl_io *io, uint64_t t, struct ftl_cpl *cpl)
+{
+	uint64_t last = ftl_fetch(f, c, ns, io->off, io->len, t, cpl);
+
 	ft_dma(f->ft, c, FT_C2H, io->len, last);
 	f->st.reads++;
 	f->st.read_bytes += io->len;
@@ -118,26 +132,38 @@ static int ftl_do_write(struct ftl *f, struct ft_cmd *c, struct ft_cmd *bg,
 	return 0;
 }
 
-static void ftl_do_trim(struct ftl *f, const struct ftl_ns *ns, const struct ftl_io *io)
+/*
+ * Deallocate the whole units of [@off, @off + @len) of @ns: they leave the
+ * map. Returns the controller DRAM bytes the firmware moves for it (AF9):
+ * each unit's 4-byte L2P entry read and written, and for a unit that was
+ * mapped its block's valid count and its reverse-map entry (4 bytes each).
+ */
+static uint64_t ftl_do_trim(struct ftl *f, const struct ftl_ns *ns, uint64_t off, uint64_t len)
 {
-	uint64_t u0 = (io->off + FTL_UNIT - 1) / FTL_UNIT, u1 = (io->off + io->len) / FTL_UNIT;
-	uint64_t u;
+	uint64_t u0 = (off + FTL_UNIT - 1) / FTL_UNIT, u1 = (off + len) / FTL_UNIT;
+	uint64_t u, mapped = 0;
 
 	/* Only whole units leave the map; the last unit of a namespace whose
 	 * size is not a multiple of 4 KiB counts as whole at its end. */
-	if (io->off + io->len == ns->bytes)
+	if (off + len == ns->bytes)
 		u1 = ns->units;
-	for (u = u0; u < u1; u++)
+	if (u1 <= u0)
+		return 0;
+	for (u = u0; u < u1; u++) {
+		if (f->map[ns->base + u] != FTL_NONE)
+			mapped++;
 		ftl_unmap_unit(f, ns->base + u);
+	}
 	f->dirty = 1;
-	f->st.trims++;
+	f->st.trim_units += mapped;
+	return 8 * (u1 - u0) + 8 * mapped;
 }
 
 int ftl_io(struct ftl *f, const struct ftl_io *io, struct ftl_cpl *cpl)
 {
 	const struct ftl_ns *ns = NULL;
 	struct ft_cmd c, bg;
-	uint64_t t;
+	uint64_t t, bytes;
 	int i, ret = 0, use_bg;
 
 	if (!f || !io || !cpl)
@@ -184,7 +210,10 @@ int ftl_io(struct ftl *f, const struct ftl_io *io, struct ftl_cpl *cpl)
 		f->st.flushes++;
 		break;
 	case FTL_TRIM:
-		ftl_do_trim(f, ns, io);
+		bytes = ftl_do_trim(f, ns, io->off, io->len);
+		if (bytes)
+			ft_dram(f->ft, &c, bytes, t);
+		f->st.trims++;
 		break;
 	}
 	ft_cmd_end_quiet(f->ft, &c, &cpl->model_ns);
@@ -197,6 +226,72 @@ int ftl_io(struct ftl *f, const struct ftl_io *io, struct ftl_cpl *cpl)
 	else if (io->opc == FTL_WRITE)
 		f->st.write_model_ns += cpl->model_ns;
 out:
+	pthread_mutex_unlock(&f->lock);
+	return ret;
+}
+
+int ftl_deallocate(struct ftl *f, uint32_t nsid, const struct ftl_range *r, uint32_t n,
+		   uint64_t submit_ns, struct ftl_cpl *cpl)
+{
+	const struct ftl_ns *ns;
+	struct ft_cmd c;
+	uint64_t bytes = 0, t;
+	uint32_t k;
+	int i, ret = 0;
+
+	if (!f || !r || !cpl || !n || n > FTL_DSM_MAX)
+		return -EINVAL;
+	memset(cpl, 0, sizeof(*cpl));
+	pthread_mutex_lock(&f->lock);
+	i = ftl_ns_find(f, nsid);
+	if (i < 0 || !f->held) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ns = &f->ns[i];
+	/* every range first: a command with a bad one changes nothing */
+	for (k = 0; k < n; k++)
+		if (!r[k].len || r[k].off > ns->bytes || r[k].len > ns->bytes - r[k].off) {
+			ret = -EINVAL;
+			goto out;
+		}
+	f->last_ns = submit_ns;
+	ft_cmd_begin(f->ft, &c, submit_ns, NULL);
+	t = ft_core(f->ft, &c, FT_CORE_FTL, f->p.ftl_cyc_cmd, "ftl", 0);
+	for (k = 0; k < n; k++)
+		bytes += ftl_do_trim(f, ns, r[k].off, r[k].len);
+	if (bytes)
+		ft_dram(f->ft, &c, bytes, t);
+	ft_cmd_end_quiet(f->ft, &c, &cpl->model_ns);
+	cpl->energy_pj = c.energy_pj;
+	f->st.trims++;
+	f->st.io_model_ns += cpl->model_ns;
+out:
+	pthread_mutex_unlock(&f->lock);
+	return ret;
+}
+
+int ftl_read_inside(struct ftl *f, struct ft_cmd *c, uint32_t nsid, uint64_t off,
+		    uint64_t len, uint64_t ready, uint64_t *end)
+{
+	struct ftl_cpl cpl;
+	int i, ret = 0;
+
+	if (!f || !c || !end || !len)
+		return -EINVAL;
+	*end = ready;
+	memset(&cpl, 0, sizeof(cpl));
+	pthread_mutex_lock(&f->lock);
+	i = ftl_ns_find(f, nsid);
+	if (i < 0 || !f->held) {
+		ret = -ENOENT;
+	} else if (off > f->ns[i].bytes || len > f->ns[i].bytes - off) {
+		ret = -EINVAL;
+	} else {
+		*end = ftl_fetch(f, c, &f->ns[i], off, len, ready, &cpl);
+		f->st.inside_reads++;
+		f->st.inside_read_bytes += len;
+	}
 	pthread_mutex_unlock(&f->lock);
 	return ret;
 }
