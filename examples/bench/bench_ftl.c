@@ -48,9 +48,12 @@
  * 128 dies of 512 Gb): heise online, "PCIe-4.0-SSD Samsung PM9A3:
  * Flächen- und kostenoptimiert", 2020-05 (https://heise.de/-4720224,
  * figures of Samsung's datasheet shown by ServeTheHome): up to 6.5 GB/s
- * sequential read and 900,000 random read IOPS; the U.2 models of the
- * E1.S's 7.68 TB: 3.5 GB/s sequential write, 200,000 random write IOPS.
- * ComputerBase, "Samsung PM9A3 E1.S", 2020-05 (same read figures).
+ * sequential read and 900,000 random read IOPS; the E1.S 7.68 TB writes
+ * 3.2 GB/s and 150,000 IOPS, "somewhat less than the U.2 SSDs of the same
+ * size (3.5 GB/s, 200,000 IOPS)". ComputerBase, "Samsung PM9A3 E1.S",
+ * 2020-05 (https://www.computerbase.de/2020-05/samsung-pm9a3-e1.s-pcie-
+ * 4.0-ssd/): the same read figures for U.2 and E1.S, E1.S modules at most
+ * 12 W. Neither names a QD1 read latency.
  */
 #define PM9A3_SEQ_READ_MBPS 6500.0
 #define PM9A3_RAND_READ_IOPS 900000.0
@@ -58,11 +61,15 @@
 #define PM9A3_RAND_WRITE_IOPS 200000.0
 /*
  * Micron 9400 (REIS-SSD2): ComputerBase, "Micron 9400 SSD: Alle Modelle
- * lesen und schreiben mit 7 GB/s", 2023-01: every capacity (6.4-30.72 TB)
- * 7,000 MB/s sequential read and write; 4K random read "up to" 1.6 M IOPS
- * and random write "up to" 940 K: the family's maxima (large 9400 MAX
- * models); the 7.68 TB PRO's own random figures were not in the sources
- * found, so those two rows compare against a best case.
+ * lesen und schreiben mit 7 GB/s", 2023-01 (https://computerbase.de/
+ * 2023-01/micron-9400-ssd-alle-modelle-lesen-und-schreiben-mit-7-gb-s):
+ * every capacity (9400 PRO 7.68-30.72 TB, 9400 MAX 6.4-25.6 TB) 7,000 MB/s
+ * sequential read and write; 4K random read "bis zu" 1.6 M IOPS and random
+ * write "bis zu" 940 K: the family's maxima, not tied to a capacity. REIS
+ * Table 3's 128 dies of 512 Gb (8.80 TB raw) are the smallest models, the
+ * 7.68 TB PRO or the 6.4 TB MAX; their own random figures and any QD1
+ * latency were not in the sources reachable here, so those rows compare
+ * against a best case.
  */
 #define M9400_SEQ_READ_MBPS 7000.0
 #define M9400_SEQ_WRITE_MBPS 7000.0
@@ -73,17 +80,18 @@ struct preset_run {
 	const char *preset, *product;
 	double pub_rr, pub_sr, pub_sw, pub_rw;	/* 0: none published */
 	const char *src_rr, *src_seq, *src_rw;
+	const char *cal_rr, *cal_sw;	/* the input calibrated to that row, or NULL */
 };
 
 static const struct preset_run runs[] = {
 	{ "reis-ssd1", "Samsung PM9A3 7.68 TB (U.2)", PM9A3_RAND_READ_IOPS,
 	  PM9A3_SEQ_READ_MBPS, PM9A3_SEQ_WRITE_MBPS, PM9A3_RAND_WRITE_IOPS,
 	  "heise 2020-05, up to 7.68 TB", "heise 2020-05, U.2 7.68 TB",
-	  "heise 2020-05, U.2 7.68 TB" },
+	  "heise 2020-05, U.2 7.68 TB", "`ftl_cyc_cmd` (AF4)", "`ftl_prog_max` (AF8)" },
 	{ "reis-ssd2", "Micron 9400 PRO 7.68 TB", M9400_RAND_READ_IOPS,
 	  M9400_SEQ_READ_MBPS, M9400_SEQ_WRITE_MBPS, M9400_RAND_WRITE_IOPS,
 	  "ComputerBase 2023-01, family maximum", "ComputerBase 2023-01, all capacities",
-	  "ComputerBase 2023-01, family maximum (9400 MAX)" },
+	  "ComputerBase 2023-01, family maximum", NULL, NULL },
 };
 
 static double wall(void)
@@ -100,6 +108,21 @@ static double cpu(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The host's 1-minute load average (the wall time depends on it, the
+ * modeled numbers do not); -1 when unknown. */
+static double loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double l = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &l) != 1)
+			l = -1;
+		fclose(f);
+	}
+	return l;
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -701,7 +724,7 @@ int main(int argc, char **argv)
 	struct inter in;
 	const char *trace = NULL, *csv_file = NULL;
 	int md = 0, csv = 0, quick = 0, i;
-	double t0 = wall();
+	double t0 = wall(), load0 = loadavg();
 	time_t now = time(NULL);
 	char day[32];
 
@@ -740,15 +763,15 @@ int main(int argc, char **argv)
 			const struct preset_run *p = ds[i].pr;
 
 			row_csv(f, p->product, "4 KiB random read IOPS, QD 256", ds[i].rr_iops,
-				p->pub_rr, i == 0 ? "calibrated (AF4)" : p->src_rr);
+				p->pub_rr, p->cal_rr ? "calibrated (AF4)" : p->src_rr);
 			row_csv(f, p->product, "128 KiB sequential read MB/s, QD 32", ds[i].sr_mbps,
 				p->pub_sr, p->src_seq);
 			row_csv(f, p->product, "128 KiB sequential write MB/s, QD 32", ds[i].sw_mbps,
-				p->pub_sw, p->src_seq);
+				p->pub_sw, p->cal_sw ? "calibrated (AF8)" : p->src_seq);
 			row_csv(f, p->product, "4 KiB random write IOPS, steady state, QD 128",
 				ds[i].rw_iops, p->pub_rw, p->src_rw);
 			row_csv(f, p->product, "4 KiB random read latency us, QD 1", ds[i].qd1_us, 0,
-				"no published figure found");
+				"no published figure reachable");
 		}
 		if (csv_file)
 			fclose(f);
@@ -762,7 +785,8 @@ int main(int argc, char **argv)
 		       "a %.1f GiB namespace; the preset's `ftl_op`), at the datasheets' conditions, "
 		       "beside the product REIS names for the preset (REIS Sec. 5, Table 3: 128 dies "
 		       "of 512 Gb, the 7.68 TB models). These rows are not in the paper count above. "
-		       "Run %s, %.0f s of wall time.\n\n", ds[0].ns_gib_x10 / 10.0, day, wall() - t0);
+		       "Run %s, %.0f s of wall time, load average %.1f at the start and %.1f at "
+		       "the end.\n\n", ds[0].ns_gib_x10 / 10.0, day, wall() - t0, load0, loadavg());
 		printf("| quantity | model | published | ratio | within 25 %% | source |\n");
 		printf("|---|---:|---:|---:|---|---|\n");
 		for (i = 0; i < 2; i++) {
@@ -770,19 +794,21 @@ int main(int argc, char **argv)
 			char note[160];
 
 			printf("| **%s = %s** | | | | | |\n", p->preset, p->product);
-			snprintf(note, sizeof(note), "%s", i == 0 ? "`ftl_cyc_cmd` calibrated to it "
-				 "(AF4): not a check" : "");
+			snprintf(note, sizeof(note), "%s%s", p->cal_rr ? p->cal_rr : "",
+				 p->cal_rr ? " calibrated to it: not a check" : "");
 			row_md("4 KiB random read IOPS, QD 256", ds[i].rr_iops, p->pub_rr, "", p->src_rr,
 			       note);
 			row_md("128 KiB sequential read, QD 32", ds[i].sr_mbps, p->pub_sr, "MB/s",
 			       p->src_seq, "");
+			snprintf(note, sizeof(note), "%s%s", p->cal_sw ? p->cal_sw : "",
+				 p->cal_sw ? " calibrated to it: not a check" : "");
 			row_md("128 KiB sequential write, QD 32", ds[i].sw_mbps, p->pub_sw, "MB/s",
-			       p->src_seq, "");
+			       p->src_seq, note);
 			snprintf(note, sizeof(note), "after 2x the drive of random writes; WA %.2f, "
 				 "OP %.1f %%", ds[i].rw_wa, ds[i].op_pct);
 			row_md("4 KiB random write IOPS, steady state, QD 128", ds[i].rw_iops,
 			       p->pub_rw, "", p->src_rw, note);
-			snprintf(note, sizeof(note), "no published figure found; p99 %.1f us",
+			snprintf(note, sizeof(note), "no published figure reachable; p99 %.1f us",
 				 ds[i].qd1_p99_us);
 			row_md("4 KiB random read latency, QD 1", ds[i].qd1_us, 0, "us", "", note);
 		}
@@ -844,6 +870,6 @@ int main(int argc, char **argv)
 	       in.search_busy.search_mean_us, in.search_busy.search_max_us,
 	       (unsigned long long)in.search_busy.gc_victims,
 	       in.search_busy.exact ? "exact" : "DIFFER");
-	printf("wall %.0f s\n", wall() - t0);
+	printf("wall %.0f s, load average %.1f -> %.1f\n", wall() - t0, load0, loadavg());
 	return in.reads_busy.exact && in.search_busy.exact ? 0 : 1;
 }
