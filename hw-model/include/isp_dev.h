@@ -261,6 +261,7 @@ struct ft *isp_dev_timing(struct isp_dev *dev);
 
 struct ftl;
 struct ftl_io;
+struct ftl_range;
 struct ftl_cpl;
 
 /**
@@ -283,6 +284,14 @@ int isp_dev_ns_attach(struct isp_dev *dev, uint32_t nsid, uint64_t bytes, char *
  * Return: ftl_io()'s.
  */
 int isp_dev_io(struct isp_dev *dev, const struct ftl_io *io, struct ftl_cpl *cpl);
+
+/**
+ * isp_dev_dealloc() - book a Dataset Management deallocation of @n ranges
+ * of namespace @nsid submitted at @submit_ns (ftl_deallocate()).
+ * Return: ftl_deallocate()'s; -ENODEV without an FTL.
+ */
+int isp_dev_dealloc(struct isp_dev *dev, uint32_t nsid, const struct ftl_range *r, uint32_t n,
+		    uint64_t submit_ns, struct ftl_cpl *cpl);
 
 /* What the FTL adds to SMART / Health Information (NVMe log page 02h). */
 struct isp_dev_smart {

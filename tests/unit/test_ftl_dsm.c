@@ -9,7 +9,8 @@
  *     was mapped, at dram_mbps; no flash access;
  *   - Write Zeroes (FTL_TRIM) costs the same per range;
  *   - a bad range (empty, past the namespace), no ranges or too many, and
- *     an unattached namespace change nothing.
+ *     an unattached namespace change nothing;
+ *   - the device's entry point (isp_dev_dealloc(), the QEMU glue's).
  *
  * Drive: reis-ssd1 timing on 2 channels x 1 die x 2 planes, 6 TLC pages
  * per block, 16 KiB pages (4 units), as test_ftl_map.
@@ -20,6 +21,7 @@
 #include "check.h"
 #include "ftl_int.h"
 #include "ftl_t.h"
+#include "reis_t.h"
 
 #define GEOM "channels=2;dies_per_channel=1;planes_per_die=2;blocks_per_plane=8;" \
 	     "slc_blocks=0;pages_per_block=6;ftl_op=0;ftl_fill=0;ftl_wbuf=64k;ftl_cyc_cmd=1500"
@@ -115,5 +117,22 @@ int main(void)
 	ftl_get_stats(t.ftl, &s1, 0);
 	CHECK_EQ_U64(s1.trims, s0.trims);
 	t_ftl_close(&t);
+
+	{
+		struct isp_dev *dev = t_open("reis-ssd1", "blocks_per_plane=16;slc_blocks=8", NULL);
+
+		REQUIRE(dev);
+		REQUIRE(isp_dev_ns_attach(dev, 1, 64ull << 20, err, sizeof(err)) == 0);
+		r[0].off = 0;
+		r[0].len = 1ull << 20;
+		ftl_get_stats(isp_dev_ftl(dev), &s0, 0);
+		CHECK_EQ_U64(isp_dev_dealloc(dev, 1, r, 1, SEC, &c), 0);
+		ftl_get_stats(isp_dev_ftl(dev), &s1, 0);
+		/* ftl_fill: all 256 units were mapped */
+		CHECK_EQ_U64(s1.trim_units - s0.trim_units, 256);
+		CHECK(c.model_ns > 0);
+		CHECK_EQ_U64(isp_dev_dealloc(dev, 2, r, 1, SEC, &c), (uint64_t)-ENOENT);
+		isp_dev_close(dev);
+	}
 	return t_result();
 }

@@ -189,6 +189,16 @@ int isp_dev_io(struct isp_dev *dev, const struct ftl_io *io, struct ftl_cpl *cpl
 	return 0;
 }
 
+int isp_dev_dealloc(struct isp_dev *dev, uint32_t nsid, const struct ftl_range *r, uint32_t n,
+		    uint64_t submit_ns, struct ftl_cpl *cpl)
+{
+	struct isp_ftl *e = isp_ftl_of(dev);
+
+	if (!e)
+		return -ENODEV;
+	return ftl_deallocate(e->ftl, nsid, r, n, submit_ns, cpl);
+}
+
 int isp_dev_smart(struct isp_dev *dev, struct isp_dev_smart *out)
 {
 	struct isp_ftl *e = isp_ftl_of(dev);
