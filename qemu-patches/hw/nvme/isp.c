@@ -1266,6 +1266,66 @@ static bool nvme_isp_ftl_ns(NvmeIsp *isp, NvmeNamespace *ns, uint32_t nsid)
     return isp->ftl_ns[nsid] == NVME_ISP_FTL_NS_ON;
 }
 
+/* Unmap what nvme_map_dptr() mapped into the glue's own @sg (ctrl.c's
+ * nvme_sg_unmap() is static). */
+static void nvme_isp_sg_free(NvmeSg *sg)
+{
+    if (!(sg->flags & NVME_SG_ALLOC)) {
+        return;
+    }
+    if (sg->flags & NVME_SG_DMA) {
+        qemu_sglist_destroy(&sg->qsg);
+    } else {
+        qemu_iovec_destroy(&sg->iov);
+    }
+    memset(sg, 0, sizeof(*sg));
+}
+
+/*
+ * Dataset Management (Attribute Deallocate set): the range list is in guest
+ * memory and QEMU's nvme_dsm() reads it after this hook, so the glue reads
+ * it into its own NvmeSg first. Ranges QEMU skips (empty, past the
+ * namespace) are left out; the rest are deallocated in the FTL's map.
+ * Returns 0 with @cpl filled, or -errno when the command stays untimed.
+ */
+static int nvme_isp_dsm(NvmeCtrl *n, NvmeRequest *req, NvmeNamespace *ns,
+                        uint32_t nsid, uint64_t submit_ns, struct ftl_cpl *cpl)
+{
+    NvmeDsmCmd *dsm = (NvmeDsmCmd *)&req->cmd;
+    uint32_t nr = (le32_to_cpu(dsm->nr) & 0xff) + 1, i, k = 0;
+    uint64_t nsze = le64_to_cpu(ns->id_ns.nsze), slba;
+    size_t len = sizeof(NvmeDsmRange) * nr;
+    g_autofree NvmeDsmRange *range = g_new0(NvmeDsmRange, nr);
+    g_autofree struct ftl_range *r = g_new0(struct ftl_range, nr);
+    NvmeSg sg = {};
+    uint16_t status;
+    uint32_t nlb;
+
+    status = nvme_map_dptr(n, &sg, len, &req->cmd);
+    if (!status) {
+        status = nvme_tx(n, &sg, (uint8_t *)range, len,
+                         NVME_TX_DIRECTION_TO_DEVICE);
+    }
+    nvme_isp_sg_free(&sg);
+    if (status) {
+        return -EFAULT;
+    }
+    for (i = 0; i < nr; i++) {
+        slba = le64_to_cpu(range[i].slba);
+        nlb = le32_to_cpu(range[i].nlb);
+        if (!nlb || slba >= nsze || nlb > nsze - slba) {
+            continue;
+        }
+        r[k].off = slba * ns->lbasz;
+        r[k].len = (uint64_t)nlb * ns->lbasz;
+        k++;
+    }
+    if (!k) {
+        return -EINVAL;
+    }
+    return isp_dev_dealloc(n->isp->dev, nsid, r, k, submit_ns, cpl);
+}
+
 /*
  * Book the command on the model at submission (the main loop; the FTL's
  * bookkeeping is a few microseconds). Commands the controller will refuse
@@ -1302,6 +1362,13 @@ void nvme_isp_io_submit(NvmeCtrl *n, NvmeRequest *req)
     case NVME_CMD_WRITE_ZEROES:
         io.opc = FTL_TRIM;      /* the drive deallocates (reads as zeros) */
         break;
+    case NVME_CMD_DSM:
+        if (!(le32_to_cpu(((NvmeDsmCmd *)&req->cmd)->attributes) &
+              NVME_DSMGMT_AD)) {
+            return;             /* only deallocation costs the drive */
+        }
+        io.opc = FTL_TRIM;      /* its ranges: nvme_isp_dsm() */
+        break;
     default:
         return;
     }
@@ -1318,6 +1385,11 @@ void nvme_isp_io_submit(NvmeCtrl *n, NvmeRequest *req)
             return;
         }
         io.nsid = nsid;
+        if (req->cmd.opcode == NVME_CMD_DSM) {
+            io.submit_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+            ret = nvme_isp_dsm(n, req, ns, nsid, io.submit_ns, &cpl);
+            goto booked;
+        }
         if (io.opc != FTL_FLUSH) {
             slba = le64_to_cpu(rw->slba);
             nlb = (uint64_t)le16_to_cpu(rw->nlb) + 1;
@@ -1332,6 +1404,7 @@ void nvme_isp_io_submit(NvmeCtrl *n, NvmeRequest *req)
 
     io.submit_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     ret = isp_dev_io(isp->dev, &io, &cpl);
+booked:
     if (ret) {
         trace_pci_nvme_err_isp_ftl_io(nvme_cid(req), req->cmd.opcode, ret);
         return;
