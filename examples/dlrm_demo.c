@@ -16,8 +16,10 @@
  *      on the host;
  *   4. the same inference with the embedding sums computed on the host
  *      (reis_rf_sls_ref()); the click probabilities must be identical;
- *   5. print the probabilities, the modeled embedding-stage time and read
- *      energy, the host MLP time (measured), and delete the tables;
+ *   5. print the probabilities, a digest of the drive's embedding sums and
+ *      probabilities (another path or drive must print the same), the
+ *      modeled embedding-stage time and read energy, the host MLP time
+ *      (measured), and delete the tables;
  *   6. by default steps 2-5 run for each placement the drive offers, the
  *      same batches each time: RecSSD-like, RM-SSD-like and RecFlash
  *      (RecFlash §V), then a side-by-side table per batch. Every mode
@@ -184,7 +186,9 @@ static struct reis_dev *open_drive(const struct opts *o)
 	char err[256] = "";
 	int ret;
 
-	if (!o->inproc && (o->dev || reis_discover(&d, 1, 0) > 0)) {
+	/* found on the vendor path (ISP_IDENTIFY: the standard interface's
+	 * memory and compute namespaces answer none); opened as ISP_PATH says */
+	if (!o->inproc && (o->dev || reis_discover(&d, 1, REIS_OPEN_VENDOR) > 0)) {
 		ret = reis_open(o->dev ? o->dev : d.path, 0, &dev);
 		if (ret) {
 			fprintf(stderr, "dlrm_demo: %s: %s\n", o->dev ? o->dev : d.path,
@@ -215,6 +219,7 @@ struct mode_run {
 	uint32_t mode;
 	uint64_t flash_ns, flash_pj, page_reads, hits, misses, lookups;
 	uint64_t digest;	/* FNV-1a of every measured lookup and dense feature */
+	uint64_t out_digest;	/* FNV-1a of the drive's embedding sums and p(click) */
 	double mlp_s;		/* host: bottom MLP, interaction, top MLP (wall) */
 	int mismatches;
 };
@@ -468,7 +473,7 @@ static int batch_sls(struct mode_ctx *mc, struct mode_run *mr)
 static int batch_run(struct mode_ctx *mc, uint32_t b, struct mode_run *mr)
 {
 	const struct opts *o = mc->o;
-	uint32_t s;
+	uint32_t s, t;
 	double t0;
 
 	reis_rf_fill_random(o->seed * 7919 + b, mc->dense, (size_t)o->batch * mc->cfg->bot[0],
@@ -480,6 +485,10 @@ static int batch_run(struct mode_ctx *mc, uint32_t b, struct mode_run *mr)
 	reis_dlrm_forward(mc->model, o->batch, mc->dense, (const float *const *)mc->emb, mc->p_dev);
 	mr->mlp_s += now_s() - t0;
 	reis_dlrm_forward(mc->model, o->batch, mc->dense, (const float *const *)mc->ref, mc->p_ref);
+	for (t = 0; t < mc->cfg->ntables; t++)
+		mr->out_digest = fnv(mr->out_digest, mc->emb[t],
+				     sizeof(float) * o->batch * mc->cfg->dim);
+	mr->out_digest = fnv(mr->out_digest, mc->p_dev, sizeof(float) * o->batch);
 	for (s = 0; s < o->batch; s++)
 		mr->mismatches += mc->p_dev[s] != mc->p_ref[s];
 	if (!o->quiet) {
@@ -505,6 +514,9 @@ static void mode_report(const struct opts *o, const struct mode_run *mr, size_t 
 	       (double)mr->flash_pj / 1e9 / o->batches, mr->mlp_s * 1e3 / o->batches);
 	printf("inputs: %u batches after the %zu-lookup profiling prefix of every table, digest "
 	       "0x%016" PRIx64 "\n", o->batches, plen, mr->digest);
+	/* what the drive answered, bit for bit: another path or drive compares it */
+	printf("outputs: the drive's embedding sums and p(click) of the %u batches, digest "
+	       "0x%016" PRIx64 "\n", o->batches, mr->out_digest);
 	if (mr->mismatches)
 		printf("FAIL: %d of %u probabilities differ from the host-only inference\n",
 		       mr->mismatches, o->batch * o->batches);
@@ -532,7 +544,7 @@ static int run_mode(struct reis_dev *dev, const struct opts *o, const struct rei
 	mc.model = model;
 	mc.dev = dev;
 	mc.mode = mr->mode = mode;
-	mr->digest = UINT64_C(0xcbf29ce484222325);
+	mr->digest = mr->out_digest = UINT64_C(0xcbf29ce484222325);
 	printf("\n== %s: tables deployed in %s mode ==\n", mode_name(mode),
 	       mode == REIS_RF_RECSSD ? "recssd" : mode == REIS_RF_RMSSD ? "rmssd" : "recflash");
 	if (mode_alloc(&mc) || tables_make(&mc) || profile_prefix(&mc)) {

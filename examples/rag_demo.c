@@ -20,9 +20,11 @@
  * Q=...`, embedded by scripts/rag-bundle.sh with the corpus' model) a
  * section of the same layout; rag-bundle.sh writes it after the bundle.
  *
- * In the guest, `rag_demo [run] [--dev /dev/ng0n1] [--bundle /dev/nvme0n1]
- * [--query N | --questions BYTE] [--k K] [--recall R]` (`--inproc BACKING`
- * runs it on the host against an in-process drive):
+ * In the guest, `rag_demo [run] [--dev NG] [--bundle BLOCKDEV] [--query N |
+ * --questions BYTE] [--k K] [--recall R]` (`--inproc BACKING` runs it on the
+ * host against an in-process drive; the drive defaults to the first ISP
+ * drive, the bundle to its namespace's block device; ISP_PATH=cp takes the
+ * standard interface, docs/libreis.md):
  *   1. read the image from the block device (normal SSD mode);
  *   2. find the database on the drive, or deploy it (RAG mode) with a
  *      progress line; the deploy stores the quantizer with it (META);
@@ -30,7 +32,8 @@
  *      host that did not deploy the database would do), and for each
  *      question (the built-in ones, or the user's at --questions): encode
  *      its embedding with it, IVF_SEARCH with a target recall and the
- *      documents, print the top passages, the modeled latency and energy;
+ *      documents, print the top passages, a digest of the answer (another
+ *      path or drive must print the same), the modeled latency and energy;
  *      then the conventional path: read the database again with ordinary
  *      reads, reference search on this CPU, identical hits required, its
  *      modeled cost (examples/common/conventional.h);
@@ -73,6 +76,16 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* FNV-1a over @n bytes, continuing @h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * UINT64_C(0x100000001b3);
+	return h;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -408,6 +421,7 @@ struct rag_row {
 	struct conv_cost conv;
 	double wall_read_s, wall_search_s;
 	uint64_t drive_bytes;
+	uint64_t answer;	/* digest of the drive's hits and documents */
 };
 
 /*
@@ -585,16 +599,45 @@ struct run_opts {
 	const char *bundle;	/* block device (or file) the bundle is read from */
 	uint32_t k, recall, only;
 	uint64_t qoff;		/* the user's questions, or UINT64_MAX */
+	char found_dev[REIS_PATH_MAX], found_blk[REIS_PATH_MAX];
 };
+
+/*
+ * The drive and the bundle when not given: the first ISP drive (its NVM
+ * namespace: with the standard interface's namespaces, isp-cs=on, Linux may
+ * number it ng0n2), else /dev/ng0n1; the bundle on the block device of the
+ * same namespace (/dev/ngXnY -> /dev/nvmeXnY), else /dev/nvme0n1.
+ */
+static void default_paths(struct run_opts *ro)
+{
+	struct reis_disc d;
+	unsigned x, y;
+	char c;
+
+	/* probed on the vendor path: the memory and compute namespaces answer
+	 * no ISP_IDENTIFY; the demo then opens the drive as ISP_PATH says */
+	if (!ro->dev_path && !ro->inproc && reis_discover(&d, 1, REIS_OPEN_VENDOR) > 0) {
+		snprintf(ro->found_dev, sizeof(ro->found_dev), "%s", d.path);
+		ro->dev_path = ro->found_dev;
+	}
+	if (!ro->dev_path)
+		ro->dev_path = "/dev/ng0n1";
+	if (!ro->bundle && sscanf(ro->dev_path, "/dev/ng%un%u%c", &x, &y, &c) == 2) {
+		snprintf(ro->found_blk, sizeof(ro->found_blk), "/dev/nvme%un%u", x, y);
+		ro->bundle = ro->found_blk;
+	}
+	if (!ro->bundle)
+		ro->bundle = "/dev/nvme0n1";
+}
 
 static int parse_run(int argc, char **argv, struct run_opts *ro)
 {
 	char *end;
 	int i;
 
-	ro->dev_path = "/dev/ng0n1";
+	ro->dev_path = NULL;
 	ro->inproc = NULL;
-	ro->bundle = "/dev/nvme0n1";
+	ro->bundle = NULL;
 	ro->k = 5;
 	ro->recall = 9500;
 	ro->only = UINT32_MAX;
@@ -629,6 +672,7 @@ static int parse_run(int argc, char **argv, struct run_opts *ro)
 			"a byte offset\n");
 		return 2;
 	}
+	default_paths(ro);
 	return 0;
 }
 
@@ -852,6 +896,19 @@ static int ask(struct reis_dev *dev, const struct run_opts *ro, const struct rei
 		printf("  (*) the gloss this example sentence comes from\n");
 	memset(row, 0, sizeof(*row));
 	summary_text(qq, row);
+	/* the answer, bit for bit: another path or drive must give the same */
+	row->answer = UINT64_C(0xcbf29ce484222325);
+	for (j = 0; j < r.nhits[0]; j++) {
+		const struct reis_hit *x = &r.hits[j];
+
+		row->answer = fnv(row->answer, &x->id, sizeof(x->id));
+		row->answer = fnv(row->answer, &x->hamming, sizeof(x->hamming));
+		row->answer = fnv(row->answer, &x->score, sizeof(x->score));
+		row->answer = fnv(row->answer, &x->doc_len, sizeof(x->doc_len));
+		row->answer = fnv(row->answer, x->doc, x->doc_len);
+	}
+	printf("  answer digest 0x%016" PRIx64 " (hits, Hamming distances, scores, passages)\n",
+	       row->answer);
 	row->drive_ns = (double)(r.search_ns + r.read_ns);
 	row->drive_nj = (double)(r.search_nj + r.read_nj);
 	row->drive_bytes = b.link_bytes_c2h - a.link_bytes_c2h;
@@ -943,8 +1000,8 @@ int main(int argc, char **argv)
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("usage: rag_demo bundle CORPUS_DIR OUT.img   (host)\n"
 		       "       rag_demo questions TEXT.txt VECS.fvecs OUT.blob   (host)\n"
-		       "       rag_demo [run] [--dev /dev/ng0n1 | --inproc BACKING]\n"
-		       "                [--bundle /dev/nvme0n1] [--query N | --questions OFFSET]\n"
+		       "       rag_demo [run] [--dev NG (first ISP drive) | --inproc BACKING]\n"
+		       "                [--bundle BLOCKDEV (its namespace's)] [--query N | --questions OFFSET]\n"
 		       "                [--k K] [--recall R]\n"
 		       "                                                   (guest)\n");
 		return 0;

@@ -10,6 +10,11 @@
 # Q="question|question..." (`make demo Q=...`; '|' or newlines separate up
 # to 16 questions) asks the user's questions instead of the built-in ones:
 # the host embeds them with the corpus' model (scripts/rag-bundle.sh).
+# ISP_PATH=cp (`make demo ISP_PATH=cp`) runs the guest program over the
+# standard interface (docs/libreis.md, "The standard path"): the drive gets
+# its memory and compute namespaces (isp-cs=on) and libreis in the guest
+# Memory Write, Execute Program, Memory Read instead of the vendor opcodes;
+# the answers are the vendor path's (tests/vm/guest/test_demo_vm_cs.c).
 # ISP_DEMO="prog args" runs another guest program instead (e.g.
 # ISP_DEMO="reis info", ISP_DEMO=dlrm_demo, ISP_DEMO=bench_vm_latency).
 # The flash backing file lives in $BUILD/demo/, so what a demo deploys is
@@ -57,6 +62,11 @@ if [ "$demo" = rag_demo ]; then
     [ -z "$qoff" ] || demo="rag_demo --questions $qoff"
     stage "bundle and questions"
 fi
+case ${ISP_PATH:-vendor} in
+cp) cs_dev=",isp-cs=on" cs_append=" isp.path=cp" ;;
+vendor) cs_dev="" cs_append="" ;;
+*) echo "demo: ISP_PATH=$ISP_PATH: use cp or vendor" >&2; exit 1 ;;
+esac
 accel=$(vm_accel)
 group=$(vm_group_args "${ISP_DRIVES:-1}" "$dir")	# device groups: docs/group.md
 demo_arg="isp.demo=$(echo "$demo" | tr ' ' ',')"
@@ -65,9 +75,9 @@ echo "demo: booting the ISP SSD VM ($accel; the console follows)"
 log=$dir/console.log
 # shellcheck disable=SC2046,SC2086
 timeout "${DEMO_TIMEOUT:-600}" "$VM_QEMU" \
-    $(vm_args "$accel" "isp=on,isp-backing=$dir/flash.img" "$dir/ns.img") $group \
+    $(vm_args "$accel" "isp=on,isp-backing=$dir/flash.img$cs_dev" "$dir/ns.img") $group \
     -monitor none -serial stdio \
-    -append "$VM_APPEND_BASE isp.run=demo isp.timeout=${DEMO_TIMEOUT:-600} $demo_arg" </dev/null 2>&1 |
+    -append "$VM_APPEND_BASE isp.run=demo isp.timeout=${DEMO_TIMEOUT:-600} $demo_arg$cs_append" </dev/null 2>&1 |
     tr -d '\r' | tee "$log" | grep -v -e '^@@ISP-' -e 'reboot: Power down'
 stage "boot, deploy or find, questions"
 rc=$(sed -n 's/^@@ISP-RESULT demo \([0-9]*\)$/\1/p' "$log" | tail -n 1)

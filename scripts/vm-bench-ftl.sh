@@ -12,23 +12,5 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/vm-lib.sh"
 
-why=$(vm_check) || { echo "vm-bench-ftl: $why" >&2; exit 1; }
-tmp=$(mktemp -d /tmp/isp-bench-ftl.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-truncate -s 64M "$tmp/ns.img"
-accel=$(vm_accel)
-mkdir -p "$BUILD/results"
-out=$BUILD/results/vm-bench-ftl.txt
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
-# shellcheck disable=SC2046
-timeout 1800 "$VM_QEMU" $(vm_args "$accel" "isp=on,isp-timing=delay${ISP_PARAMS:+,isp-params=$ISP_PARAMS}" "$tmp/ns.img") \
-    -monitor none -serial stdio \
-    -append "$VM_APPEND_BASE isp.run=demo isp.timeout=1700 isp.demo=bench_vm_ftl,${1:-400}" \
-    </dev/null 2>&1 | tr -d '\r' >"$tmp/console.log" || true
-{
-    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) stack=$STACK accel=$accel host=$(nproc) cores," \
-        "load before $load0, after $(cut -d' ' -f1-3 /proc/loadavg)"
-    grep -e '^@@BENCH' "$tmp/console.log" || true
-} | tee "$out"
-grep -q '^@@ISP-RESULT demo 0$' "$tmp/console.log" ||
-    { echo "vm-bench-ftl: failed; console:" >&2; tail -n 20 "$tmp/console.log" >&2; exit 1; }
+vm_bench vm-bench-ftl "isp=on,isp-timing=delay${ISP_PARAMS:+,isp-params=$ISP_PARAMS}" \
+    bench_vm_ftl "${1:-400}"

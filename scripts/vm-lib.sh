@@ -216,3 +216,33 @@ vm_results() {
         esac
     done
 }
+
+# vm_bench NAME DEVICE_OPTS PROGRAM ARG: boot the guest with one drive
+# (DEVICE_OPTS) on a scratch namespace image, run the guest benchmark
+# PROGRAM ARG (isp.run=demo), print its @@BENCH lines under a line with the
+# date, stack and the host's load before and after, keep them in
+# $BUILD/results/NAME.txt; exits 1 when the program failed.
+# (scripts/vm-bench-ftl.sh, scripts/vm-bench-cs.sh)
+vm_bench() {
+    _name=$1 _dev=$2 _prog=$3 _arg=$4
+    _why=$(vm_check) || { echo "$_name: $_why" >&2; exit 1; }
+    _tmp=$(mktemp -d "/tmp/isp-$_name.XXXXXX")
+    # shellcheck disable=SC2064
+    trap "rm -rf '$_tmp'" EXIT INT TERM
+    truncate -s 64M "$_tmp/ns.img"
+    _accel=$(vm_accel)
+    mkdir -p "$BUILD/results"
+    _load0=$(cut -d' ' -f1-3 /proc/loadavg)
+    # shellcheck disable=SC2046
+    timeout 1800 "$VM_QEMU" $(vm_args "$_accel" "$_dev" "$_tmp/ns.img") \
+        -monitor none -serial stdio \
+        -append "$VM_APPEND_BASE isp.run=demo isp.timeout=1700 isp.demo=$_prog,$_arg" \
+        </dev/null 2>&1 | tr -d '\r' >"$_tmp/console.log" || true
+    {
+        echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) stack=$STACK accel=$_accel host=$(nproc) cores," \
+            "load before $_load0, after $(cut -d' ' -f1-3 /proc/loadavg)"
+        grep -e '^@@BENCH' "$_tmp/console.log" || true
+    } | tee "$BUILD/results/$_name.txt"
+    grep -q '^@@ISP-RESULT demo 0$' "$_tmp/console.log" ||
+        { echo "$_name: failed; console:" >&2; tail -n 20 "$_tmp/console.log" >&2; exit 1; }
+}

@@ -11,7 +11,11 @@
  * A search libreis refuses itself (k = 0, nothing sent): 0, the fields of
  * the earlier drive failure are not reported for it. A deploy that fails
  * on the drive (its did in use) reports DB_CREATE's failure through the
- * deploy's own message. NULL arguments: -EINVAL.
+ * deploy's own message. NULL arguments: -EINVAL. On the standard path
+ * (ISP_PATH=cp, the lib-cp suite) the same locations come from the
+ * Execute Program's entry: a data byte is the program input's, which is
+ * the search's data; only NDM has no place there (Invalid Field, no
+ * location).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -103,12 +107,19 @@ int main(void)
 	CHECK(reis_last_error_info(dev, &e) == 0);
 	CHECK(e.status == 0 && e.logged == 0 && e.cmd_byte == -1);
 
-	/* NDM set: the command's own byte 44. */
+	/* NDM set: the command's own byte 44. The standard path carries a
+	 * search's data, not its CDW11 (docs/command-set.md §9.6): refused
+	 * there, by no drive entry of the SEARCH's. */
 	memset(&c, 0, sizeof(c));
 	c.opcode = REIS_OP_SEARCH;
 	c.cdw11 = 1;
 	CHECK(reis_cmd_raw(dev, &c, NULL, 0, &cpl) < 0);
-	expect_drive(REIS_OP_SEARCH, REIS_SC_INVALID_FIELD, 44, -1, 0, "NDM", &count);
+	if (!reis_path_cp(dev)) {
+		expect_drive(REIS_OP_SEARCH, REIS_SC_INVALID_FIELD, 44, -1, 0, "NDM", &count);
+	} else {
+		CHECK((cpl.status & REIS_STATUS_CODE_MASK) == REIS_SC_INVALID_FIELD);
+		CHECK(reis_last_error_info(dev, &e) == 1 && e.cmd_byte == -1);
+	}
 
 	/* A deploy of a did in use: DB_CREATE's ID Exists, through the
 	 * deploy's message. */

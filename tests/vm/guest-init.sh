@@ -10,6 +10,8 @@
 #   isp.run=shell   an interactive shell on the console
 #   isp.run=cmd     run the script /run/ispctl/cmd (scripts/vm-run.sh) and
 #                   write its exit status to /run/ispctl/rc
+#   isp.path=cp     the programs run with ISP_PATH=cp: libreis over the
+#                   standard interface (docs/libreis.md; QEMU's isp-cs=on)
 #   isp.share=1     mount the host's shared folder (virtio-9p tag "host") at
 #                   /mnt/host, and the control folder (tag "ispctl") at
 #                   /run/ispctl when the host passes one
@@ -36,6 +38,7 @@ for arg in $(cat /proc/cmdline); do
     isp.timeout=*) timeout=${arg#isp.timeout=} ;;
     isp.demo=*) demo=$(echo "${arg#isp.demo=}" | tr ',' ' ') ;;
     isp.wait=*) wait=${arg#isp.wait=} ;;
+    isp.path=*) export ISP_PATH="${arg#isp.path=}" ;;
     esac
 done
 

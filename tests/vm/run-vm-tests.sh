@@ -14,7 +14,9 @@
 #            run in both boots and tell them apart by what the drive holds);
 #   isp-off  isp=off: test_*_isp_off; the same effects-table check must
 #            reject the vendor opcodes;
-#   cs       isp=on,isp-cs=on (the memory and compute namespaces): test_*_cs;
+#   cs       isp=on,isp-cs=on (the memory and compute namespaces): test_*_cs,
+#            on a namespace image of its own that holds the RAG demo's
+#            bundle when the corpus is cached (test_demo_rag_vm_cs);
 #   delay    isp=on (in memory), isp-timing=delay, 200 ms per command:
 #            test_*_delay;
 #   kill     for each test_*_kill and each of KILL_ROUNDS rounds (default
@@ -107,7 +109,7 @@ boot() {
     # VM_EXTRA holds trace patterns: split it into words, never glob it
     set -f
     # shellcheck disable=SC2046,SC2086
-    timeout -k 10 "$limit" "$VM_QEMU" $(vm_args "$accel" "$dev" "$tmp/ns.img") \
+    timeout -k 10 "$limit" "$VM_QEMU" $(vm_args "$accel" "$dev" "${VM_NS:-$tmp/ns.img}") \
         -monitor none -serial stdio ${VM_EXTRA:-} \
         -append "$VM_APPEND_BASE isp.run=tests isp.tests=$list isp.timeout=$test_timeout" \
         </dev/null >"$log.raw" 2>"$results/vm.$name.qemu.log" && rc=0 || rc=$?
@@ -368,9 +370,31 @@ VM_EXTRA="-trace pci_nvme_err_invalid_opc" boot isp-off "isp=off" $off_tests
 # default 512 MiB the kernel stopped unpacking the image ("Initramfs
 # unpacking failed: write error", 2026-12-02, 10.0 / 6.12) before nvme-cli's
 # loader, and these tests run nvme-cli.
+# The demos on the standard path (test_demo_*_vm_cs): the RAG demo's bundle
+# at byte 0 of this boot's own namespace image when the corpus is cached
+# (scripts/rag-bundle.sh, a few seconds once the corpus is there; without it
+# test_demo_rag_vm_cs skips).
+cs_ns=$tmp/ns.img
+case " ${cs_tests:-} " in
+*" test_demo_rag_vm_cs "*)
+    if [ -f "${ISP_CACHE:-/var/cache/isp-ssd}/corpus/wordnet-subset/manifest.json" ] &&
+        command -v node >/dev/null 2>&1; then
+        if "$ROOT/scripts/rag-bundle.sh" "$tmp/ns-cs.img" >"$results/vm.cs.bundle.log" 2>&1; then
+            cs_ns=$tmp/ns-cs.img
+        else
+            echo "vm: the RAG bundle could not be written (test_demo_rag_vm_cs skips):"
+            tail -n 5 "$results/vm.cs.bundle.log" | sed 's/^/    /'
+        fi
+    else
+        echo "vm: no corpus cached (scripts/corpus.sh): test_demo_rag_vm_cs skips"
+    fi ;;
+esac
 mem_saved=${ISP_VM_MEM:-}
 ISP_VM_MEM=${ISP_VM_MEM_CS:-1024}
+VM_NS=$cs_ns
+# shellcheck disable=SC2086
 boot cs "isp=on,isp-cs=on" ${cs_tests:-}
+unset VM_NS
 ISP_VM_MEM=$mem_saved
 if [ -n "$off_tests" ]; then
     # Stock QEMU's path: vendor opcodes are not in the effects table.

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cs_util.h"
 #include "libreis.h"
 #include "libreis_tools.h"
 #include "cp_t.h"
@@ -44,48 +45,6 @@
 #define NQ 16
 #define OUT_MAX 65536
 #define NVME "/bin/nvme"	/* the image's nvme-cli (scripts/guest-image.sh) */
-
-/* Run @cmd with sh, its output into @out (NUL-terminated); exit status. */
-static int run(const char *cmd, char *out, size_t max)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = 0, got;
-	int st;
-
-	out[0] = 0;
-	if (!p)
-		return -1;
-	while (n + 1 < max && (got = fread(out + n, 1, max - 1 - n, p)) > 0)
-		n += got;
-	out[n] = 0;
-	st = pclose(p);
-	printf("$ %s  (exit %d)\n%s\n", cmd, WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int is_chr(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISCHR(st.st_mode);
-}
-
-/* The NSID of /dev/ng0n@x, 0 when there is none. */
-static unsigned ng_nsid(unsigned x)
-{
-	char path[32];
-	int fd, id;
-
-	snprintf(path, sizeof(path), "/dev/ng0n%u", x);
-	if (!is_chr(path))
-		return 0;
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	id = ioctl(fd, NVME_IOCTL_ID);
-	close(fd);
-	return id > 0 ? (unsigned)id : 0;
-}
 
 static char ng_of[4][32];	/* /dev/ng0nX of NSID 1..3 */
 
@@ -99,7 +58,7 @@ static void enumerate(void)
 	REQUIRE(uname(&u) == 0);
 	printf("kernel %s:\n", u.release);
 	for (x = 1; x <= 8; x++) {
-		id = ng_nsid(x);
+		id = cs_ng_nsid(x);
 		snprintf(blk, sizeof(blk), "/dev/nvme0n%u", x);
 		if (!id)
 			continue;
@@ -121,16 +80,16 @@ static void enumerate(void)
 	REQUIRE(seen[1] == 1);
 
 	/* Identify CNS 07h per command set */
-	CHECK_EQ_U64(run(NVME " list-ns /dev/nvme0 --csi=3 2>&1", out, OUT_MAX), 0);
+	CHECK_EQ_U64(cs_run(NVME " list-ns /dev/nvme0 --csi=3 2>&1", out, OUT_MAX), 0);
 	CHECK(strstr(out, ":0x2") != NULL && strstr(out, ":0x3") == NULL);
-	CHECK_EQ_U64(run(NVME " list-ns /dev/nvme0 --csi=4 2>&1", out, OUT_MAX), 0);
+	CHECK_EQ_U64(cs_run(NVME " list-ns /dev/nvme0 --csi=4 2>&1", out, OUT_MAX), 0);
 	CHECK(strstr(out, ":0x3") != NULL && strstr(out, ":0x2") == NULL);
-	CHECK_EQ_U64(run(NVME " list-ns /dev/nvme0 --csi=0 2>&1", out, OUT_MAX), 0);
+	CHECK_EQ_U64(cs_run(NVME " list-ns /dev/nvme0 --csi=0 2>&1", out, OUT_MAX), 0);
 	CHECK(strstr(out, ":0x1") != NULL && strstr(out, ":0x2") == NULL);
 	/* for the record: what the tools print for them */
-	run(NVME " list 2>&1", out, OUT_MAX);
-	run(NVME " list -v 2>&1", out, OUT_MAX);
-	run(NVME " id-ctrl /dev/nvme0 2>&1 | grep -E '^(vid|mn|oacs|oncs|ctratt|mnan|nn) '", out,
+	cs_run(NVME " list 2>&1", out, OUT_MAX);
+	cs_run(NVME " list -v 2>&1", out, OUT_MAX);
+	cs_run(NVME " id-ctrl /dev/nvme0 2>&1 | grep -E '^(vid|mn|oacs|oncs|ctratt|mnan|nn) '", out,
 	    OUT_MAX);
 	for (id = 2; id <= 3; id++) {
 		char cmd[128];
@@ -138,9 +97,9 @@ static void enumerate(void)
 		if (!ng_of[id][0])
 			continue;
 		snprintf(cmd, sizeof(cmd), NVME " id-ns %s 2>&1 | head -12", ng_of[id]);
-		run(cmd, out, OUT_MAX);
+		cs_run(cmd, out, OUT_MAX);
 		snprintf(cmd, sizeof(cmd), NVME " ns-descs %s 2>&1", ng_of[id]);
-		run(cmd, out, OUT_MAX);
+		cs_run(cmd, out, OUT_MAX);
 	}
 	free(out);
 }

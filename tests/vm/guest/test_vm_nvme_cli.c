@@ -24,29 +24,13 @@
 #include "isp_wire.h"
 #include "libreis.h"
 #include "libreis_tools.h"
-#include "reis_synth.h"
 #include "rf_util.h"
+#include "recipe_util.h"
 
-#define DOC "/usr/share/doc/isp-ssd/nvme-cli.md"
 #define DID 71
 #define TID 72
-#define OUT_MAX 65536
-#define SCRIPT_MAX 16384
 
 static struct reis_dev *dev;
-
-/* A file the recipe wrote, whole (at most @max bytes); its length or -1. */
-static long slurp(const char *path, void *buf, size_t max)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, max, f);
-	fclose(f);
-	return (long)n;
-}
 
 /* The same command through libreis: @len bytes into @buf. */
 static int raw(uint8_t opcode, uint32_t cdw12, uint32_t cdw13, uint32_t cdw14, void *buf,
@@ -68,7 +52,7 @@ static void same_bytes(const char *path, uint8_t opcode, uint32_t cdw12, uint32_
 		       uint32_t len)
 {
 	static uint8_t a[4096], b[4096];
-	long n = slurp(path, a, sizeof(a));
+	long n = recipe_slurp(path, a, sizeof(a));
 
 	CHECK_EQ_U64(n, len);
 	CHECK_EQ_U64(raw(opcode, cdw12, cdw13, 0, b, len, NULL), 0);
@@ -86,14 +70,6 @@ static uint64_t u64_at(const uint8_t *p, size_t off)
 	return v;
 }
 
-/* The number after @key in @out, or UINT64_MAX. */
-static uint64_t after(const char *out, const char *key)
-{
-	const char *p = strstr(out, key);
-
-	return p ? strtoull(p + strlen(key), NULL, 0) : UINT64_MAX;
-}
-
 static void ck_noop(const char *out, int rc)
 {
 	struct reis_cpl cpl;
@@ -101,7 +77,7 @@ static void ck_noop(const char *out, int rc)
 	CHECK_EQ_U64(rc, 0);
 	CHECK_EQ_U64(raw(ISP_OP_NOOP, 0, 0, 0, NULL, 0, &cpl), 0);
 	/* CDW0: bits 31:0 of the modeled time, the same for every NOOP. */
-	CHECK_EQ_U64(after(out, "is Success and result: "), cpl.result & 0xffffffffu);
+	CHECK_EQ_U64(recipe_after(out, "is Success and result: "), cpl.result & 0xffffffffu);
 	CHECK_EQ_U64(cpl.time_ns, reis_dev_info(dev)->ctrl_cmd_ns);
 }
 
@@ -117,10 +93,11 @@ static void ck_identify(const char *out, int rc)
 	REQUIRE(reis_exec(dev, &req) == 0);
 	same_bytes("/tmp/isp-id.bin", ISP_OP_IDENTIFY, 0, 0, 4096);
 	CHECK(strstr(out, "ISP1\n") != NULL);
-	CHECK_EQ_U64(after(out, "max_xfer "), ((const struct isp_wire_identify *)ident)->max_xfer);
+	CHECK_EQ_U64(recipe_after(out, "max_xfer "),
+		     ((const struct isp_wire_identify *)ident)->max_xfer);
 	snprintf(line, sizeof(line), "preset %s\n", reis_dev_info(dev)->preset);
 	CHECK(strstr(out, line) != NULL);
-	CHECK_EQ_U64(after(out, "version "), reis_dev_info(dev)->ver_major);
+	CHECK_EQ_U64(recipe_after(out, "version "), reis_dev_info(dev)->ver_major);
 }
 
 static void ck_identify_log(const char *out, int rc)
@@ -129,7 +106,7 @@ static void ck_identify_log(const char *out, int rc)
 
 	CHECK_EQ_U64(rc, 0);
 	CHECK(strstr(out, "log C1h = ISP_IDENTIFY") != NULL);
-	CHECK_EQ_U64(slurp("/tmp/isp-c1.bin", a, sizeof(a)), 4096);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-c1.bin", a, sizeof(a)), 4096);
 	CHECK(memcmp(a, ident, 4096) == 0);
 }
 
@@ -139,7 +116,7 @@ static void ck_id_ctrl_vs(const char *out, int rc)
 
 	CHECK_EQ_U64(rc, 0);
 	CHECK(strstr(out, "0000: 49 53 50 31") != NULL);
-	CHECK_EQ_U64(slurp("/tmp/isp-vs.bin", a, sizeof(a)), 64);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-vs.bin", a, sizeof(a)), 64);
 	CHECK(memcmp(a, ident, 64) == 0);
 }
 
@@ -150,7 +127,7 @@ static void ck_echo_c2h(const char *out, int rc)
 	(void)out;
 	CHECK_EQ_U64(rc, 0);
 	isp_wire_pattern(7, want, sizeof(want));
-	CHECK_EQ_U64(slurp("/tmp/isp-echo.bin", a, sizeof(a)), 4096);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-echo.bin", a, sizeof(a)), 4096);
 	CHECK(memcmp(a, want, sizeof(want)) == 0);
 	CHECK_EQ_U64(reis_echo(dev, REIS_DIR_H2C, 7, NULL, 4096), 0);
 }
@@ -178,16 +155,16 @@ static void ck_stats(const char *out, int rc)
 	struct reis_stats s0, s1;
 
 	CHECK_EQ_U64(rc, 0);
-	CHECK_EQ_U64(slurp("/tmp/isp-st0.bin", a, sizeof(a)), 4096);
-	CHECK_EQ_U64(slurp("/tmp/isp-st1.bin", b, sizeof(b)), 4096);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-st0.bin", a, sizeof(a)), 4096);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-st1.bin", b, sizeof(b)), 4096);
 	CHECK_EQ_U64(reis_stats_decode(a, 4096, &s0), 0);
 	CHECK_EQ_U64(reis_stats_decode(b, 4096, &s1), 0);
 	/* Between the two: the first ISP_STATS (counted after it answered) and the NOOP. */
 	CHECK_EQ_U64(s1.cmds[REIS_CLS_DEVICE], s0.cmds[REIS_CLS_DEVICE] + 2);
-	CHECK_EQ_U64(after(out, "device commands "), s1.cmds[REIS_CLS_DEVICE]);
-	CHECK_EQ_U64(after(out, "noop+stats energy_pj "), s1.energy_pj - s0.energy_pj);
+	CHECK_EQ_U64(recipe_after(out, "device commands "), s1.cmds[REIS_CLS_DEVICE]);
+	CHECK_EQ_U64(recipe_after(out, "noop+stats energy_pj "), s1.energy_pj - s0.energy_pj);
 	CHECK(s1.energy_pj > s0.energy_pj);
-	CHECK_EQ_U64(after(out, "noop+stats model_ns "), u64_at(b, 336) - u64_at(a, 336));
+	CHECK_EQ_U64(recipe_after(out, "noop+stats model_ns "), u64_at(b, 336) - u64_at(a, 336));
 	CHECK(u64_at(b, 336) - u64_at(a, 336) >= reis_dev_info(dev)->ctrl_cmd_ns);
 }
 
@@ -196,11 +173,11 @@ static void ck_stats_log(const char *out, int rc)
 	static uint8_t a[4096], b[4096];
 
 	CHECK_EQ_U64(rc, 0);
-	CHECK_EQ_U64(slurp("/tmp/isp-c0.bin", a, sizeof(a)), 4096);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-c0.bin", a, sizeof(a)), 4096);
 	/* Nothing ran since: the admin log read counts as no ISP command. */
 	CHECK_EQ_U64(reis_log_page(dev, REIS_LID_STATS, 0, b, 4096), 0);
 	CHECK(memcmp(a, b, 4096) == 0);
-	CHECK_EQ_U64(after(out, "device commands "), u64_at(a, 0));
+	CHECK_EQ_U64(recipe_after(out, "device commands "), u64_at(a, 0));
 }
 
 static void ck_effects(const char *out, int rc)
@@ -208,7 +185,7 @@ static void ck_effects(const char *out, int rc)
 	static uint8_t a[4096], b[4096];
 
 	CHECK_EQ_U64(rc, 0);
-	CHECK_EQ_U64(slurp("/tmp/isp-effects.bin", a, sizeof(a)), 4096);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-effects.bin", a, sizeof(a)), 4096);
 	CHECK_EQ_U64(reis_log_page(dev, REIS_LID_CMD_EFFECTS, 0, b, 4096), 0);
 	CHECK(memcmp(a, b, 4096) == 0);
 	CHECK(strstr(out, "opcode 80h effects  00000001") != NULL);
@@ -222,14 +199,14 @@ static void ck_trace(const char *out, int rc)
 	char *rest;
 
 	CHECK_EQ_U64(rc, 0);
-	CHECK_EQ_U64(slurp("/tmp/isp-trace.bin", a, sizeof(a)), 64);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-trace.bin", a, sizeof(a)), 64);
 	CHECK(memcmp(a, "RSLT", 4) == 0);
-	CHECK_EQ_U64(after(out, " kind "), ISP_RESULT_TRACE);
+	CHECK_EQ_U64(recipe_after(out, " kind "), ISP_RESULT_TRACE);
 	/* libreis reads the same header, then the JSON, and releases it. */
 	CHECK_EQ_U64(reis_result_read(dev, 0x5151, 0, b, 64, 0), 0);
 	CHECK(memcmp(a, b, 64) == 0);
 	total = u64_at(a, 8);
-	CHECK_EQ_U64(after(out, "total_bytes "), total);
+	CHECK_EQ_U64(recipe_after(out, "total_bytes "), total);
 	REQUIRE(total > 64 && total < (64u << 20));
 	rest = malloc(total - 64 + 1);
 	REQUIRE(rest);
@@ -239,16 +216,16 @@ static void ck_trace(const char *out, int rc)
 	CHECK(strstr(rest, "traceEvents") != NULL);
 	free(rest);
 	/* The traced NOOP's 64-bit result: its time is the header's model_ns. */
-	CHECK_EQ_U64(after(out, "model_ns "), reis_dev_info(dev)->ctrl_cmd_ns);
-	CHECK(after(out, "energy_pj ") > 0 && after(out, "energy_pj ") != UINT64_MAX);
+	CHECK_EQ_U64(recipe_after(out, "model_ns "), reis_dev_info(dev)->ctrl_cmd_ns);
+	CHECK(recipe_after(out, "energy_pj ") > 0 && recipe_after(out, "energy_pj ") != UINT64_MAX);
 }
 
 static void ck_db_list(const char *out, int rc)
 {
 	CHECK_EQ_U64(rc, 0);
 	same_bytes("/tmp/isp-dblist.bin", ISP_OP_REIS_DB_LIST, 0, 0, 4096);
-	CHECK(after(out, "total ") >= 1);
-	CHECK_EQ_U64(after(out, "first did "), DID);
+	CHECK(recipe_after(out, "total ") >= 1);
+	CHECK_EQ_U64(recipe_after(out, "first did "), DID);
 }
 
 static void ck_db_info(const char *out, int rc)
@@ -258,11 +235,11 @@ static void ck_db_info(const char *out, int rc)
 	CHECK_EQ_U64(rc, 0);
 	same_bytes("/tmp/isp-dbinfo.bin", ISP_OP_REIS_DB_INFO, DID, 0, 320);
 	REQUIRE(reis_db_info(dev, DID, &in) == 0);
-	CHECK_EQ_U64(after(out, "dim "), in.dim);
-	CHECK_EQ_U64(after(out, " n "), in.n);
-	CHECK_EQ_U64(after(out, "meta_bytes "), in.meta_bytes);
+	CHECK_EQ_U64(recipe_after(out, "dim "), in.dim);
+	CHECK_EQ_U64(recipe_after(out, " n "), in.n);
+	CHECK_EQ_U64(recipe_after(out, "meta_bytes "), in.meta_bytes);
 	CHECK(in.meta_bytes > 0);
-	CHECK_EQ_U64(after(out, "state "), 2);
+	CHECK_EQ_U64(recipe_after(out, "state "), 2);
 }
 
 static void ck_meta_read(const char *out, int rc)
@@ -271,7 +248,7 @@ static void ck_meta_read(const char *out, int rc)
 
 	(void)out;
 	CHECK_EQ_U64(rc, 0);
-	CHECK_EQ_U64(slurp("/tmp/isp-meta.bin", a, sizeof(a)), 256);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-meta.bin", a, sizeof(a)), 256);
 	CHECK_EQ_U64(reis_db_meta_read(dev, DID, 0, b, sizeof(b)), 0);
 	CHECK(memcmp(a, b, sizeof(b)) == 0);
 }
@@ -282,13 +259,13 @@ static void ck_doc_read(const char *out, int rc)
 	uint32_t len;
 
 	CHECK_EQ_U64(rc, 0);
-	CHECK_EQ_U64(slurp("/tmp/isp-doc.bin", a, sizeof(a)), 512);
+	CHECK_EQ_U64(recipe_slurp("/tmp/isp-doc.bin", a, sizeof(a)), 512);
 	memcpy(&len, a, 4);
 	CHECK(len > 0 && len <= 508);
 	/* libreis gives the document without DOC_READ's length word. */
 	CHECK_EQ_U64(reis_doc_read(dev, DID, 3, b, sizeof(b)), len);
 	CHECK(memcmp(a + 4, b, len <= 508 ? len : 0) == 0);
-	CHECK_EQ_U64(after(out, "entry 3: "), len);
+	CHECK_EQ_U64(recipe_after(out, "entry 3: "), len);
 	/* the document's text itself, not only its length */
 	{
 		char want[96];
@@ -308,24 +285,24 @@ static void ck_tbl_stats(const char *out, int rc)
 	CHECK_EQ_U64(rc, 0);
 	same_bytes("/tmp/isp-tstats.bin", ISP_OP_RF_TBL_STATS, TID, 0, 352);
 	REQUIRE(reis_rf_table_stats(dev, TID, 0, &st) == 0);
-	CHECK_EQ_U64(after(out, "rows "), 300);
-	CHECK_EQ_U64(after(out, "dim "), 16);
-	CHECK_EQ_U64(after(out, "state "), 2);
-	CHECK_EQ_U64(after(out, "pages "), st.pages);
+	CHECK_EQ_U64(recipe_after(out, "rows "), 300);
+	CHECK_EQ_U64(recipe_after(out, "dim "), 16);
+	CHECK_EQ_U64(recipe_after(out, "state "), 2);
+	CHECK_EQ_U64(recipe_after(out, "pages "), st.pages);
 }
 
 static void ck_tbl_list(const char *out, int rc)
 {
 	CHECK_EQ_U64(rc, 0);
 	same_bytes("/tmp/isp-tlist.bin", ISP_OP_RF_TBL_LIST, 0, 0, 4096);
-	CHECK(after(out, "total ") >= 1);
-	CHECK_EQ_U64(after(out, "first tid "), TID);
+	CHECK(recipe_after(out, "total ") >= 1);
+	CHECK_EQ_U64(recipe_after(out, "first tid "), TID);
 }
 
 static void ck_ftl_read(const char *out, int rc)
 {
 	static uint8_t st[4096];
-	uint64_t m = after(out, "result: ");
+	uint64_t m = recipe_after(out, "result: ");
 
 	CHECK_EQ_U64(rc, 0);
 	REQUIRE(reis_log_page(dev, REIS_LID_STATS, 0, st, sizeof(st)) == 0);
@@ -336,9 +313,9 @@ static void ck_ftl_read(const char *out, int rc)
 	/* on flash (ftl_fill: at least tR of TLC) or, if another test wrote it
 	 * last, still in the write buffer: a modeled time, far below a ms */
 	CHECK(m > 0 && m < 1000000);
-	CHECK_EQ_U64(after(out, "ftl reads "), 1);
-	CHECK_EQ_U64(after(out, "ftl read bytes "), 4096);
-	CHECK_EQ_U64(after(out, "mapped MiB "), u64_at(st, 544) >> 20);
+	CHECK_EQ_U64(recipe_after(out, "ftl reads "), 1);
+	CHECK_EQ_U64(recipe_after(out, "ftl read bytes "), 4096);
+	CHECK_EQ_U64(recipe_after(out, "mapped MiB "), u64_at(st, 544) >> 20);
 }
 
 static void ck_ftl_smart(const char *out, int rc)
@@ -347,17 +324,14 @@ static void ck_ftl_smart(const char *out, int rc)
 
 	CHECK_EQ_U64(rc, 0);
 	REQUIRE(reis_log_page(dev, 0x02, 0, smart, sizeof(smart)) == 0);
-	CHECK_EQ_U64(after(out, "available spare "), smart[3]);
-	CHECK_EQ_U64(after(out, "spare threshold "), smart[4]);
-	CHECK_EQ_U64(after(out, "percentage used "), smart[5]);
+	CHECK_EQ_U64(recipe_after(out, "available spare "), smart[3]);
+	CHECK_EQ_U64(recipe_after(out, "spare threshold "), smart[4]);
+	CHECK_EQ_U64(recipe_after(out, "percentage used "), smart[5]);
 	CHECK(smart[3] > 0);
 	CHECK_EQ_U64(smart[4], 10);
 }
 
-static const struct recipe {
-	const char *name;
-	void (*check)(const char *out, int rc);
-} recipes[] = {
+static const struct recipe recipes[] = {
 	{ "noop", ck_noop },
 	{ "identify", ck_identify },
 	{ "identify-log", ck_identify_log },
@@ -381,110 +355,24 @@ static const struct recipe {
 
 static void deploy(void)
 {
-	enum { N = 200, DIM = 128 };
-	float *x = synth_vectors(5, N, DIM, 8, 0.5f);
-	uint64_t *off;
-	uint8_t *docs = synth_docs(6, N, 300, &off);
-	struct reis_build_opts o;
-	struct reis_db_image img;
 	struct rf_tbl t;
-	char err[256];
 
-	REQUIRE(x && docs);
-	memset(&o, 0, sizeof(o));
-	o.did = DID;
-	o.kind = REIS_DB_BF;
-	o.flags = REIS_BUILD_INT8;
-	o.docs = docs;
-	o.doc_offsets = off;
-	o.name = "nvme-cli";
-	if (reis_db_build(&o, x, N, DIM, &img, err, sizeof(err))) {
-		fprintf(stderr, "build: %s\n", err);
-		exit(T_EXIT_FAIL);
-	}
-	reis_db_delete(dev, DID);	/* leftovers of an earlier run */
-	REQUIRE(reis_db_deploy(dev, &img, NULL) == 0);
-	reis_db_image_free(&img);
-	free(x);
-	free(docs);
-	free(off);
-
+	recipe_deploy_db(dev, DID);
 	REQUIRE(rf_tbl_make(&t, TID, 300, 16, REIS_RF_FP32, REIS_RF_RECFLASH, 9) == 0);
 	reis_rf_delete(dev, TID);
 	REQUIRE(rf_tbl_deploy(dev, &t, NULL) == 0);
 	free(t.wire);
 }
 
-/* Run one recipe: its output (stdout and stderr) into @out, its exit status. */
-static int run(const char *script, char *out, size_t max)
-{
-	FILE *f = fopen("/tmp/recipe.sh", "w");
-	size_t n;
-	int st;
-
-	REQUIRE(f);
-	fputs(script, f);
-	fclose(f);
-	st = system("sh /tmp/recipe.sh > /tmp/recipe.out 2>&1");
-	f = fopen("/tmp/recipe.out", "r");
-	REQUIRE(f);
-	n = fread(out, 1, max - 1, f);
-	out[n] = 0;
-	fclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 int main(void)
 {
-	static char doc[262144], out[OUT_MAX], script[SCRIPT_MAX];
-	unsigned ran[NRECIPES] = { 0 }, i, nrun = 0;
-	char *p, *end;
-	long n;
-
 	if (access("/dev/ng0n1", F_OK))
 		SKIP("/dev/ng0n1 absent");
 	if (access("/bin/nvme", X_OK))
 		SKIP("nvme-cli is not in the guest image");
-	n = slurp(DOC, doc, sizeof(doc) - 1);
-	REQUIRE(n > 0 && n < (long)sizeof(doc) - 1);
-	doc[n] = 0;
 	REQUIRE(reis_open("/dev/ng0n1", 0, &dev) == 0);
 	deploy();
-
-	for (p = doc; (p = strstr(p, "```sh\n# recipe: ")); p = end) {
-		char name[64];
-		size_t len;
-		int rc;
-
-		p += strlen("```sh\n");
-		end = strstr(p, "\n```");
-		REQUIRE(end);
-		len = (size_t)(end - p) + 1;
-		REQUIRE(len < sizeof(script));
-		memcpy(script, p, len);
-		script[len] = 0;
-		REQUIRE(sscanf(script, "# recipe: %63s", name) == 1);
-		for (i = 0; i < NRECIPES && strcmp(recipes[i].name, name); i++)
-			;
-		if (i == NRECIPES) {
-			fprintf(stderr, "recipe '%s' has no check in this test\n", name);
-			t_failures++;
-			continue;
-		}
-		rc = run(script, out, sizeof(out));
-		printf("== recipe %s (exit %d)\n%s", name, rc, out);
-		fflush(stdout);
-		recipes[i].check(out, rc);
-		ran[i]++;
-		nrun++;
-	}
-	for (i = 0; i < NRECIPES; i++)
-		if (ran[i] != 1) {
-			fprintf(stderr, "recipe '%s' ran %u times (want 1: in %s once)\n",
-				recipes[i].name, ran[i], DOC);
-			t_failures++;
-		}
-	printf("%u recipes run\n", nrun);
+	recipes_run("recipe:", recipes, NRECIPES);
 	reis_db_delete(dev, DID);
 	reis_rf_delete(dev, TID);
 	reis_close(dev);
