@@ -823,10 +823,14 @@ static uint64_t ft_ibc_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t d0, ui
 			if (!mpibc)
 				k = i + 1;
 			die_free = s + xfer + dup;
-			for (j = i; j < k; j++) {
+			/* With @die_hold every plane holds till the die's last
+			 * copy below (a later, larger end): these holds would be
+			 * overwritten. */
+			for (j = i; j < k && (!die_hold || cmd->trace); j++) {
 				uint32_t pl = first + (mpibc ? ord[j] : j);
 
-				ft_plane_hold(&ft->plane[pl], die_free);
+				if (!die_hold)
+					ft_plane_hold(&ft->plane[pl], die_free);
 				ft_ev(cmd, ISP_RES_PLANE, pl, "IBC", s, xfer + dup);
 			}
 			ft_ev(cmd, ISP_RES_CHANNEL, die / ft->D, "IBC", s, xfer);
