@@ -142,6 +142,17 @@ int fs_page_map_parts(struct fs *fs, uint64_t ppa, void *buf, const uint8_t **da
 int fs_page_map_many(struct fs *fs, uint32_t n, const uint64_t *ppa, const uint32_t *off,
 		     uint32_t len, const uint8_t **p);
 
+/**
+ * fs_page_map_parts_many() - @n pages' data and OOB in place under one read
+ * guard, as fs_page_map_parts() maps each into @data[i] and @oob[i]; a page
+ * only a caller's I/O object holds gets NULLs (and the call -EAGAIN, the
+ * others still mapped). On 0 or -EAGAIN the read lock is held until
+ * fs_page_unmap(), once.
+ * Return: 0; -EAGAIN; -EINVAL for a bad @ppa (the lock is not held then).
+ */
+int fs_page_map_parts_many(struct fs *fs, uint32_t n, const uint64_t *ppa,
+			   const uint8_t **data, const uint8_t **oob);
+
 /** fs_page_unmap() - end the access fs_page_map() began. */
 void fs_page_unmap(struct fs *fs);
 

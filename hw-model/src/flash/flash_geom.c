@@ -111,14 +111,21 @@ int fg_pfpa_ppa(const struct fg_geom *g, uint32_t part, uint32_t first_block,
 {
 	struct fg_addr a;
 	uint64_t stripe;
-	uint32_t ppb;
+	uint32_t ppb, k;
 
 	if (!ppa || !fg_region_ok(g, part, first_block, nblocks) ||
 	    lpage >= fg_region_pages(g, part, nblocks))
 		return -EINVAL;
 	ppb = g->part[part].pages_per_block;
 	stripe = lpage / g->planes;
-	fg_plane_addr(g, fg_pfpa_plane(g, lpage), &a);
+	/* fg_plane_addr(g, fg_pfpa_plane(g, lpage)) without building the flat
+	 * index and splitting it again: every read maps a page here, and
+	 * divisions are most of its cost. */
+	k = (uint32_t)(lpage - stripe * g->planes);
+	a.channel = k % g->channels;
+	k /= g->channels;
+	a.die = k % g->dies_per_channel;
+	a.plane = k / g->dies_per_channel;
 	a.block = first_block + (uint32_t)(stripe / ppb);
 	a.page = (uint32_t)(stripe % ppb);
 	return fg_pack(g, &a, ppa);

@@ -547,6 +547,28 @@ int fs_page_map_many(struct fs *fs, uint32_t n, const uint64_t *ppa, const uint3
 	return ret;
 }
 
+int fs_page_map_parts_many(struct fs *fs, uint32_t n, const uint64_t *ppa,
+			   const uint8_t **data, const uint8_t **oob)
+{
+	uint32_t i;
+	int ret = 0;
+
+	if (!fs || (n && (!ppa || !data || !oob)))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (fs_read_args(fs, ppa[i], 0, fs, 0))
+			return -EINVAL;
+	pthread_rwlock_rdlock(&fs->lock);
+	for (i = 0; i < n; i++) {
+		if (fs_slot_parts(fs, ppa[i], &data[i], &oob[i])) {
+			data[i] = oob[i] = NULL;
+			ret = -EAGAIN;
+		}
+	}
+	__atomic_add_fetch(&fs->nreads, n, __ATOMIC_RELAXED);
+	return ret;
+}
+
 int fs_page_map_parts(struct fs *fs, uint64_t ppa, void *buf, const uint8_t **data,
 		      const uint8_t **oob)
 {

@@ -144,6 +144,58 @@ uint32_t re_nprobe(const struct re_run *r, const struct re_db *db)
 	return np < db->c.nlist ? np : db->c.nlist;
 }
 
+/* Centroid pages mapped under one read guard: with the centroids spread
+ * over every plane (REIS 4.1.1) a page holds one or a few of them, and a
+ * guard and an address a page cost more than the page's scan. */
+#define RE_CMAP 32u
+
+/* The centroids of page @pg (@p, @oob) below TTL-C's bound into it. */
+static void re_coarse_page(struct re_run *r, const struct re_layout *L, uint32_t nlist,
+			   uint64_t pg, const uint8_t *p, const uint8_t *oob)
+{
+	uint64_t left = nlist - pg * L->cpb;
+	uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb), j, nc, below = 0;
+
+	/* TTL-C: DIST, EMB, EADR, TAG; only centroids below its bound. */
+	nc = r->e->scan(r->qw, p, L->cb, L->cb / 8, cnt, re_topc_lim(r->ctop), UINT32_MAX,
+			r->sidx, r->sdist, &below);
+	for (j = 0; j < nc; j++)
+		re_topc_add(r->ctop, re_key(r->sdist[j], pg * L->cpb + r->sidx[j]),
+			    oob[r->sidx[j]], 0);
+}
+
+/* Centroid pages [@pg0, @pg0 + @n) in place under one guard; 1 when one
+ * of them must be copied (the caller maps them one by one), -EIO. */
+static int re_coarse_pages(struct re_run *r, struct re_db *db, uint64_t pg0, uint32_t n)
+{
+	struct re_eng *e = r->e;
+	const struct re_layout *L = &db->L;
+	const uint8_t *pd[RE_CMAP], *po[RE_CMAP];
+	uint64_t ppa[RE_CMAP];
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if (fs_region_ppa(e->fs, &db->slc, L->c_first + pg0 + i, &ppa[i]))
+			return -EIO;
+	ret = fs_page_map_parts_many(e->fs, n, ppa, pd, po);
+	if (ret == -EINVAL)
+		return -EIO;
+	if (ret) {
+		fs_page_unmap(e->fs);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (i + 2 < n) {	/* the pages lie apart: start the next loads */
+			__builtin_prefetch(pd[i + 2]);
+			__builtin_prefetch(po[i + 2]);
+		}
+		re_coarse_page(r, L, db->c.nlist, pg0 + i, pd[i], po[i]);
+	}
+	fs_page_unmap(e->fs);
+	return 0;
+}
+
 /*
  * IVF coarse search (REIS §4.3.1), the host's part: the query's distance
  * to every centroid, the nprobe nearest (TTL-C) into r->probe, their pages
@@ -153,26 +205,25 @@ int re_coarse_host(struct re_run *r, struct re_db *db, uint32_t *np_out)
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
-	uint32_t np = re_nprobe(r, db), words = L->cb / 8, i, j, n, nc, below = 0;
+	uint32_t np = re_nprobe(r, db), i, n, k;
 	const uint8_t *p, *oob;
 	uint64_t pg, ppa;
+	int ret;
 
 	re_topc_reset(r->ctop, np, L->dim);
-	for (pg = 0; pg < L->cpages; pg++) {
-		uint64_t left = db->c.nlist - pg * L->cpb;
-		uint32_t cnt = (uint32_t)(left < L->cpb ? left : L->cpb);
-
+	for (pg = 0; pg < L->cpages; pg += n) {
+		n = L->cpages - pg < RE_CMAP ? (uint32_t)(L->cpages - pg) : RE_CMAP;
 		if (isp_ctx_cancelled(r->ctx))
 			return -ECANCELED;	/* isp_dev_exec_cancel() */
-		if (re_map_page(e, &db->slc, L->c_first + pg, r->page, &p, &oob, &ppa))
-			return -EIO;
-		/* TTL-C: DIST, EMB, EADR, TAG; only centroids below its bound. */
-		nc = e->scan(r->qw, p, L->cb, words, cnt, re_topc_lim(r->ctop), UINT32_MAX,
-			     r->sidx, r->sdist, &below);
-		for (j = 0; j < nc; j++)
-			re_topc_add(r->ctop, re_key(r->sdist[j], pg * L->cpb + r->sidx[j]),
-				    oob[r->sidx[j]], 0);
-		fs_page_unmap(e->fs);
+		ret = re_coarse_pages(r, db, pg, n);
+		if (ret < 0)
+			return ret;
+		for (k = 0; ret && k < n; k++) {	/* copies: one at a time */
+			if (re_map_page(e, &db->slc, L->c_first + pg + k, r->page, &p, &oob, &ppa))
+				return -EIO;
+			re_coarse_page(r, L, db->c.nlist, pg + k, p, oob);
+			fs_page_unmap(e->fs);
+		}
 	}
 	n = re_topc_finish(r->ctop, 0);
 	/* Cluster order (probe[] ascending), each with its distance. */
