@@ -37,11 +37,12 @@
 #   cs-off        isp-cs=off (the default): neither namespace, no CP admin
 #                 commands.
 #   copy-stall    96 ECHO_C2H then 96 ECHO_H2C of 2 MiB, each burst rung at
-#                 once (bounce budget 256 MiB at host_mem=16g), while a
-#                 thread pings QMP: the worst round trip stays under
-#                 COPY_STALL_MAX_S (the glue copies guest memory 128 KiB
-#                 per main-loop turn), and every H2C compares equal to
-#                 what the C2H wrote (the sliced copies are exact).
+#                 once (bounce budget 256 MiB at host_mem=16g), twice,
+#                 while a thread pings QMP: the worst round trip in each
+#                 burst stays under a quarter of the burst's time (the
+#                 glue copies guest memory 128 KiB per main-loop turn),
+#                 and every H2C compares equal to what the C2H wrote (the
+#                 sliced copies are exact).
 import os
 import random
 import socket
@@ -1202,11 +1203,13 @@ def test_cs_off(qemu, tmp):
         return str(e)
 
 
-# Worst QMP round trip while 192 MiB of 2 MiB copies are queued at once.
-# Copied whole under the BQL (before the copy pump) one burst held the main
-# loop 2026-12-05 for the time docs/security.md gives; in 128 KiB slices
-# the worst round trip is the machine's scheduling noise.
-COPY_STALL_MAX_S = 0.040
+# A burst of COPY_STALL_CMDS 2 MiB commands rung at once (192 MiB: a lone
+# queue's share of the 256 MiB bounce budget at host_mem=16g). Copied whole
+# under the BQL (before the copy pump) the submission queue's handler held
+# the main loop for most of an ECHO_H2C burst (2026-12-05, load 13-14: a
+# QMP round trip of 2267 ms in a 2332 ms burst); in 128 KiB slices the
+# worst round trip is a small part of the burst. The bound is relative, as
+# for the stop tests: a quarter of the burst's own time.
 COPY_STALL_CMDS = 96
 COPY_STALL_ROUNDS = 2
 
@@ -1241,28 +1244,36 @@ def copy_stall(qt):
     prp = nv.prps(buf, big)
     pinger = QmpPinger(qt.qmp_path)
     pinger.start()
+    bursts = []
     try:
         for _ in range(COPY_STALL_ROUNDS):
             qt.memset(buf, big, 0)
-            bad = [s for s in copy_burst(nv, q, prp, ISP_OP_ECHO_C2H, big) if s]
-            if bad:
-                return "ECHO_C2H 2 MiB: status 0x%x" % bad[0]
-            if qt.read(buf + big - 16, 16) == bytes(16):
-                return "ECHO_C2H: the last 16 bytes never arrived"
-            bad = [s for s in copy_burst(nv, q, prp, ISP_OP_ECHO_H2C, big) if s]
-            if bad:
-                return ("ECHO_H2C of what ECHO_C2H wrote: status 0x%x "
-                        "(a slice copied wrong)" % bad[0])
+            for opc in (ISP_OP_ECHO_C2H, ISP_OP_ECHO_H2C):
+                pinger.worst = 0.0
+                t = time.time()
+                bad = [s for s in copy_burst(nv, q, prp, opc, big) if s]
+                bursts.append((opc, time.time() - t, pinger.worst))
+                if bad and opc == ISP_OP_ECHO_C2H:
+                    return "ECHO_C2H 2 MiB: status 0x%x" % bad[0]
+                if bad:
+                    return ("ECHO_H2C of what ECHO_C2H wrote: status 0x%x "
+                            "(a slice copied wrong)" % bad[0])
+                if (opc == ISP_OP_ECHO_C2H and
+                        qt.read(buf + big - 16, 16) == bytes(16)):
+                    return "ECHO_C2H: the last 16 bytes never arrived"
     finally:
-        worst = pinger.stop()
-    print("    copy-stall: worst QMP round trip %.1f ms over %d pings "
-          "(bound %.0f ms)" % (worst * 1e3, pinger.count,
-                               COPY_STALL_MAX_S * 1e3))
+        pinger.stop()
+    for opc, secs, worst in bursts:
+        print("    copy-stall: %s burst %.0f ms, worst QMP round trip %.1f ms"
+              % ("C2H" if opc == ISP_OP_ECHO_C2H else "H2C", secs * 1e3,
+                 worst * 1e3))
     if pinger.count < 10:
         return "only %d QMP pings answered" % pinger.count
-    if worst > COPY_STALL_MAX_S:
-        return ("the main loop stalled %.1f ms (bound %.0f ms) while 2 MiB "
-                "copies ran" % (worst * 1e3, COPY_STALL_MAX_S * 1e3))
+    for opc, secs, worst in bursts:
+        if worst > secs / 4:
+            return ("the main loop stalled %.1f ms during a %.0f ms burst of "
+                    "2 MiB copies (bound: a quarter of it)"
+                    % (worst * 1e3, secs * 1e3))
     return None
 
 
