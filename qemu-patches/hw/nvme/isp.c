@@ -75,14 +75,21 @@
 
 /*
  * The copy pump: guest memory to and from bounce buffers is copied at most
- * this many bytes per main-loop turn (one bottom-half run), oldest command
- * first, so a 2 MiB transfer, or 32 of them started by one kick, holds the
- * BQL for one slice at a time (tens of microseconds), not for the whole
- * copy. Copying on the workers instead would let a guest that points a
+ * this many bytes per main-loop turn (one bottom-half run), queues taking
+ * turns (NVME_ISP_COPY_SCAN), so a 2 MiB transfer, or 32 of them started
+ * by one kick, holds the BQL for one slice at a time (tens of
+ * microseconds), not for the whole copy. Copying on the workers instead would let a guest that points a
  * PRP at MMIO make a worker take the BQL while the reset drain waits for
  * it with the BQL held.
  */
 #define NVME_ISP_COPY_SLICE (128 * KiB)
+
+/*
+ * The next copy is the oldest of another queue than the last one's, among
+ * the first NVME_ISP_COPY_SCAN waiting (so one queue's burst does not make
+ * another queue's small copy wait for all of it), else the oldest.
+ */
+#define NVME_ISP_COPY_SCAN 64
 
 /* MDTS is in units of the minimum memory page size (CAP.MPSMIN = 4 KiB). */
 #define NVME_ISP_MPSMIN 4096
@@ -141,6 +148,8 @@ struct NvmeIsp {
     QTAILQ_HEAD(, NvmeIspAIOCB) waiting;
     QTAILQ_HEAD(, NvmeIspAIOCB) copying;    /* the copy pump's queue */
     QEMUBH *copy_bh;
+    NvmeIspAIOCB *copy_cur;     /* partly copied: the pump goes on with it */
+    uint16_t copy_sqid;         /* queue of the last copy started */
 };
 
 struct NvmeIspAIOCB {
@@ -451,6 +460,9 @@ static void nvme_isp_cancel(BlockAIOCB *acb)
         break;
     case NVME_ISP_COPYING:
         QTAILQ_REMOVE(&iocb->isp->copying, iocb, copy_entry);
+        if (iocb->isp->copy_cur == iocb) {
+            iocb->isp->copy_cur = NULL;
+        }
         iocb->state = NVME_ISP_DONE;
         aio_bh_schedule_oneshot(qemu_get_aio_context(), nvme_isp_finish_bh,
                                 iocb);
@@ -706,10 +718,32 @@ static void nvme_isp_copied(NvmeIspAIOCB *iocb, uint16_t status)
 }
 
 /*
- * The copy pump: at most NVME_ISP_COPY_SLICE bytes per run, oldest first;
+ * The copy pump: at most NVME_ISP_COPY_SLICE bytes per run, one copy at a
+ * time (nvme_isp_copy_pick());
  * with more to copy it runs again after the main loop has polled, so QMP,
  * the vCPUs and the other queues get the BQL between slices.
  */
+static NvmeIspAIOCB *nvme_isp_copy_pick(NvmeIsp *isp)
+{
+    NvmeIspAIOCB *iocb, *first = QTAILQ_FIRST(&isp->copying);
+    int i = 0;
+
+    if (isp->copy_cur || !first) {
+        return isp->copy_cur;
+    }
+    QTAILQ_FOREACH(iocb, &isp->copying, copy_entry) {
+        if (iocb->cmd.sqid != isp->copy_sqid) {
+            first = iocb;
+            break;
+        }
+        if (++i == NVME_ISP_COPY_SCAN) {
+            break;
+        }
+    }
+    isp->copy_sqid = first->cmd.sqid;
+    return first;
+}
+
 static void nvme_isp_copy_bh(void *opaque)
 {
     NvmeIsp *isp = opaque;
@@ -718,14 +752,16 @@ static void nvme_isp_copy_bh(void *opaque)
     uint16_t status;
     bool completed = false;
 
-    while (budget && (iocb = QTAILQ_FIRST(&isp->copying))) {
+    while (budget && (iocb = nvme_isp_copy_pick(isp))) {
         n = MIN(iocb->tx_len - iocb->tx_done, budget);
         status = nvme_isp_tx_part(&iocb->req->sg, iocb->buf + iocb->tx_done,
                                   iocb->tx_done, n, iocb->tx_in);
         iocb->tx_done += n;
         budget -= n;
+        isp->copy_cur = iocb;
         if (status || iocb->tx_done == iocb->tx_len) {
             QTAILQ_REMOVE(&isp->copying, iocb, copy_entry);
+            isp->copy_cur = NULL;
             completed |= status || !iocb->tx_in;
             nvme_isp_copied(iocb, status);
         }
