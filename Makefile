@@ -219,11 +219,19 @@ clean:
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer with ASan + UBSan ----
 # make fuzz FUZZ_TIME=secs runs each harness that long, keeping its corpus
 # in $(BUILD)/fuzz; make check runs each for a short fixed count instead.
+# Then the QEMU glue through QEMU's generic-fuzz (scripts/qemu-fuzz.sh: a
+# clang --enable-fuzzing build of the patched QEMU 10.0, cached; its first
+# build takes a long while) for QEMU_FUZZ_TIME secs.
 FUZZ_TIME ?= 60
-.PHONY: fuzz fuzz-coverage
+QEMU_FUZZ_TIME ?= $(FUZZ_TIME)
+.PHONY: fuzz fuzz-coverage qemu-fuzz
 fuzz: tools
 	$(MAKE) -j$(JOBS) -C tests/fuzz all
 	$(MAKE) --no-print-directory -C tests/fuzz run FUZZ_TIME=$(FUZZ_TIME)
+	BUILD=$(BUILD) QEMU_FUZZ_TIME=$(QEMU_FUZZ_TIME) scripts/qemu-fuzz.sh run
+
+qemu-fuzz:
+	BUILD=$(BUILD) scripts/qemu-fuzz.sh build
 
 fuzz-coverage: tools
 	$(MAKE) -j$(JOBS) -C tests/fuzz $(BUILD)/fuzz/fuzz_isp_cov

@@ -37,6 +37,13 @@
 #     build says who holds it: pid, checkout, since when.
 #   $ISP_CACHE/downloads/.qemu-<version>.lock  the fetch of one version.
 # QEMU_DEB_VERSION=<version> pins another 7.2 source package version.
+#
+# QEMU_FLAVOR=fuzz (10.0 only; scripts/qemu-fuzz.sh): the same patched
+# source built by clang with --enable-fuzzing --enable-asan, target
+# qemu-fuzz-x86_64 (libFuzzer, docs/devel/fuzzing.rst), in its own tree
+# $ISP_CACHE/qemu/fuzz-<version>-<key>/ (the key covers the configure
+# options, so it never shares or prunes a system tree), copied to
+# $BUILD/qemu-fuzz-10.0/qemu-fuzz-x86_64.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,7 +81,33 @@ case $QEMU_VERSION in
     exit 1
     ;;
 esac
+QEMU_FLAVOR=${QEMU_FLAVOR:-system}
+TARGET_BIN=qemu-system-x86_64
+TREE_PREFIX=
 OUT=$BUILD/qemu-$QEMU_VERSION
+case $QEMU_FLAVOR in
+system) ;;
+fuzz)
+    [ "$QEMU_VERSION" = 10.0 ] || {
+        echo "qemu-build: error: QEMU_FLAVOR=fuzz is built for QEMU 10.0 only" >&2
+        exit 1
+    }
+    # Only what generic-fuzz needs to drive the nvme device on pc/q35
+    # under qtest: no KVM, slirp, virtfs (fewer objects to build).
+    CONFIGURE_OPTS="--cc=clang --cxx=clang++ --target-list=x86_64-softmmu
+ --without-default-features --enable-tcg --enable-fdt=system
+ --enable-fuzzing --enable-asan
+ --enable-trace-backends=log --disable-werror --disable-docs
+ --disable-install-blobs"
+    TARGET_BIN=qemu-fuzz-x86_64
+    TREE_PREFIX=fuzz-
+    OUT=$BUILD/qemu-fuzz-$QEMU_VERSION
+    ;;
+*)
+    echo "qemu-build: error: QEMU_FLAVOR=$QEMU_FLAVOR: use system or fuzz" >&2
+    exit 1
+    ;;
+esac
 
 log() { echo "qemu-build $QEMU_VERSION: $*"; }
 die() { echo "qemu-build $QEMU_VERSION: error: $*" >&2; exit 1; }
@@ -200,7 +233,7 @@ series=$pdir/series
 [ -f "$series" ] || die "$series missing"
 patches=$(grep -v -e '^#' -e '^[[:space:]]*$' "$series")
 patch_key=$( (cd "$pdir" && cat series $patches; echo "$CONFIGURE_OPTS") | sha)
-tree=$ISP_CACHE/qemu/$version-$patch_key
+tree=$ISP_CACHE/qemu/$TREE_PREFIX$version-$patch_key
 src=$tree/src
 bld=$tree/build
 
@@ -279,9 +312,9 @@ fi
 old_hw=$(cat "$tree/.hw-key" 2>/dev/null || true)
 old_glue=$(cat "$tree/.glue-key" 2>/dev/null || true)
 if [ "$old_hw" != "$hw_key" ] || [ "$old_glue" != "$glue_key" ] ||
-    [ ! -x "$bld/qemu-system-x86_64" ]; then
-    if [ ! -x "$bld/qemu-system-x86_64" ]; then
-        log "building qemu-system-x86_64 (cold: 2-5 min on 2 cores; log: $tree/build.log)"
+    [ ! -x "$bld/$TARGET_BIN" ]; then
+    if [ ! -x "$bld/$TARGET_BIN" ]; then
+        log "building $TARGET_BIN (cold: 2-5 min on 2 cores, clang+ASan longer; log: $tree/build.log)"
     elif [ "$old_hw" != "$hw_key" ]; then
         log "hw-model changed: relinking"
     else
@@ -289,12 +322,12 @@ if [ "$old_hw" != "$hw_key" ] || [ "$old_glue" != "$glue_key" ] ||
     fi
     if [ "$old_hw" != "$hw_key" ]; then
         # the archive is a link argument, not a tracked input: force the relink
-        rm -f "$bld/qemu-system-x86_64"
+        rm -f "$bld/$TARGET_BIN"
     fi
     # a failed build must not look up to date next time
     rm -f "$tree/.hw-key" "$tree/.glue-key"
     start=$(date +%s)
-    if ! ninja -C "$bld" -j "$(nproc)" qemu-system-x86_64 >"$tree/build.log" 2>&1; then
+    if ! ninja -C "$bld" -j "$(nproc)" "$TARGET_BIN" >"$tree/build.log" 2>&1; then
         grep -E -A5 'error|FAILED' "$tree/build.log" | head -n 40 >&2
         die "build failed (full log: $tree/build.log)"
     fi
@@ -306,6 +339,22 @@ else
 fi
 
 # --- results ------------------------------------------------------------------
+if [ "$QEMU_FLAVOR" = fuzz ]; then
+    cp -f "$bld/$TARGET_BIN" "$OUT/$TARGET_BIN.tmp"
+    mv -f "$OUT/$TARGET_BIN.tmp" "$OUT/$TARGET_BIN"
+    ln -sfn "$bld" "$OUT/build"
+    ln -sfn "$src" "$OUT/src"
+    touch "$tree"
+    exec 9>&-
+    ls -1dt "$ISP_CACHE/qemu/fuzz-$QEMU_VERSION"[.+]*/ 2>/dev/null | tail -n +3 | while read -r old; do
+        old=${old%/}
+        [ "$old" = "$tree" ] && continue
+        lock_busy "$old.lock" && continue
+        log "removing old tree $old"
+        rm -rf "$old" "$old.lock" "$old.lock.owner"
+    done
+    exit 0
+fi
 for d in $FIRMWARE; do
     [ -d "$d" ] || die "firmware directory $d missing (install seabios qemu-system-data ipxe-qemu)"
 done

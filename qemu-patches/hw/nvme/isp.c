@@ -8,7 +8,10 @@
  * a bounce buffer; the model executes on the controller's own ISP workers
  * (not QEMU's shared thread pool, which block I/O uses too); the completion
  * bottom half copies controller-to-host data back and posts the CQE, after
- * a QEMU_CLOCK_VIRTUAL timer when isp-timing=delay.
+ * a QEMU_CLOCK_VIRTUAL timer when isp-timing=delay. Both copies go through
+ * the copy pump, NVME_ISP_COPY_SLICE bytes per main-loop turn, and the
+ * vendor log pages are assembled on a worker: nothing an ISP command asks
+ * for holds the main loop for more than one slice.
  *
  * Completion DW0/DW1 carry the model's 64-bit result (time and energy) for
  * every ISP command, successful or not.
@@ -70,11 +73,30 @@
 /* Upper bound on one Get Log Page transfer of a vendor log. */
 #define NVME_ISP_LOG_MAX (64 * KiB)
 
+/*
+ * The copy pump: guest memory to and from bounce buffers is copied at most
+ * this many bytes per main-loop turn (one bottom-half run), queues taking
+ * turns (NVME_ISP_COPY_SCAN), so a 2 MiB transfer, or 32 of them started
+ * by one kick, holds the BQL for one slice at a time (tens of
+ * microseconds), not for the whole copy. Copying on the workers instead would let a guest that points a
+ * PRP at MMIO make a worker take the BQL while the reset drain waits for
+ * it with the BQL held.
+ */
+#define NVME_ISP_COPY_SLICE (128 * KiB)
+
+/*
+ * The next copy is the oldest of another queue than the last one's, among
+ * the first NVME_ISP_COPY_SCAN waiting (so one queue's burst does not make
+ * another queue's small copy wait for all of it), else the oldest.
+ */
+#define NVME_ISP_COPY_SCAN 64
+
 /* MDTS is in units of the minimum memory page size (CAP.MPSMIN = 4 KiB). */
 #define NVME_ISP_MPSMIN 4096
 
 typedef enum NvmeIspState {
     NVME_ISP_WAITING,   /* for bounce buffer budget */
+    NVME_ISP_COPYING,   /* on the copy pump (isp->copying), in or out */
     NVME_ISP_RUNNING,   /* queued for or on an ISP worker */
     NVME_ISP_DELAYED,   /* done, held until the modeled time has passed */
     NVME_ISP_DONE,      /* completion scheduled */
@@ -124,6 +146,10 @@ struct NvmeIsp {
     Notifier exit_notifier;
     QTAILQ_HEAD(, NvmeIspAIOCB) inflight;
     QTAILQ_HEAD(, NvmeIspAIOCB) waiting;
+    QTAILQ_HEAD(, NvmeIspAIOCB) copying;    /* the copy pump's queue */
+    QEMUBH *copy_bh;
+    NvmeIspAIOCB *copy_cur;     /* partly copied: the pump goes on with it */
+    uint16_t copy_sqid;         /* queue of the last copy started */
 };
 
 struct NvmeIspAIOCB {
@@ -142,9 +168,21 @@ struct NvmeIspAIOCB {
     struct isp_cpl cpl;
     uint8_t *buf;
     size_t len;
+    /* the copy pump: bytes to copy, copied so far, guest-to-bounce? */
+    size_t tx_len;
+    size_t tx_done;
+    bool tx_in;
+    /* the worker zeroes buf first (C2H data, log pages) */
+    bool zero;
+    /* a vendor log page (nvme_isp_get_log()), assembled by a worker */
+    bool log;
+    uint8_t log_lid;
+    uint64_t log_off;
+    int log_ret;
     QTAILQ_ENTRY(NvmeIspAIOCB) entry;
     QTAILQ_ENTRY(NvmeIspAIOCB) wait_entry;
     QTAILQ_ENTRY(NvmeIspAIOCB) pool_entry;  /* pool.queue or pool.done */
+    QTAILQ_ENTRY(NvmeIspAIOCB) copy_entry;  /* isp->copying */
 };
 
 static const char *nvme_isp_opc_str(uint8_t opc)
@@ -206,6 +244,57 @@ static void nvme_isp_complete(NvmeIspAIOCB *iocb, uint16_t status)
     qemu_aio_unref(iocb);
 }
 
+/*
+ * Copy @len bytes at @off of @sg's data to or from @buf: the part of
+ * nvme_tx() the copy pump does per slice. Short of @off + @len bytes is
+ * Invalid Field, as nvme_tx() says of a residual.
+ */
+static uint16_t nvme_isp_tx_part(NvmeSg *sg, uint8_t *buf, size_t off,
+                                 size_t len, bool to_dev)
+{
+    size_t bytes;
+    int i;
+
+    assert(sg->flags & NVME_SG_ALLOC);
+    if (!(sg->flags & NVME_SG_DMA)) {
+        bytes = to_dev ? qemu_iovec_to_buf(&sg->iov, off, buf, len)
+                       : qemu_iovec_from_buf(&sg->iov, off, buf, len);
+        return bytes == len ? NVME_SUCCESS : NVME_INVALID_FIELD | NVME_DNR;
+    }
+    for (i = 0; i < sg->qsg.nsg && len; i++) {
+        const ScatterGatherEntry *e = &sg->qsg.sg[i];
+
+        if (off >= e->len) {
+            off -= e->len;
+            continue;
+        }
+        bytes = MIN(e->len - off, len);
+        /* like dma_buf_rw(): a failed access is the guest's business */
+        (void)dma_memory_rw(sg->qsg.as, e->base + off, buf, bytes,
+                            to_dev ? DMA_DIRECTION_TO_DEVICE
+                                   : DMA_DIRECTION_FROM_DEVICE,
+                            MEMTXATTRS_UNSPECIFIED);
+        buf += bytes;
+        len -= bytes;
+        off = 0;
+    }
+
+    return len ? NVME_INVALID_FIELD | NVME_DNR : NVME_SUCCESS;
+}
+
+/* Queue @len bytes of @iocb's data for the copy pump. */
+static void nvme_isp_copy(NvmeIspAIOCB *iocb, size_t len, bool to_dev)
+{
+    NvmeIsp *isp = iocb->isp;
+
+    iocb->state = NVME_ISP_COPYING;
+    iocb->tx_len = len;
+    iocb->tx_done = 0;
+    iocb->tx_in = to_dev;
+    QTAILQ_INSERT_TAIL(&isp->copying, iocb, copy_entry);
+    qemu_bh_schedule(isp->copy_bh);
+}
+
 /* The model is done, or the command was cancelled: C2H data, then complete. */
 static void nvme_isp_finish(NvmeIspAIOCB *iocb)
 {
@@ -217,19 +306,30 @@ static void nvme_isp_finish(NvmeIspAIOCB *iocb)
         /* the controller may have named why (SQ deletion, Abort) */
         status = req->status ? req->status : NVME_ISP_CANCEL_STATUS;
         trace_pci_nvme_err_isp_aborted(nvme_cid(req), req->cmd.opcode, status);
+    } else if (iocb->log) {
+        if (iocb->log_ret <= 0) {
+            trace_pci_nvme_err_isp_log_offset(nvme_cid(req), iocb->log_lid,
+                                              iocb->log_off);
+            status = nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
+                                        "log page offset past the end");
+        } else {
+            status = nvme_map_dptr(nvme_ctrl(req), &req->sg, iocb->log_ret,
+                                   &req->cmd);
+            if (!status) {
+                nvme_isp_copy(iocb, iocb->log_ret, false);
+                return;
+            }
+            trace_pci_nvme_err_isp_log_map(nvme_cid(req), iocb->log_lid,
+                                           status);
+        }
     } else if (status) {
         trace_pci_nvme_err_isp_exec(nvme_cid(req), req->cmd.opcode, status,
                                     why);
         nvme_isp_guest_err(req, status, why);
     } else if (iocb->len && isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_C2H) {
         /* the buffer was zeroed, so bytes the model left alone read as 0 */
-        status = nvme_tx(nvme_ctrl(req), &req->sg, iocb->buf, iocb->len,
-                         NVME_TX_DIRECTION_FROM_DEVICE);
-        if (status) {
-            trace_pci_nvme_err_isp_dma_c2h(nvme_cid(req), req->cmd.opcode,
-                                           status);
-            nvme_isp_guest_err(req, status, "DMA to host memory failed");
-        }
+        nvme_isp_copy(iocb, iocb->len, false);
+        return;
     }
 
     nvme_isp_complete(iocb, status);
@@ -358,6 +458,15 @@ static void nvme_isp_cancel(BlockAIOCB *acb)
         aio_bh_schedule_oneshot(qemu_get_aio_context(), nvme_isp_finish_bh,
                                 iocb);
         break;
+    case NVME_ISP_COPYING:
+        QTAILQ_REMOVE(&iocb->isp->copying, iocb, copy_entry);
+        if (iocb->isp->copy_cur == iocb) {
+            iocb->isp->copy_cur = NULL;
+        }
+        iocb->state = NVME_ISP_DONE;
+        aio_bh_schedule_oneshot(qemu_get_aio_context(), nvme_isp_finish_bh,
+                                iocb);
+        break;
     case NVME_ISP_DELAYED:
         timer_del(iocb->timer);
         iocb->state = NVME_ISP_DONE;
@@ -440,8 +549,23 @@ static void *nvme_isp_worker(void *opaque)
         holds = isp_share_take(&pool->workers, iocb->cmd.sqid, 1) == 0;
         qemu_mutex_unlock(&pool->lock);
 
-        isp_dev_exec_cancel(isp->dev, &iocb->cmd, iocb->buf, iocb->len,
-                            &iocb->cpl, &iocb->stop);
+        /* the main loop only allocates: zeroing and freeing megabytes
+         * are the workers' (so bytes the model leaves alone read as 0) */
+        if (iocb->zero) {
+            memset(iocb->buf, 0, iocb->len);
+        }
+        if (iocb->log) {
+            iocb->log_ret = isp_dev_log_page(isp->dev, iocb->log_lid,
+                                             iocb->buf, iocb->len,
+                                             iocb->log_off);
+        } else {
+            isp_dev_exec_cancel(isp->dev, &iocb->cmd, iocb->buf, iocb->len,
+                                &iocb->cpl, &iocb->stop);
+            if (isp_wire_dir(iocb->cmd.opcode) != ISP_DIR_C2H) {
+                g_free(iocb->buf);
+                iocb->buf = NULL;
+            }
+        }
 
         qemu_mutex_lock(&pool->lock);
         if (holds) {
@@ -527,7 +651,7 @@ static void nvme_isp_work_cb(void *opaque, int ret)
         iocb->cpl.result = 0;
     }
 
-    if (isp->delay && !iocb->cancelled) {
+    if (isp->delay && !iocb->cancelled && !iocb->log) {
         now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         deadline = (int64_t)iocb->cmd.submit_ns +
                    (int64_t)MIN(iocb->cpl.model_ns, ISP_RESULT_TIME_MAX);
@@ -546,34 +670,109 @@ static void nvme_isp_work_cb(void *opaque, int ret)
     nvme_isp_kick(isp);
 }
 
-/* Fill the bounce buffer and hand the command to the ISP workers. */
+/* The bounce buffer is full: hand the command to the ISP workers. */
+static void nvme_isp_run(NvmeIspAIOCB *iocb)
+{
+    trace_pci_nvme_isp_exec(nvme_cid(iocb->req), iocb->len,
+                            iocb->isp->bounce.used);
+    iocb->state = NVME_ISP_RUNNING;
+    nvme_isp_pool_submit(iocb);
+}
+
+/* Fill the bounce buffer (by the copy pump), then run the command. */
 static void nvme_isp_start(NvmeIspAIOCB *iocb)
 {
-    NvmeIsp *isp = iocb->isp;
-    NvmeRequest *req = iocb->req;
-    uint16_t status;
-
     /* a staged buffer (nvme_isp_submit()) is filled already; the bounce
      * bytes of either were taken from isp->bounce (nvme_isp_bounce()) */
     if (iocb->len && !iocb->buf) {
-        iocb->buf = g_malloc0(iocb->len);
+        iocb->buf = g_malloc(iocb->len);
 
-        if (isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_H2C) {
-            status = nvme_tx(nvme_ctrl(req), &req->sg, iocb->buf, iocb->len,
-                             NVME_TX_DIRECTION_TO_DEVICE);
-            if (status) {
-                trace_pci_nvme_err_isp_dma_h2c(nvme_cid(req), req->cmd.opcode,
-                                               status);
-                nvme_isp_guest_err(req, status, "DMA from host memory failed");
-                nvme_isp_complete(iocb, status);
-                return;
-            }
+        /* the copy fills every byte, or the command fails */
+        if (!iocb->log && isp_wire_dir(iocb->cmd.opcode) == ISP_DIR_H2C) {
+            nvme_isp_copy(iocb, iocb->len, true);
+            return;
         }
+        iocb->zero = true;
     }
 
-    trace_pci_nvme_isp_exec(nvme_cid(req), iocb->len, isp->bounce.used);
-    iocb->state = NVME_ISP_RUNNING;
-    nvme_isp_pool_submit(iocb);
+    nvme_isp_run(iocb);
+}
+
+/* A copy is done (or failed): run the command, or complete it. */
+static void nvme_isp_copied(NvmeIspAIOCB *iocb, uint16_t status)
+{
+    NvmeRequest *req = iocb->req;
+
+    if (!status && iocb->tx_in) {
+        nvme_isp_run(iocb);
+        return;
+    }
+    if (status && iocb->tx_in) {
+        trace_pci_nvme_err_isp_dma_h2c(nvme_cid(req), req->cmd.opcode, status);
+        nvme_isp_guest_err(req, status, "DMA from host memory failed");
+    } else if (status) {
+        trace_pci_nvme_err_isp_dma_c2h(nvme_cid(req), req->cmd.opcode, status);
+        nvme_isp_guest_err(req, status, "DMA to host memory failed");
+    }
+    nvme_isp_complete(iocb, status);
+}
+
+/*
+ * The copy pump: at most NVME_ISP_COPY_SLICE bytes per run, one copy at a
+ * time (nvme_isp_copy_pick());
+ * with more to copy it runs again after the main loop has polled, so QMP,
+ * the vCPUs and the other queues get the BQL between slices.
+ */
+static NvmeIspAIOCB *nvme_isp_copy_pick(NvmeIsp *isp)
+{
+    NvmeIspAIOCB *iocb, *first = QTAILQ_FIRST(&isp->copying);
+    int i = 0;
+
+    if (isp->copy_cur || !first) {
+        return isp->copy_cur;
+    }
+    QTAILQ_FOREACH(iocb, &isp->copying, copy_entry) {
+        if (iocb->cmd.sqid != isp->copy_sqid) {
+            first = iocb;
+            break;
+        }
+        if (++i == NVME_ISP_COPY_SCAN) {
+            break;
+        }
+    }
+    isp->copy_sqid = first->cmd.sqid;
+    return first;
+}
+
+static void nvme_isp_copy_bh(void *opaque)
+{
+    NvmeIsp *isp = opaque;
+    NvmeIspAIOCB *iocb;
+    size_t budget = NVME_ISP_COPY_SLICE, n;
+    uint16_t status;
+    bool completed = false;
+
+    while (budget && (iocb = nvme_isp_copy_pick(isp))) {
+        n = MIN(iocb->tx_len - iocb->tx_done, budget);
+        status = nvme_isp_tx_part(&iocb->req->sg, iocb->buf + iocb->tx_done,
+                                  iocb->tx_done, n, iocb->tx_in);
+        iocb->tx_done += n;
+        budget -= n;
+        isp->copy_cur = iocb;
+        if (status || iocb->tx_done == iocb->tx_len) {
+            QTAILQ_REMOVE(&isp->copying, iocb, copy_entry);
+            isp->copy_cur = NULL;
+            completed |= status || !iocb->tx_in;
+            nvme_isp_copied(iocb, status);
+        }
+    }
+    if (!QTAILQ_EMPTY(&isp->copying)) {
+        qemu_bh_schedule(isp->copy_bh);
+    }
+    /* completions gave bounce bytes back: waiting commands may start */
+    if (completed) {
+        nvme_isp_kick(isp);
+    }
 }
 
 /* Take @iocb's bounce bytes in its queue's share; false: it must wait. */
@@ -813,6 +1012,8 @@ uint16_t nvme_isp_io_cmd(NvmeCtrl *n, NvmeRequest *req)
     return nvme_isp_submit(n, req, &cmd, len, NULL);
 }
 
+static void nvme_isp_enqueue(NvmeIspAIOCB *iocb);
+
 uint16_t nvme_isp_submit(NvmeCtrl *n, NvmeRequest *req,
                          const struct isp_cmd *cmd, uint64_t len,
                          uint8_t *staged)
@@ -832,24 +1033,35 @@ uint16_t nvme_isp_submit(NvmeCtrl *n, NvmeRequest *req,
     iocb = nvme_isp_aiocb_new(isp, req);
     iocb->cmd = *cmd;
     iocb->len = len;
-    req->aiocb = &iocb->common;
-    QTAILQ_INSERT_TAIL(&isp->inflight, iocb, entry);
-
     /* NULL: nvme_isp_start() fills one; a staged one (isp-cs.c, bounded by
      * its command) waits for its queue's share like any other */
     iocb->buf = staged;
+    nvme_isp_enqueue(iocb);
+
+    return NVME_NO_COMPLETE;
+}
+
+/* In flight: start @iocb now, or wait for its bounce bytes. */
+static void nvme_isp_enqueue(NvmeIspAIOCB *iocb)
+{
+    NvmeIsp *isp = iocb->isp;
+    NvmeRequest *req = iocb->req;
+    const struct isp_cmd *cmd = &iocb->cmd;
+    uint64_t len = iocb->len;
+
+    req->aiocb = &iocb->common;
+    QTAILQ_INSERT_TAIL(&isp->inflight, iocb, entry);
+
     if (len && (nvme_isp_queue_waits(isp, cmd->sqid) || !nvme_isp_bounce(isp, iocb))) {
         trace_pci_nvme_isp_wait(nvme_cid(req), len, isp->bounce.used);
         iocb->state = NVME_ISP_WAITING;
         QTAILQ_INSERT_TAIL(&isp->waiting, iocb, wait_entry);
         /* a waiting queue is active: the holders' shares shrink */
         isp_share_wait(&isp->bounce, cmd->sqid, 1);
-        return NVME_NO_COMPLETE;
+        return;
     }
 
     nvme_isp_start(iocb);
-
-    return NVME_NO_COMPLETE;
 }
 
 static void nvme_isp_holds_release(NvmeIsp *isp);
@@ -902,37 +1114,43 @@ bool nvme_isp_log_supported(NvmeCtrl *n, uint8_t lid)
                       (lid == ISP_LID_CS_PROGRAMS && n->isp_params.cs));
 }
 
+/*
+ * The page is assembled on an ISP worker (the model's statistics and
+ * identify walk the flash store under its locks, which a long command may
+ * hold) into a bounce buffer taken like any command's, then copied out by
+ * the copy pump; the admin command completes from there.
+ */
 uint16_t nvme_isp_get_log(NvmeCtrl *n, uint8_t lid, uint64_t len,
                           uint64_t off, NvmeRequest *req)
 {
-    size_t trans_len = MIN(len, NVME_ISP_LOG_MAX);
-    g_autofree uint8_t *buf = NULL;
-    uint16_t status;
-    int ret;
+    NvmeIsp *isp = n->isp;
+    NvmeIspAIOCB *iocb;
 
     trace_pci_nvme_isp_log(nvme_cid(req), lid, len, off);
 
     /* closed by the exit notifier, as on the I/O path */
-    if (!n->isp->dev) {
+    if (!isp->dev) {
         trace_pci_nvme_err_isp_log_no_dev(nvme_cid(req), lid);
         return NVME_INTERNAL_DEV_ERROR;
     }
-
-    buf = g_malloc0(trans_len);
-    ret = isp_dev_log_page(n->isp->dev, lid, buf, trans_len, off);
-    if (ret <= 0) {
-        trace_pci_nvme_err_isp_log_offset(nvme_cid(req), lid, off);
-        return nvme_isp_guest_err(req, NVME_INVALID_FIELD | NVME_DNR,
-                                  "log page offset past the end");
+    /* as for commands: nothing starts on a request the reset frees next */
+    if (isp->resetting) {
+        trace_pci_nvme_err_isp_aborted(nvme_cid(req), req->cmd.opcode,
+                                       NVME_CMD_ABORT_REQ);
+        return NVME_CMD_ABORT_REQ;
     }
 
-    status = nvme_map_dptr(n, &req->sg, ret, &req->cmd);
-    if (status) {
-        trace_pci_nvme_err_isp_log_map(nvme_cid(req), lid, status);
-        return status;
-    }
+    iocb = nvme_isp_aiocb_new(isp, req);
+    iocb->log = true;
+    iocb->log_lid = lid;
+    iocb->log_off = off;
+    iocb->cmd.opcode = req->cmd.opcode;
+    iocb->cmd.sqid = req->sq->sqid;
+    iocb->cmd.cid = nvme_cid(req);
+    iocb->len = MIN(len, NVME_ISP_LOG_MAX);
+    nvme_isp_enqueue(iocb);
 
-    return nvme_tx(n, &req->sg, buf, ret, NVME_TX_DIRECTION_FROM_DEVICE);
+    return NVME_NO_COMPLETE;
 }
 
 void nvme_isp_id_ctrl_vs(NvmeCtrl *n, uint8_t *vs, size_t len)
@@ -1124,6 +1342,7 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
     isp->ftl = p->ftl != ON_OFF_AUTO_OFF;
     QTAILQ_INIT(&isp->inflight);
     QTAILQ_INIT(&isp->waiting);
+    QTAILQ_INIT(&isp->copying);
     QTAILQ_INIT(&isp->holds);
 
     ret = isp_dev_open(&cfg, &isp->dev, err, sizeof(err));
@@ -1140,6 +1359,7 @@ bool nvme_isp_realize(NvmeCtrl *n, Error **errp)
     /* the bounce buffers' share of the drive's host-memory bound */
     isp_dev_host_mem(isp->dev, &hm);
     isp_share_init(&isp->bounce, hm.bounce);
+    isp->copy_bh = aio_bh_new(qemu_get_aio_context(), nvme_isp_copy_bh, isp);
     nvme_isp_pool_init(isp);
     isp->exit_notifier.notify = nvme_isp_exit_notify;
     qemu_add_exit_notifier(&isp->exit_notifier);
@@ -1166,6 +1386,7 @@ void nvme_isp_unrealize(NvmeCtrl *n)
 
     nvme_isp_drain(n);
     nvme_isp_pool_destroy(isp);
+    qemu_bh_delete(isp->copy_bh);
     isp_share_destroy(&isp->bounce);
     qemu_remove_exit_notifier(&isp->exit_notifier);
     isp_dev_close(isp->dev);
