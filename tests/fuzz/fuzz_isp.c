@@ -81,6 +81,20 @@ static int fz_takes_id(uint8_t opc)
 	}
 }
 
+/*
+ * Commands run by this process (all harnesses, every thread), and of them
+ * the standard interface's: printed at exit, so a run says how many
+ * commands its executions sent.
+ */
+static uint64_t fz_total_cmds, fz_total_cs;
+
+__attribute__((destructor)) static void fz_print_totals(void)
+{
+	if (fz_total_cmds)
+		fprintf(stderr, "fuzz: %llu commands, %llu of them standard-interface\n",
+			(unsigned long long)fz_total_cmds, (unsigned long long)fz_total_cs);
+}
+
 /* The guest's view: only what a completion shows can be checked. */
 static uint16_t fz_exec_xport(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
 			      struct isp_cpl *cpl)
@@ -220,6 +234,7 @@ uint16_t fz_exec(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
 		return st0;
 	}
 	__atomic_add_fetch(&st->cmds, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&fz_total_cmds, 1, __ATOMIC_RELAXED);
 	/* An exact-size buffer: ASan catches a byte past the transfer. */
 	if (dlen) {
 		buf = fz_alloc(dlen, 0);
@@ -930,6 +945,8 @@ static uint16_t fz_exec_cs(struct fz_state *st, struct isp_cmd *c, const void *d
 		}
 	}
 	__atomic_add_fetch(&st->cmds, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&fz_total_cmds, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&fz_total_cs, 1, __ATOMIC_RELAXED);
 	if (st->record && !st0)
 		st->record(st->record_arg, c, buf, dir == ISP_DIR_C2H ? 0 : dlen);
 	memset(cpl, 0x5a, sizeof(*cpl));

@@ -38,7 +38,8 @@ check|run)
             echo "PASS fuzz/$h: $(grep -E '^stat::number_of_executed_units' "$log" | \
                 awk '{print $2}') executions, \
 $(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}')/s, \
-cov $(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | awk '{print $2}') edges"
+cov $(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | awk '{print $2}') edges\
+$(grep -E '^fuzz: [0-9]+ commands' "$log" | tail -n 1 | sed 's/^fuzz:/,/')"
         else
             fail=$((fail + 1))
             echo "FAIL fuzz/$h (crash inputs: $out/crash-$h-*)"
