@@ -1406,6 +1406,7 @@ static void fz_cs_step(struct fz_state *st, struct fz_src *s, int sel)
 		uint64_t nbyte = 0, sd;
 
 		c = fz_cs_cmd(cs, ISP_SET_IO, ISP_CS_OP_MEM_COPY);
+		c.nsid = cs->slm;	/* 01h is Execute Program on the compute namespace */
 		if (fz_u8(s) % 16 == 0)
 			fmt = fz_u8(s) % 16;
 		else
