@@ -16,6 +16,14 @@
  * invariants of fz_exec() are checked after each one; a broken invariant
  * aborts (libFuzzer reports it as a crash with the input that caused it).
  *
+ * Selectors 32-44 do the same for the standard interface (Computational
+ * Programs and Subsystem Local Memory, docs/command-set.md §9): Load
+ * Program, Program Activation, range sets, Memory Read/Write/Fill/Copy,
+ * Execute Program of each program with an input built from the drive's
+ * databases and tables, Identify, and whole activate / range set / write /
+ * execute / read / delete flows whose output is compared with the vendor
+ * command's (fz_exec_cs() holds their invariants).
+ *
  * Each input starts from a fresh in-memory device, or a reopened copy of a
  * fixture image (fz_setup()), on a small geometry with a
  * database of each kind and a table of each mode already deployed, so a
@@ -176,11 +184,23 @@ struct fz_state {
 	uint64_t stopped;	/* commands that answered Command Abort Requested */
 	int shared;		/* other threads use the same drive and tickets */
 	struct fio *img;	/* the drive's image (fz_setup()), or NULL */
+	/*
+	 * The standard interface (docs/command-set.md §9): the memory and
+	 * compute namespaces and the range sets the drive holds, shared by
+	 * every thread of one drive; NULL with a transport or cs_off.
+	 */
+	struct fz_cs *cs;
+	/* Non-zero: three of four vendor selectors become standard-interface
+	 * ones (fuzz_isp_cs.c), so the input is mostly CP / SLM commands. */
+	int cs_bias;
 };
 
 /* Selector of a literal step: opcode, nsid, cdw10-15, then NDT*4 data bytes. */
 #define FZ_SEL_LITERAL 31
-#define FZ_NSELECTORS 32
+/* A literal standard-interface step: set, opcode, nsid, cdw2-4, cdw10-15,
+ * then the bytes isp_dev_cmd_len() says (fz_cs_literal()). */
+#define FZ_SEL_LITERAL_CS 44
+#define FZ_NSELECTORS 45
 
 struct isp_dev *fz_open(int config);
 int fz_setup(struct fz_state *st, int config);
@@ -193,6 +213,9 @@ void fz_step(struct fz_state *st, struct fz_src *s);
 /* RESULT_RELEASE of tickets @lo..@hi. */
 void fz_release(struct fz_state *st, uint32_t lo, uint32_t hi);
 void fz_finish(struct fz_state *st);
+/* One input of the single-threaded harnesses: byte 0 the drive, then the
+ * steps; @cs_bias: the CS harness' mix on a fresh drive (fuzz_isp_cs.c). */
+void fz_run_seq(const uint8_t *data, size_t size, int cs_bias);
 uint16_t fz_exec(struct fz_state *st, struct isp_cmd *c, void *data, size_t len,
 		 struct isp_cpl *cpl);
 

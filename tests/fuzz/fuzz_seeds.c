@@ -7,7 +7,10 @@
  * remaps, deletes) and records every command the drive accepted. The seed
  * file replays them as literal steps (FZ_SEL_LITERAL: opcode, nsid,
  * cdw10-15, data), so each seed is a valid command sequence the fuzzer then
- * mutates. A second file per seed keeps the PRNG's structured bytes.
+ * mutates. A second file per seed keeps the PRNG's structured bytes, a
+ * third the accepted commands of the CS harness' mix (fz_state.cs_bias):
+ * Computational Programs and Subsystem Local Memory sequences, replayed
+ * as FZ_SEL_LITERAL_CS steps (set, opcode, nsid, cdw2-4, cdw10-15, data).
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -41,11 +44,22 @@ static void seed_record(void *arg, const struct isp_cmd *c, const void *data, si
 	struct seed_buf *b = arg;
 	uint8_t sel = FZ_SEL_LITERAL;
 
-	if (b->cmds >= FZ_MAX_STEPS || b->n + 33 + len > SEED_MAX_BYTES)
+	if (b->cmds >= FZ_MAX_STEPS || b->n + 46 + len > SEED_MAX_BYTES)
 		return;
-	seed_put(b, &sel, 1);
-	seed_put(b, &c->opcode, 1);
-	seed_put32(b, c->nsid);
+	if (c->set) {	/* a standard-interface command: set and CDW2-4 too */
+		sel = FZ_SEL_LITERAL_CS;
+		seed_put(b, &sel, 1);
+		seed_put(b, &c->set, 1);
+		seed_put(b, &c->opcode, 1);
+		seed_put32(b, c->nsid);
+		seed_put32(b, c->cdw2);
+		seed_put32(b, c->cdw3);
+		seed_put32(b, c->cdw4);
+	} else {
+		seed_put(b, &sel, 1);
+		seed_put(b, &c->opcode, 1);
+		seed_put32(b, c->nsid);
+	}
 	seed_put32(b, c->cdw10);
 	seed_put32(b, c->cdw11);
 	seed_put32(b, c->cdw12);
@@ -72,7 +86,7 @@ static int seed_write(const char *dir, const char *name, unsigned i, const void 
 
 int main(int argc, char **argv)
 {
-	unsigned n = argc > 2 ? (unsigned)atoi(argv[2]) : 24, i, k;
+	unsigned n = argc > 2 ? (unsigned)atoi(argv[2]) : 24, i, k, cs;
 	struct seed_buf b;
 	uint8_t raw[2048];
 
@@ -95,21 +109,26 @@ int main(int argc, char **argv)
 		if (seed_write(argv[1], "structured", i, raw, sizeof(raw)))
 			return 1;
 
-		/* the same generator's accepted commands, replayed literally */
-		b.n = 0;
-		b.cmds = 0;
-		b.p[b.n++] = (uint8_t)i;
-		fz_setup(&st, i);
-		st.record = seed_record;
-		st.record_arg = &b;
-		for (k = 0; k < FZ_MAX_STEPS; k++)
-			fz_step(&st, &gen);
-		st.record = NULL;
-		fz_finish(&st);
-		if (seed_write(argv[1], "recorded", i, b.p, b.n))
-			return 1;
+		/* the same generator's accepted commands, replayed literally; then
+		 * with the CS harness' bias: standard-interface sequences */
+		for (cs = 0; cs < 2; cs++) {
+			b.n = 0;
+			b.cmds = 0;
+			b.p[b.n++] = (uint8_t)i;
+			fz_setup(&st, i);
+			st.cs_bias = cs;
+			st.record = seed_record;
+			st.record_arg = &b;
+			for (k = 0; k < FZ_MAX_STEPS; k++)
+				fz_step(&st, &gen);
+			st.record = NULL;
+			fz_finish(&st);
+			if (seed_write(argv[1], cs ? "cs-recorded" : "recorded", i, b.p, b.n))
+				return 1;
+		}
 	}
 	free(b.p);
-	printf("fuzz_seeds: %u structured + %u recorded seeds in %s\n", n, n, argv[1]);
+	printf("fuzz_seeds: %u structured + %u recorded + %u CS-recorded seeds in %s\n", n, n, n,
+	       argv[1]);
 	return 0;
 }

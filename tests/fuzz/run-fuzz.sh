@@ -38,7 +38,8 @@ check|run)
             echo "PASS fuzz/$h: $(grep -E '^stat::number_of_executed_units' "$log" | \
                 awk '{print $2}') executions, \
 $(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}')/s, \
-cov $(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | awk '{print $2}') edges"
+cov $(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | awk '{print $2}') edges\
+$(grep -E '^fuzz: [0-9]+ commands' "$log" | tail -n 1 | sed 's/^fuzz:/,/')"
         else
             fail=$((fail + 1))
             echo "FAIL fuzz/$h (crash inputs: $out/crash-$h-*)"
@@ -57,11 +58,30 @@ coverage)
     rm -f "$out"/cov-*.profraw
     for c in "$out"/corpus-*; do
         [ -d "$c" ] || continue
-        (cd "$out" && LLVM_PROFILE_FILE="$out/cov-%p.profraw" ./"$h" -runs=0 "$c" \
-            "$out/seeds") >/dev/null 2>&1
+        # fuzz_isp_cs's inputs decode with its mix (FZ_CS_BIAS, fuzz_isp_seq.c)
+        bias=
+        [ "${c##*/}" = corpus-fuzz_isp_cs ] && bias=1
+        (cd "$out" && env LLVM_PROFILE_FILE="$out/cov-%p.profraw" ${bias:+FZ_CS_BIAS=1} \
+            ./"$h" -runs=0 "$c" "$out/seeds") >/dev/null 2>&1
     done
     "$profdata" merge -sparse "$out"/cov-*.profraw -o "$out/cov.profdata" &&
-        "$cov" report "$out/$h" -instr-profile="$out/cov.profdata" \
-            "$(cd "$(dirname "$0")/../../hw-model/src" && pwd)" | tail -n 3
+        (cd "$(dirname "$0")" && "$cov" report "$out/$h" -instr-profile="$out/cov.profdata" \
+            ../../hw-model/src) >"$results/fuzz-coverage.txt" || exit 1
+    # per folder of hw-model/src, and all of it (~all): regions and lines
+    # covered (the report's columns: regions, missed, %, functions, missed,
+    # %, lines, missed, ...; it also lists headers and the harness itself)
+    echo "folder      regions  covered   lines  covered"
+    awk '$1 ~ /hw-model\/src\/.*\.c$/ && NF >= 10 {
+            d = $1; sub(/\/[^\/]*$/, "", d); sub(/.*\//, "", d)
+            r[d] += $2; rm[d] += $3; l[d] += $8; lm[d] += $9
+            R += $2; RM += $3; L += $8; LM += $9
+        }
+        END {
+            for (d in r)
+                printf "%-10s %8d %7.1f%% %7d %7.1f%%\n", d, r[d],
+                    100 * (r[d] - rm[d]) / r[d], l[d], 100 * (l[d] - lm[d]) / l[d]
+            printf "%-10s %8d %7.1f%% %7d %7.1f%%\n", "~all", R, 100 * (R - RM) / R,
+                L, 100 * (L - LM) / L
+        }' "$results/fuzz-coverage.txt" | sort
     ;;
 esac

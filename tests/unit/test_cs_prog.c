@@ -586,6 +586,23 @@ static void test_manage(struct isp_dev *dev, uint16_t rsid)
 		h.cdw10 = sizeof(a) / 4;
 		CHECK_EQ_U64(manage_h(dev, rsid, &h, NULL), 0);
 	}
+	{
+		/* Execute Program moves no C2H data: the vendor handler's count of
+		 * its bytes (here DB_INFO's) must not reach the completion, which
+		 * says xfer_len <= the command's data (found by fuzz_isp_cs,
+		 * tests/fuzz/regress/cs-exec-xfer-len) */
+		struct isp_cpl cpl;
+
+		memset(&cpl, 0x5a, sizeof(cpl));
+		CHECK_EQ_U64(manage(dev, rsid, ISP_OP_REIS_DB_INFO, 11, 0, 0, NULL, 0, sizeof(a)), 0);
+		CHECK_EQ_U64(cs_exec(dev, ISP_CS_PROG_MANAGE, rsid,
+				     (uint32_t)sizeof(struct isp_wire_cs_manage), 0, 0, &cpl), 0);
+		CHECK_EQ_U64(cpl.xfer_len, 0);
+		memset(&cpl, 0x5a, sizeof(cpl));
+		CHECK_EQ_U64(cs_exec(dev, ISP_CS_PROG_MANAGE, rsid,
+				     (uint32_t)sizeof(struct isp_wire_cs_manage), 0, 4, &cpl), 0);
+		CHECK_EQ_U64(cpl.xfer_len, 0);
+	}
 	CHECK_EQ_U64(manage(dev, rsid, ISP_OP_REIS_DB_DELETE, 11, 0, 0, NULL, 0, 0), 0);
 	t_db_free(&db);
 

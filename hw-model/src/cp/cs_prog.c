@@ -584,6 +584,9 @@ uint16_t cs_cmd_exec(struct isp_ctx *ctx, const struct isp_cmd *cmd, void *data,
 				      "controller DRAM budget exhausted");
 		}
 	}
+	/* the vendor handlers count their C2H bytes; Execute Program moves
+	 * none to the host (its output is in range 1) */
+	cpl->xfer_len = 0;
 	pthread_mutex_lock(&cs->lock);
 	cs->prog_users[pind]--;
 	cs_mrs_put(cs, m);
