@@ -1508,9 +1508,13 @@ static void fz_cs_step(struct fz_state *st, struct fz_src *s, int sel)
 		/* the program table and the effects of a random opcode */
 		k = fz_u8(s);
 		i = 4 * (uint32_t)(fz_u8(s) % 96);
-		r0 = (uint16_t)(isp_dev_log_page(st->dev, ISP_LID_CS_PROGRAMS, id, 4 * (k % 100), i) ==
-				(int)(i >= 320 ? -22 : 4 * (k % 100) < 320 - i ? 4 * (k % 100) :
-				      320 - i));
+		{
+			/* 5 descriptors of 64 bytes: what is left from @i, or -EINVAL */
+			uint32_t want = 4u * (k % 100u), left = i < 320u ? 320u - i : 0u;
+			int exp = i >= 320u ? -22 : (int)(want < left ? want : left);
+
+			r0 = isp_dev_log_page(st->dev, ISP_LID_CS_PROGRAMS, id, want, i) == exp;
+		}
 		if (!r0)
 			FZ_FAIL("CS programs log page: %u bytes at %u", 4 * (k % 100), i);
 		if (isp_dev_cs_effects(csi, fz_u8(s) % 2, fz_u8(s)) & ~3u)
