@@ -55,9 +55,12 @@ die() { echo "qemu-fuzz: error: $*" >&2; exit 1; }
 fuzz_env() {
     QEMU_FUZZ_ARGS="-machine pc -nodefaults -L /usr/share/seabios -L /usr/share/qemu"
     QEMU_FUZZ_ARGS="$QEMU_FUZZ_ARGS -drive driver=null-co,read-zeroes=on,size=16M,if=none,id=d0"
-    # fuzz.c splits the line with wordexp(3), which refuses a bare ';'
+    # fuzz.c splits the line with wordexp(3), which refuses a bare ';':
+    # the quotes are for it, literal here
+    # shellcheck disable=SC2089
     QEMU_FUZZ_ARGS="$QEMU_FUZZ_ARGS -device 'nvme,serial=fuzz,addr=04.0,drive=d0,isp=on,isp-cs=on,isp-preset=recflash-tlc,isp-params=host_mem=192m;;dram_bytes=24m;;blocks_per_plane=64;;slc_blocks=48'"
     QEMU_FUZZ_OBJECTS="nvme"
+    # shellcheck disable=SC2090
     export QEMU_FUZZ_ARGS QEMU_FUZZ_OBJECTS
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
     export ASAN_OPTIONS
@@ -148,7 +151,9 @@ run() {
     else
         limit="-max_total_time=$QEMU_FUZZ_TIME"
     fi
-    before=$(ls "$WORK/crashes" | wc -l)
+    # libFuzzer also writes slow-unit-* there (inputs over 10 s): not
+    # failures; crash-, leak-, timeout- and oom- ones are
+    before=$(find "$WORK/crashes" -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' | wc -l)
     log "fuzzing ($limit, nice $QEMU_FUZZ_NICE, log $WORK/run.log); load: $(cut -d' ' -f1-3 /proc/loadavg)"
     start=$(date +%s)
     rc=0
@@ -157,7 +162,7 @@ run() {
     secs=$(( $(date +%s) - start ))
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$WORK/run.log" | tail -n 1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$WORK/run.log" | tail -n 1)
-    after=$(ls "$WORK/crashes" | wc -l)
+    after=$(find "$WORK/crashes" -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' | wc -l)
     log "$secs s: ${execs:-?} executions, ${rate:-?} exec/s, corpus $(ls "$WORK/corpus" | wc -l) inputs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
     if [ "$rc" != 0 ] || [ "$after" != "$before" ]; then
         grep -A 30 -m 1 'ERROR: \|==ERROR\|deadly signal' "$WORK/run.log" >&2 || tail -n 30 "$WORK/run.log" >&2
