@@ -22,7 +22,7 @@
 # inside the guest: by PROGRAM, tests/vm/guest/PROGRAM.c, else by
 # test_vm_doc_cmds), long (minutes: make doc-test-long), skip (with
 # reason="..."; not runnable as a test). Keys: expect="ERE" (grep -E on the
-# output, repeatable), timeout=SECONDS (default 300), env="K=V" (repeatable),
+# output, repeatable), timeout=SECONDS (default 300; 5400 for long), env="K=V" (repeatable),
 # input="TEXT" (\n for newlines) sent on stdin once the output matches
 # input-after="ERE".
 set -u
@@ -148,6 +148,9 @@ run_block() { # N FILE LINE LANG MARKER
         skip=$((skip + 1)); echo "SKIP docs/$id: $(get "$1" reason)"; return; }
     [ "$m" = "$mode" ] || return 0
     t=$(get "$1" timeout)
+    # A long block (make bench, make fidelity, make sanitize: tens of
+    # minutes on 2 cores) gets 90 minutes unless its marker says otherwise.
+    [ -n "$t" ] || { [ "$m" = long ] && t=5400 || t=300; }
     dir=$results/docs/$id
     link_tree "$dir"
     cp "$work/$1.body" "$dir/.block.sh"

@@ -123,5 +123,38 @@ grep -q "^docs-host: 3 passed, 2 failed, 1 skipped" "$tmp/out" || fail "counts: 
     fail "vm mode: $(cat "$tmp/out")"
 grep -q "^PASS docs/good-30 " "$tmp/out" && grep -q "^docs-vm: 1 passed, 0 failed" "$tmp/out" ||
     fail "vm mode ran: $(cat "$tmp/out")"
+# The limit each block gets: a stub `timeout` first on PATH records it. A
+# long block (make bench, make fidelity: tens of minutes) defaults to
+# 5400 s, a host block to 300 s, a marker's timeout= wins.
+mkdir -p "$tmp/stub"
+cat >"$tmp/stub/timeout" <<'STUB'
+#!/bin/sh
+echo "limit $3"
+shift 3
+exec "$@"
+STUB
+chmod +x "$tmp/stub/timeout"
+cat >"$tmp/lim.md" <<END
+<!-- doc-test: long -->
+${F}sh
+true
+$F
+
+<!-- doc-test: long timeout=60 -->
+${F}sh
+true
+$F
+
+${F}sh
+true
+$F
+END
+PATH="$tmp/stub:$PATH" "$TOP/tests/doc-commands.sh" run long "$tmp/r4" "$tmp/lim.md" >"$tmp/out" 2>&1 ||
+    fail "long mode: $(cat "$tmp/out")"
+grep -q "^limit 5400$" "$tmp/r4/docs/lim-2.log" || fail "a long block's default limit: $(cat "$tmp/r4/docs/lim-2.log")"
+grep -q "^limit 60$" "$tmp/r4/docs/lim-7.log" || fail "a long block's timeout=: $(cat "$tmp/r4/docs/lim-7.log")"
+PATH="$tmp/stub:$PATH" "$TOP/tests/doc-commands.sh" run host "$tmp/r5" "$tmp/lim.md" >"$tmp/out" 2>&1 ||
+    fail "host mode: $(cat "$tmp/out")"
+grep -q "^limit 300$" "$tmp/r5/docs/lim-11.log" || fail "a host block's default limit: $(cat "$tmp/r5/docs/lim-11.log")"
 [ "$fails" = 0 ] || exit 1
 echo "doc-commands: lint and run behave"
