@@ -125,6 +125,7 @@ static void store_cases(struct fs_config *cfg, struct fio *io)
 		/* the image's pages come back with the reopen */
 		fs_close(fs);
 		REQUIRE(fs_open(cfg, &fs, err, sizeof(err)) == 0);
+		g = fs_geom(fs);	/* the closed store's geometry is gone */
 		check_blocks(fs, 0, g->blocks_per_plane);
 		CHECK_EQ_U64(top_of(fs, first + 2), fg_block_pages(fs_geom(fs), first + 2));
 	}
