@@ -318,17 +318,17 @@ uint16_t rf_sls(struct rf_eng *e, struct isp_ctx *ctx, uint32_t ticket,
 		goto out;
 	}
 
-	ret = rf_sls_plan(e, &s);
-	blob = ret ? NULL : malloc(rbytes);
+	ret = rf_sls_plan(e, ctx, &s);
 	if (ret == -EIO) {
 		st = isp_fail(cpl, ISP_SC_INTERNAL, "mapping points outside the table");
 		goto out;
 	}
-	if (!blob) {
-		st = isp_fail(cpl, ISP_SC_INTERNAL, "out of memory");
-		goto out;
+	if (!ret) {
+		blob = malloc(rbytes);
+		ret = blob ? 0 : -ENOMEM;
 	}
-	ret = rf_sls_rows(e, ctx, &s);
+	if (!ret)
+		ret = rf_sls_rows(e, ctx, &s);
 	if (!ret)
 		ret = rf_sls_time(e, ctx, &s, len);
 	if (ret == -ENOMEM) {

@@ -45,7 +45,9 @@ static int rf_spage_cmp(const void *x, const void *y)
 }
 
 /* Stable LSD radix sort of 0..n-1 by @slot: @ord gets the order. */
-static void rf_sort_by_slot(const uint32_t *slot, uint32_t n, uint32_t *ord, uint32_t *tmp)
+/* -ECANCELED when @ctx is stopped between two passes. */
+static int rf_sort_by_slot(const struct isp_ctx *ctx, const uint32_t *slot, uint32_t n,
+			   uint32_t *ord, uint32_t *tmp)
 {
 	uint32_t cnt[256], pass, i, *src = ord, *dst = tmp, *sw;
 
@@ -54,6 +56,8 @@ static void rf_sort_by_slot(const uint32_t *slot, uint32_t n, uint32_t *ord, uin
 	for (pass = 0; pass < 4; pass++) {
 		uint32_t sh = pass * 8, sum = 0, c;
 
+		if (isp_ctx_cancelled(ctx))
+			return -ECANCELED;
 		memset(cnt, 0, sizeof(cnt));
 		for (i = 0; i < n; i++)
 			cnt[(slot[src[i]] >> sh) & 0xff]++;
@@ -72,6 +76,7 @@ static void rf_sort_by_slot(const uint32_t *slot, uint32_t n, uint32_t *ord, uin
 	}
 	if (src != ord)
 		memcpy(ord, src, (size_t)n * sizeof(*ord));
+	return 0;
 }
 
 /*
@@ -258,8 +263,12 @@ int rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, ui
 	return ret;
 }
 
-/* Distinct rows of the batch in slot order, and the pages holding them. */
-int rf_sls_plan(struct rf_eng *e, struct rf_sls_cmd *s)
+/*
+ * Distinct rows of the batch in slot order, and the pages holding them;
+ * -ENOMEM, -EIO (a slot outside the table's area), -ECANCELED (the stop
+ * flag is read between the sort's passes and the plan's steps).
+ */
+int rf_sls_plan(struct rf_eng *e, const struct isp_ctx *ctx, struct rf_sls_cmd *s)
 {
 	const struct rf_table *t = s->t;
 	const struct rf_map *m = s->m;
@@ -281,7 +290,8 @@ int rf_sls_plan(struct rf_eng *e, struct rf_sls_cmd *s)
 		return 0;	/* not reached: rf_sls_parse() wants a row per bag */
 	for (i = 0; i < n; i++)
 		slot[i] = m->a ? m->a[s->idx[i]] : s->idx[i];
-	rf_sort_by_slot(slot, n, ord, tmp);
+	if (rf_sort_by_slot(ctx, slot, n, ord, tmp) || isp_ctx_cancelled(ctx))
+		return -ECANCELED;
 	for (i = 0; i < n; i++) {
 		uint32_t sl = slot[ord[i]];
 
