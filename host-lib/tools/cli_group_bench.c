@@ -529,10 +529,12 @@ static int gb_sched_rf(struct ctx *c, const struct gb_args *a, struct gb_data *d
  * The analytic what-if: a drive's modeled batch time as a + b * (entries it
  * holds), fitted on the sweep's two smallest groups, predicts groups holding
  * @a->what_if entries (brute force: the scan grows with the entries, the
- * rescoring of m candidates does not).
+ * rescoring of m candidates does not). -EINVAL when the fit has no positive
+ * slope: at a small --n the fixed costs of a batch hide the scan, and the
+ * line would predict negative rates.
  */
-static void gb_what_if(struct ctx *c, const struct gb_args *a, const struct gb_row *rw,
-		       unsigned n)
+static int gb_what_if(struct ctx *c, const struct gb_args *a, const struct gb_row *rw,
+		      unsigned n)
 {
 	static const unsigned ds[] = { 1, 2, 4, 8, 16, 36, 64 };
 	const struct gb_row *p = NULL, *q = NULL;
@@ -550,12 +552,19 @@ static void gb_what_if(struct ctx *c, const struct gb_args *a, const struct gb_r
 			q = &rw[i];
 	if (!q) {
 		cli_err("group bench: --what-if needs two member counts in --members");
-		return;
+		return -EINVAL;
 	}
 	n1 = (double)a->n / p->m;
 	n2 = (double)a->n / q->m;
 	b = (p->model_ns - q->model_ns) / (n1 - n2);
 	a0 = p->model_ns - b * n1;
+	if (!(b > 0)) {
+		cli_err("group bench: --what-if: the modeled batch time does not grow with the "
+			"entries a drive holds (%.1f us at %.0f entries a drive, %.1f us at %.0f): "
+			"the batch's fixed costs hide the scan; a larger --n fits the line",
+			p->model_ns / 1e3, n1, q->model_ns / 1e3, n2);
+		return -EINVAL;
+	}
 	memset(&io, 0, sizeof(io));
 	io.preset = a->preset;
 	if (!reis_open_inproc(&io, &dev)) {
@@ -587,6 +596,7 @@ static void gb_what_if(struct ctx *c, const struct gb_args *a, const struct gb_r
 	}
 	if (c->json)
 		j_arr_end();
+	return 0;
 }
 
 int grp_bench(struct ctx *c, int argc, char **argv)
@@ -608,8 +618,9 @@ int grp_bench(struct ctx *c, int argc, char **argv)
 			j_obj(NULL);
 		gb_print_rows(c, &a, rows, a.nmembers);
 		if (a.what_if)
-			gb_what_if(c, &a, rows, a.nmembers);
-		ret = gb_sched(c, &a, &d, a.members[a.nmembers - 1]);
+			ret = gb_what_if(c, &a, rows, a.nmembers);
+		if (!ret)
+			ret = gb_sched(c, &a, &d, a.members[a.nmembers - 1]);
 		if (!ret)
 			ret = gb_sched_rf(c, &a, &d, a.members[a.nmembers - 1]);
 		if (!ret && a.plot) {

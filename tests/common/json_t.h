@@ -14,7 +14,7 @@
 
 struct jv {
 	char path[128];
-	char val[128];	/* strings unquoted, others as written */
+	char val[512];	/* strings unquoted, others as written: whole messages */
 };
 
 struct jp {
@@ -121,7 +121,7 @@ static inline int parse_value(struct jp *p, const char *path, int depth)
 	}
 	b = p->s;
 	if (*p->s == '"') {
-		char s[128];
+		char s[sizeof(((struct jv *)0)->val)];
 
 		if (parse_string(p, s, sizeof(s)))
 			return -1;
