@@ -13,6 +13,7 @@
  * virtual clock of the drive: a command is submitted at the virtual time,
  * due after its modeled time, and reaping it moves the clock forward
  * instead of sleeping (delay-mode timing for benchmarks, without the wait).
+ * Admin commands (the standard path's set-up) run on the same clock.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -358,6 +359,16 @@ static void inproc_close(struct reis_dev *dev)
 	dev->be = NULL;
 }
 
+/* The virtual clock moves forward to @due, never back. */
+static void inproc_vclock_to(struct inproc_drive *drv, uint64_t due)
+{
+	uint64_t v = __atomic_load_n(&drv->vnow, __ATOMIC_ACQUIRE);
+
+	while (v < due && !__atomic_compare_exchange_n(&drv->vnow, &v, due, 0, __ATOMIC_ACQ_REL,
+						       __ATOMIC_ACQUIRE))
+		;
+}
+
 static int inproc_submit(struct reis_dev *dev, struct reis_req *req)
 {
 	struct inproc *ip = dev->be;
@@ -427,15 +438,8 @@ static int inproc_reap(struct reis_dev *dev, unsigned min, unsigned max,
 		unsigned i, got = inproc_collect(ip, now, max - n, out + n, &next_due);
 
 		/* Virtual clock: what completes moves it to its due time. */
-		for (i = 0; vclock && i < got; i++) {
-			uint64_t due = out[n + i]->priv.due_ns;
-			uint64_t v = __atomic_load_n(&ip->drv->vnow, __ATOMIC_ACQUIRE);
-
-			while (v < due && !__atomic_compare_exchange_n(&ip->drv->vnow, &v, due,
-								       0, __ATOMIC_ACQ_REL,
-								       __ATOMIC_ACQUIRE))
-				;
-		}
+		for (i = 0; vclock && i < got; i++)
+			inproc_vclock_to(ip->drv, out[n + i]->priv.due_ns);
 		n += got;
 		if (n >= min || n >= max)
 			break;
@@ -526,13 +530,23 @@ static int inproc_admin(struct reis_dev *dev, const struct reis_cmd *cmd, void *
 	c.cdw13 = cmd->cdw13;
 	c.cdw14 = cmd->cdw14;
 	c.cdw15 = cmd->cdw15;
-	c.submit_ns = reis__now_ns();
+	/* On the clock the I/O commands use. The model starts a command at
+	 * no earlier time than one it already started (ft_cmd_begin()): an
+	 * admin command stamped with the wall time, ahead of the virtual
+	 * clock by however long the host took, made the I/O commands after it
+	 * start at one instant and queue behind each other. */
+	c.submit_ns = ip->drv->vclock ? __atomic_load_n(&ip->drv->vnow, __ATOMIC_ACQUIRE) :
+					reis__now_ns();
 	c.cid = (uint16_t)__atomic_add_fetch(&ip->drv->next_cid, 1, __ATOMIC_RELAXED);
+	memset(&cpl, 0, sizeof(cpl));
 	st = isp_dev_check(isp, &c, &cpl);
 	if (!st && isp_dev_cmd_len(isp, &c) > len)
 		return -EINVAL;
 	if (!st)
 		st = isp_dev_exec(isp, &c, data, (size_t)isp_dev_cmd_len(isp, &c), &cpl);
+	/* answered at once, so completed: the virtual clock is at its due time */
+	if (ip->drv->vclock)
+		inproc_vclock_to(ip->drv, c.submit_ns + cpl.model_ns);
 	out->status = st;
 	out->result = cpl.result;
 	return 0;
