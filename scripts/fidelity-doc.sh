@@ -254,6 +254,33 @@ causes below is this run's (2026-12-02); the bullets after "Before
 those runs' numbers: they explain mechanisms that still hold, not this
 page's values.
 
+- **REIS Fig. 9, DF over No-OPT** (SSD1 2.58x / 3.20x against 4.7x /
+  5.1x, SSD2 2.51x / 3.10x against 5.7x / 6.5x; checked against every
+  sentence of REIS 4.3.2-4.3.3, 5 and 6.3 on 2026-12-05, timing-model.md
+  §6.2 "DF held against the paper": none is contradicted). DF skips no
+  page read: the dies still sense, XOR and count every probed page, and
+  only the passing entries cross the channel and enter the quickselect
+  (4.3.3). A No-OPT round (no PL, rounds in series) on SSD1 moves 32 pages
+  x 128 entries x 138 B per channel, 471 us at 1.2 GB/s, and selects over
+  32,768 entries, 175 us, against 22.5 us of sensing: X = 646 us of work DF
+  scales by its pass rate p; on SSD2 283 + 350 = 633 us. So G = (tR + X) /
+  (tR + p X), and the paper's 4.7x / 5.1x (SSD1) need p = 18.5 % / 16.8 %,
+  its 5.7x / 6.5x (SSD2) 14.6 % / 12.4 %. The one threshold (4.3.3, A27)
+  passes 56 % to 38 % of the probed entries at the rows' wiki_full points
+  (nprobe 16-256 of 65,536 lists, f = 0.024-0.39 %); it passes 12-19 %
+  only at f = 2.6-5 %, nprobe 1700-3300. The rows' nprobe is unsourced
+  (A33, swept since 2026-12-05): at x16 (nprobe 256-4096) SSD1 gives 4.07x
+  / 6.18x and SSD2 3.69x / 5.23x (three of the four within 25 %). Second,
+  one threshold gives one p on both drives, and then SSD2's gain exceeds
+  SSD1's by the paper's (5.7 - 1) / (4.7 - 1) = 1.27 (maxima 1.34) only if
+  SSD2's filtered work per round X2 > 1.27 X1: the quickselect (2 x the
+  entries per round on SSD2, the same core) must outweigh the channel (0.6
+  x the time per round), i.e. 20 cycles an entry or more against A13's 8,
+  or entries of 56 B or less where 4.3.2 sends 138 (EMB, DIST, RADR,
+  DADR). The model's X2 / X1 is 0.98, so at any one p its SSD2 gain is 0.82-0.94
+  of SSD1's (`bench_fidelity -f 0.01` to `-f 0.3`); a flat 23 % puts all
+  four rows within 25 % with that order still reversed (not adopted: a
+  rate picked for these rows, and the threshold's share falls with f).
 - **REIS 6.4, REIS over ICE-ESP with IVF at recall 0.90** (4.26x / 4.51x
   against 2.08x / 2.29x; brute force 4.00x / 4.00x against 3.85x / 3.92x,
   inside). ICE-ESP's entries are 4 x REIS's bytes (4-bit values, no ECC

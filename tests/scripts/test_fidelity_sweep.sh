@@ -13,7 +13,7 @@
 #   4. -r changes Fig. 7, 9 and 6.3.1 only (Table 4 and Eq. 1-2 stay);
 #   5. the ICE comparison rows and the rows with no model value;
 #   6. bad options are refused with exit 2.
-# Root-free, no VM, about 30 s. Exit 0 pass, 1 fail, 77 skip.
+# Root-free, no VM, about 100 s (A33's x16 end is two 30 s runs). Exit 0 pass, 1 fail, 77 skip.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
@@ -28,7 +28,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # One run of the whole sweep with a 4-point hypercube (its one-at-a-time
 # part is -S1's) keeps the test's CPU time down on a shared machine.
-"$bench" -S -L 4 -I A27,A32,A31,6.2 > "$tmp/sweep.md" || fail "-S -L 4 exited $?"
+"$bench" -S -L 4 -I A27,A32,A31,6.2,A33 > "$tmp/sweep.md" || fail "-S -L 4 exited $?"
 # rows NAME ARGS...: the REIS rows' "series,verdict,independent" of a plain run.
 rows() {
 	name=$1
@@ -74,6 +74,13 @@ check A32 90.0 tlc90 -p "t_read_tlc=90us"
 check A31 41.5 w41 -w 41.5
 check 6.2 2 one -r one
 check 6.2 1 overlap -r overlap
+# A33, the recall points' nprobe (one at a time only): its x16 end is -n 16,
+# and the rows' settings say so.
+check A33 16.0 np16 -n 16
+grep -q '^"REIS Fig. 9",.*nprobe (16-256) x 16 (A33)' "$tmp/np16.csv" ||
+	fail "-n 16: Fig. 9's settings do not name A33's scale"
+grep -q '^A Latin hypercube of 4 points over 15 inputs at once (A33 held published' "$tmp/sweep.md" ||
+	fail "the hypercube does not hold A33 out"
 
 # 2. the per-row table: each REIS row with the plain run's numbers.
 nr=$(grep -c '' "$tmp/pub.v")
@@ -117,7 +124,7 @@ n=$(grep -c '^"REIS Fig. 8",.*"not modeled: ' "$tmp/pub.csv")
 
 # 6. bad options.
 for bad in "-r bad" "-r" "-S -f 0.1" "-S -F" "-S1 -r one" "-S -p core_mhz=750" "-S -v" "-x" \
-	"-w 0" "-w x" "-S -w 41.5" "-S -L 0" "-S -L 2000" "-I A27"; do
+	"-w 0" "-w x" "-S -w 41.5" "-n 0" "-n x" "-S -n 2" "-S -L 0" "-S -L 2000" "-I A27"; do
 	# shellcheck disable=SC2086
 	"$bench" $bad > /dev/null 2>&1
 	[ $? -eq 2 ] || fail "bench_fidelity $bad: want exit 2"
