@@ -844,6 +844,7 @@ cat <<'EOF'
     build/examples/bench_fidelity -S   # the REIS rows over the unsourced inputs (a few minutes; -L N points, -S1 alone)
     build/examples/bench_fidelity -r one   # Fig. 7, 9, 6.3.1 with one query at a time (-r overlap, -r floor)
     build/examples/bench_fidelity -w 41.5  # wiki_full at 41.5 M passages (-f 0.01: DF at 1 %, -F: A27's high end)
+    build/examples/bench_fidelity -n 16    # the recall points' nprobe x 16 (A33; about 30 s)
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --media tlc
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --trace recssd
     build/examples/bench_rf_embedding --rows 1000000 --tables 2 --batches 5 --trace drift

@@ -9,20 +9,22 @@
  *  1. RecFlash Eq. 1-2 (Table I, recflash-slc) through the timing engine;
  *  2. REIS analytic mode (docs/timing-model.md §4) at the paper's scale on
  *     reis-ssd1 and reis-ssd2: IVF over 1024-bit codes with INT8 rerank,
- *     DF keeping 1 %, nprobe 16..256 standing for the paper's
- *     Recall@10 sweep 0.90..0.98, three datasets (NQ, HotpotQA, wiki_full)
+ *     DF passing A27's p(nprobe / nlist), nprobe 16..256 (x A33's scale,
+ *     -n) standing for the paper's Recall@10 sweep 0.90..0.98, three
+ *     datasets (NQ, HotpotQA, wiki_full)
  *     - Fig. 9 (DF, PL, MPIBC on wiki_full), SSD2 over SSD1 (Fig. 7),
  *     REIS-ASIC (6.3.1), CPU-Real and No-I/O (Fig. 7, Table 3 host model),
  *     Table 4's retrieval share and end-to-end gain;
  *  3. each row: figure, series, paper, model, ratio = model / paper,
  *     within_25pct, settings.
  *
- * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS] [-F] [-r RULE]
+ * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS] [-F] [-n SCALE] [-r RULE]
  *        (a few seconds; prints CSV with a header; -v adds every estimated
  *        point on stderr; -p overrides preset values on both REIS SSDs and
  *        -f the IVF rows' DF pass rate, -F the pass rate of REIS 4.3.3's 1 %
  *        threshold inside the probed clusters, p(nprobe / nlist) as measured
- *        on the corpus (docs/timing-model.md A27), -r what a query of Fig. 7,
+ *        on the corpus (docs/timing-model.md A27), -n the recall points'
+ *        nprobe x SCALE (A33), -r what a query of Fig. 7,
  *        9 and 6.3.1 costs (stream, one, floor), for sensitivity checks: the
  *        published rows use the presets as they are, 1 % and the stream)
  *        bench_fidelity -S | -S1
