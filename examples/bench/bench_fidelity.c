@@ -9,20 +9,22 @@
  *  1. RecFlash Eq. 1-2 (Table I, recflash-slc) through the timing engine;
  *  2. REIS analytic mode (docs/timing-model.md §4) at the paper's scale on
  *     reis-ssd1 and reis-ssd2: IVF over 1024-bit codes with INT8 rerank,
- *     DF keeping 1 %, nprobe 16..256 standing for the paper's
- *     Recall@10 sweep 0.90..0.98, three datasets (NQ, HotpotQA, wiki_full)
+ *     DF passing A27's p(nprobe / nlist), nprobe 16..256 (x A33's scale,
+ *     -n) standing for the paper's Recall@10 sweep 0.90..0.98, three
+ *     datasets (NQ, HotpotQA, wiki_full)
  *     - Fig. 9 (DF, PL, MPIBC on wiki_full), SSD2 over SSD1 (Fig. 7),
  *     REIS-ASIC (6.3.1), CPU-Real and No-I/O (Fig. 7, Table 3 host model),
  *     Table 4's retrieval share and end-to-end gain;
  *  3. each row: figure, series, paper, model, ratio = model / paper,
  *     within_25pct, settings.
  *
- * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS] [-F] [-r RULE]
+ * Usage: bench_fidelity [-v] [-p "k=v;..."] [-f PASS] [-F] [-n SCALE] [-r RULE]
  *        (a few seconds; prints CSV with a header; -v adds every estimated
  *        point on stderr; -p overrides preset values on both REIS SSDs and
  *        -f the IVF rows' DF pass rate, -F the pass rate of REIS 4.3.3's 1 %
  *        threshold inside the probed clusters, p(nprobe / nlist) as measured
- *        on the corpus (docs/timing-model.md A27), -r what a query of Fig. 7,
+ *        on the corpus (docs/timing-model.md A27), -n the recall points'
+ *        nprobe x SCALE (A33), -r what a query of Fig. 7,
  *        9 and 6.3.1 costs (stream, one, floor), for sensitivity checks: the
  *        published rows use the presets as they are, 1 % and the stream)
  *        bench_fidelity -S | -S1
@@ -115,7 +117,31 @@ static struct knobs {
 	double doc_bytes;	/* C8: document bytes per passage */
 	double wiki_q;		/* C10: wiki_full's query set */
 	double df_u;		/* A27: < 0 the low end; else 1 % .. high end in log */
-} kn = { 1, 1, 3, 1, 1, 1, 60, 7000, 1, 1, 9e9 / 41.5e6, 1000, -1 };
+	double np_x;		/* A33: the recall points' nprobe, x 16..256 */
+} kn = { 1, 1, 3, 1, 1, 1, 60, 7000, 1, 1, 9e9 / 41.5e6, 1000, -1, 1 };
+
+/*
+ * The nprobe of recall point @j on a dataset of @nlist lists: 16..256 for
+ * Recall@10 0.90..0.98, times A33's scale (-n, the sweep), at most nlist.
+ * The paper states no nprobe (docs/timing-model.md A33).
+ */
+static uint32_t nprobe_at(unsigned j, uint32_t nlist)
+{
+	double v = nprobes[j] * kn.np_x;
+
+	return v >= nlist ? nlist : v < 1 ? 1 : (uint32_t)lround(v);
+}
+
+/* The recall points' nprobe for the rows' settings. */
+static const char *np_text(void)
+{
+	static char b[48];
+
+	if (kn.np_x == 1)
+		return "nprobe 16-256";
+	snprintf(b, sizeof(b), "nprobe (16-256) x %g (A33)", kn.np_x);
+	return b;
+}
 
 /* @preset with the knobs, then -p's overrides. */
 static int load_params(const char *preset, struct fp_params *p)
@@ -634,8 +660,8 @@ static void ice_rows(const struct point (*pt)[NDATA][NPROBES])
 				unsigned np = j ? NPROBES - 1 : 0;
 				double t = (double)pt[s][d][np].ns[ALL];
 
-				r[s][0][j] += ice_ivf_ns(ssd[s], &dsets[d], nprobes[np], 0) / t / NDATA;
-				r[s][1][j] += ice_ivf_ns(ssd[s], &dsets[d], nprobes[np], 1) / t / NDATA;
+				r[s][0][j] += ice_ivf_ns(ssd[s], &dsets[d], nprobe_at(np, dsets[d].nlist), 0) / t / NDATA;
+				r[s][1][j] += ice_ivf_ns(ssd[s], &dsets[d], nprobe_at(np, dsets[d].nlist), 1) / t / NDATA;
 			}
 		}
 		esp_bf[s] = pow(esp_bf[s], 1.0 / NDATA);
@@ -651,15 +677,15 @@ static void ice_rows(const struct point (*pt)[NDATA][NPROBES])
 			 ssd[s]);
 		row("REIS 6.4", series, M_FACTOR, 1, p_esp_bf[s], esp_bf[s], set);
 		snprintf(set, sizeof(set), "%s IVF, NQ/HotpotQA/wiki_full average, nprobe 16 (0.90) / "
-			 "256 (0.98); ICE-ESP one query at a time (sensing-bound), REIS the stream rule",
-			 ssd[s]);
+			 "256 (0.98); ICE-ESP one query at a time (sensing-bound), REIS the stream rule%s",
+			 ssd[s], kn.np_x == 1 ? "" : " (A33: nprobe x -n)");
 		snprintf(series, sizeof(series), "REIS over ICE-ESP, IVF at 0.90 (x), %s", ssd[s]);
 		row("REIS 6.4", series, M_FACTOR, 1, p_esp90[s], r[s][0][0], set);
 		snprintf(series, sizeof(series), "REIS over ICE-ESP, IVF at 0.98 (x), %s", ssd[s]);
 		row("REIS 6.4", series, M_FACTOR, 1, p_esp98[s], r[s][0][1], set);
 		snprintf(set, sizeof(set), "%s IVF, NQ/HotpotQA/wiki_full average, nprobe 16 (0.90) / "
-			 "256 (0.98); ICE: 32x REIS's bytes, one query at a time, REIS the stream rule",
-			 ssd[s]);
+			 "256 (0.98); ICE: 32x REIS's bytes, one query at a time, REIS the stream rule%s",
+			 ssd[s], kn.np_x == 1 ? "" : " (A33: nprobe x -n)");
 		snprintf(series, sizeof(series), "REIS over ICE, IVF at 0.90, abstract (x), %s", ssd[s]);
 		row("REIS abstract", series, M_FACTOR, 1, p_abs90[s], r[s][1][0], set);
 		snprintf(series, sizeof(series), "REIS over ICE, IVF at 0.98, abstract (x), %s", ssd[s]);
@@ -747,9 +773,9 @@ static void reis_rows(int verbose)
 			for (j = 0; j < NPROBES; j++) {
 				const struct point *q = &pt[s][d][j];
 
-				estimate(ssd[s], &dsets[d], nprobes[j], &pt[s][d][j]);
+				estimate(ssd[s], &dsets[d], nprobe_at(j, dsets[d].nlist), &pt[s][d][j]);
 				if (verbose)
-					verbose_point(ssd[s], &dsets[d], nprobes[j], q);
+					verbose_point(ssd[s], &dsets[d], nprobe_at(j, dsets[d].nlist), q);
 			}
 	for (s = 0; s < 2; s++) {
 		double df_sum = 0, df_max = 0, mp_sum = 0, lo = 1e30, hi = 0;
@@ -765,8 +791,8 @@ static void reis_rows(int verbose)
 			mp_sum += 100.0 * ((double)q->ns[DFPL] / (double)q->ns[ALL] - 1);
 		}
 		snprintf(set, sizeof(set), "%s, wiki_full %.1f M x 1024 b, IVF %u, "
-			 "nprobe 16-256, DF pass %s, %s, analytic", ssd[s],
-			 dsets[NDATA - 1].n / 1e6, dsets[NDATA - 1].nlist, pass_text(), rule_text[rule]);
+			 "%s, DF pass %s, %s, analytic", ssd[s], dsets[NDATA - 1].n / 1e6,
+			 dsets[NDATA - 1].nlist, np_text(), pass_text(), rule_text[rule]);
 		snprintf(series, sizeof(series), "DF over No-OPT, average (x), %s", ssd[s]);
 		row("REIS Fig. 9", series, M_FACTOR, 1, p_df_avg[s], df_sum / NPROBES, set);
 		snprintf(series, sizeof(series), "DF over No-OPT, max (x), %s", ssd[s]);
@@ -783,9 +809,9 @@ static void reis_rows(int verbose)
 				if (a > hi)
 					hi = a;
 			}
-		snprintf(set, sizeof(set), "%s, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, "
+		snprintf(set, sizeof(set), "%s, NQ/HotpotQA/wiki_full, IVF, %s, "
 			 "ASIC: every page read whole (data + spare) to the controller, no IBC, free "
-			 "compute, same calendars as REIS, %s", ssd[s], rule_text[rule]);
+			 "compute, same calendars as REIS, %s", ssd[s], np_text(), rule_text[rule]);
 		snprintf(series, sizeof(series), "REIS-ASIC slowdown, min (x), %s", ssd[s]);
 		row("REIS 6.3.1", series, M_FACTOR, 1, p_asic_lo[s], lo, set);
 		snprintf(series, sizeof(series), "REIS-ASIC slowdown, max (x), %s", ssd[s]);
@@ -816,13 +842,13 @@ static void reis_rows(int verbose)
 			}
 			n++;
 		}
-	snprintf(set, sizeof(set), "NQ/HotpotQA/wiki_full, IVF, nprobe 16-256, %s, "
-		 "DF+PL+MPIBC, analytic", rule_text[rule]);
+	snprintf(set, sizeof(set), "NQ/HotpotQA/wiki_full, IVF, %s, %s, "
+		 "DF+PL+MPIBC, analytic", np_text(), rule_text[rule]);
 	row("REIS Fig. 7", "SSD2 over SSD1, average (x)", M_FACTOR, 1, 2.6, r21_sum / n, set);
 	row("REIS Fig. 7", "SSD2 over SSD1, max (x)", M_FACTOR, 1, 3.2, r21_max, set);
-	snprintf(set, sizeof(set), "both SSDs, NQ/HotpotQA/wiki_full, IVF, nprobe 16-256; "
+	snprintf(set, sizeof(set), "both SSDs, NQ/HotpotQA/wiki_full, IVF, %s; "
 		 "CPU-Real: Table 3 host model (C1-C10), one query at a time on one core, "
-		 "index and documents loaded once per query set at the drive's rate");
+		 "index and documents loaded once per query set at the drive's rate", np_text());
 	row("REIS Fig. 7", "REIS over CPU-Real, average (x)", M_FACTOR, 1, 13, cpu_sum / (2 * n), set);
 	row("REIS Fig. 7", "REIS over CPU-Real, max (x)", M_FACTOR, 1, 112, cpu_max, set);
 	row("REIS Fig. 7", "REIS over No-I/O, average (x)", M_FACTOR, 1, 1.8, noio_sum / (2 * n), set);
@@ -959,39 +985,46 @@ static const struct sw_input {
 	double pub, lo, hi;
 	int scale;			/* SW_LIN, SW_LOG; SW_LEVELS: integer levels lo..hi */
 	double *at;			/* the knob it sets (NULL: a special below) */
+	int one_only;			/* one at a time only, held published in the
+					 * hypercube (its cost grows with it) */
 } sw_inputs[] = {
 	{ "A6 x A13", "REIS core speed (x 1.5 GHz at 1 cycle / INT8 dim)",
 	  "0.5-2 cycles per dimension on a Cortex-R8 (dual-issue SMLAD to scalar)",
-	  1, 0.5, 2, SW_LOG, &kn.core_x },
+	  1, 0.5, 2, SW_LOG, &kn.core_x, 0 },
 	{ "A8", "controller DRAM rate (x the channels' aggregate)",
-	  "half to twice 9.6 / 32 GB/s (DDR4 x32 to DDR5 x64)", 1, 0.5, 2, SW_LOG, &kn.dram_x },
+	  "half to twice 9.6 / 32 GB/s (DDR4 x32 to DDR5 x64)", 1, 0.5, 2, SW_LOG, &kn.dram_x, 0 },
 	{ "A11", "tDCBSYR, cache-read busy (us)", "1-5 us, NAND datasheets", 3, 1, 5, SW_LIN,
-	  &kn.cache_busy_us },
+	  &kn.cache_busy_us, 0 },
 	{ "A12", "in-die XOR / fail-bit count / compare (x 30 / 20 / 5 ns)",
-	  "latch-operation orders of magnitude", 1, 0.5, 4, SW_LOG, &kn.indie_x },
-	{ "A14", "firmware command path (us)", "0.5-5 us", 1, 0.5, 5, SW_LOG, &kn.ctrl_us },
+	  "latch-operation orders of magnitude", 1, 0.5, 4, SW_LOG, &kn.indie_x, 0 },
+	{ "A14", "firmware command path (us)", "0.5-5 us", 1, 0.5, 5, SW_LOG, &kn.ctrl_us, 0 },
 	{ "A24", "IBC latch fill (x the die's I/O rate)",
 	  "a quarter to 4x: no NAND datasheet gives an in-die copy rate", 1, 0.25, 4, SW_LOG,
-	  &kn.fill_x },
+	  &kn.fill_x, 0 },
 	{ "A32", "INT8 (TLC) region read (us)", "45-90 us, TLC datasheets (RecFlash III: 60)",
-	  60, 45, 90, SW_LIN, &kn.tlc_us },
+	  60, 45, 90, SW_LIN, &kn.tlc_us, 0 },
 	{ "A7", "host link (MB/s)", "PCIe 4.0 x4: 3500 (Gen3-like) to 7880 (raw)", 7000, 3500,
-	  7880, SW_LIN, &kn.link_mbps },
+	  7880, SW_LIN, &kn.link_mbps, 0 },
 	{ "A27", "DF pass inside the probed clusters (0 = 1 %, 1 = A27's high end, in log)",
-	  "1 % (the brute-force share) to the measured high end", -1, 0, 1, SW_LIN, &kn.df_u },
+	  "1 % (the brute-force share) to the measured high end", -1, 0, 1, SW_LIN, &kn.df_u, 0 },
 	{ "A31", "wiki_full passages (M)", "41.5 (its English subset) to 247 (all languages)",
-	  247, 41.5, 247, SW_LOG, NULL },
+	  247, 41.5, 247, SW_LOG, NULL, 0 },
 	{ "C3-C5", "host kernel cycles (x the POPCNT loop)",
 	  "1x to 10.7x (Debian's FAISS without POPCNT, 79 ns per code)", 1, 1, 10.7, SW_LOG,
-	  &kn.host_x },
+	  &kn.host_x, 0 },
 	{ "C6", "host queries at once", "1 (FAISS's one-query path) to 128 (a core each)", 1, 1,
-	  128, SW_LOG, &kn.streams },
+	  128, SW_LOG, &kn.streams, 0 },
 	{ "C8", "document bytes per passage", "100-2000 B (wiki_en's 217 B)", 9e9 / 41.5e6, 100,
-	  2000, SW_LOG, &kn.doc_bytes },
+	  2000, SW_LOG, &kn.doc_bytes, 0 },
 	{ "C10", "wiki_full queries", "100-10000 (no query set exists)", 1000, 100, 10000,
-	  SW_LOG, &kn.wiki_q },
+	  SW_LOG, &kn.wiki_q, 0 },
 	{ "6.2", "a query's time (0 stream rule, 1 overlapping command, 2 one at a time)",
-	  "the readings of an unstated QPS measurement", 0, 0, 2, SW_LEVELS, NULL },
+	  "the readings of an unstated QPS measurement", 0, 0, 2, SW_LEVELS, NULL, 0 },
+	/* Last, and out of the hypercube: at x16 a run reads 16 x the pages
+	 * (about 20 x the published run's time), so it is moved alone. */
+	{ "A33", "nprobe of the recall points (x 16..256)",
+	  "x1 (published) to x16: the corpus's own recall 0.90 probes 4.7-11 % of its entries",
+	  1, 1, 16, SW_LOG, &kn.np_x, 1 },
 };
 #define NSWI (sizeof(sw_inputs) / sizeof(sw_inputs[0]))
 
@@ -1203,6 +1236,8 @@ static void sweep(unsigned points)
 		/* A Latin hypercube: each input's range cut into @points strata,
 		 * each stratum used once, in an independent random order. */
 		for (i = 0; i < NSWI; i++) {
+			if (sw_inputs[i].one_only)
+				continue;	/* held published: no draws */
 			for (j = 0; j < points; j++)
 				perm[i][j] = j;
 			for (j = points - 1; j > 0; j--) {
@@ -1217,7 +1252,8 @@ static void sweep(unsigned points)
 
 			sw_reset();
 			for (i = 0; i < NSWI; i++)
-				sw_set(i, sw_at_u(i, (perm[i][j] + sw_u01(&seed)) / points));
+				if (!sw_inputs[i].one_only)
+					sw_set(i, sw_at_u(i, (perm[i][j] + sw_u01(&seed)) / points));
 			sw_eval();
 			for (k = 0; k < n; k++)
 				sw_track(&rows[k], k, 1);
@@ -1226,9 +1262,11 @@ static void sweep(unsigned points)
 			if (cnt > best)
 				best = cnt;
 		}
-		printf("\nA Latin hypercube of %u points over all %u inputs at once (seeded; "
-		       "independent rows within 25 %% at a point):\n\n| rows within 25 %% | points |\n"
-		       "|---:|---:|\n", points, (unsigned)NSWI);
+		for (i = 0, k = 0; i < NSWI; i++)
+			k += !sw_inputs[i].one_only;
+		printf("\nA Latin hypercube of %u points over %u inputs at once (A33 held "
+		       "published; seeded; independent rows within 25 %% at a point):\n\n"
+		       "| rows within 25 %% | points |\n|---:|---:|\n", points, k);
 		for (k = 0; k <= n; k++)
 			if (hist[k])
 				printf("| %u | %u |\n", k, hist[k]);
@@ -1292,6 +1330,10 @@ int main(int argc, char **argv)
 				goto usage;
 			dsets[NDATA - 1].n = (uint64_t)(w * 1e6);
 			set_nlists();
+		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+			kn.np_x = strtod(argv[++i], NULL);	/* A33's scale */
+			if (!(kn.np_x >= 0.0625 && kn.np_x <= 256))
+				goto usage;
 		} else if (!strcmp(argv[i], "-F"))
 			df_mode = DF_A27_HI;
 		else if (!strcmp(argv[i], "-S") || !strcmp(argv[i], "-S1"))
@@ -1321,7 +1363,7 @@ int main(int argc, char **argv)
 	if (sw_only && sw < 0)
 		goto usage;
 	if (sw >= 0) {
-		if (verbose || overrides || df_mode != DF_A27 || rule ||
+		if (verbose || overrides || df_mode != DF_A27 || rule || kn.np_x != 1 ||
 		    dsets[NDATA - 1].n != 247000000)
 			goto usage;
 		sweep((unsigned)sw);
@@ -1333,10 +1375,11 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS] [-F] [-w MILLIONS] "
-		"[-r stream|one|floor|overlap] | -S [-L N] | -S1   (-v: every point on stderr; -p: "
+		"[-n SCALE] [-r stream|one|floor|overlap] | -S [-L N] | -S1   (-v: every point on stderr; -p: "
 		"override both REIS presets; -f: a fixed DF pass rate of the IVF rows; -F: A27's "
 		"p(nprobe / nlist) at its high end (default its low end); -w: wiki_full's "
-		"passages in millions (default 247); -r: a query's time in Fig. 7, 9, 6.3.1, "
+		"passages in millions (default 247); -n: the recall points' nprobe "
+		"16..256 times SCALE (A33, default 1); -r: a query's time in Fig. 7, 9, 6.3.1, "
 		"default the stream rule; -S: the REIS rows over the unsourced assumptions, "
 		"markdown, -L N its hypercube points (default 256), -I ID,... one at a time only these "
 		"inputs; -S1: its one-at-a-time part)\n");

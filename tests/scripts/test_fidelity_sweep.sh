@@ -74,6 +74,26 @@ check A32 90.0 tlc90 -p "t_read_tlc=90us"
 check A31 41.5 w41 -w 41.5
 check 6.2 2 one -r one
 check 6.2 1 overlap -r overlap
+# A33, the recall points' nprobe: listed with its range, held out of the
+# hypercube, and -n moves the IVF rows (not Table 4, Eq. 1-2 or brute force)
+# and says so in their settings. Its sweep ends are the knob's code path the
+# lines above check for the others; x16 itself costs ~30 s a run, so the
+# test runs a cheaper scale (x0.5: nprobe 8-128).
+grep -q '^| A33 | nprobe of the recall points (x 16..256) | 1 | 1-16.0 (log) | ' "$tmp/sweep.md" ||
+	fail "the sweep does not list A33 with its range"
+grep -q '^A Latin hypercube of 4 points over 15 inputs at once (A33 held published' "$tmp/sweep.md" ||
+	fail "the hypercube does not hold A33 out"
+rows np05 -n 0.5
+grep -q '^"REIS Fig. 9",.*nprobe (16-256) x 0.5 (A33)' "$tmp/np05.csv" ||
+	fail "-n 0.5: Fig. 9's settings do not name A33's scale"
+model() {	# model FILE: figure, series and model value of the Fig. 9 / 6.3.1 rows
+	awk -F'"' '$2 ~ /^REIS (Fig. 9|6.3.1)$/ { split($5, v, ","); print $2 "|" $4 "|" v[3] }' "$1"
+}
+[ -n "$(model "$tmp/pub.csv")" ] && [ "$(model "$tmp/pub.csv")" != "$(model "$tmp/np05.csv")" ] ||
+	fail "-n 0.5 moved no Fig. 9 / 6.3.1 value"
+grep '^"\(REIS Table 4\|RecFlash Eq\|REIS Fig. 10","REIS over ICE, brute\)' "$tmp/pub.csv" > "$tmp/fix.pub"
+grep '^"\(REIS Table 4\|RecFlash Eq\|REIS Fig. 10","REIS over ICE, brute\)' "$tmp/np05.csv" > "$tmp/fix.np05"
+cmp -s "$tmp/fix.pub" "$tmp/fix.np05" || fail "-n 0.5 moved Table 4, Eq. 1-2 or brute force"
 
 # 2. the per-row table: each REIS row with the plain run's numbers.
 nr=$(grep -c '' "$tmp/pub.v")
@@ -117,7 +137,7 @@ n=$(grep -c '^"REIS Fig. 8",.*"not modeled: ' "$tmp/pub.csv")
 
 # 6. bad options.
 for bad in "-r bad" "-r" "-S -f 0.1" "-S -F" "-S1 -r one" "-S -p core_mhz=750" "-S -v" "-x" \
-	"-w 0" "-w x" "-S -w 41.5" "-S -L 0" "-S -L 2000" "-I A27"; do
+	"-w 0" "-w x" "-S -w 41.5" "-n 0" "-n x" "-S -n 2" "-S -L 0" "-S -L 2000" "-I A27"; do
 	# shellcheck disable=SC2086
 	"$bench" $bad > /dev/null 2>&1
 	[ $? -eq 2 ] || fail "bench_fidelity $bad: want exit 2"
