@@ -166,7 +166,7 @@ else
 		echo "fidelity: RecFlash's unsourced inputs one at a time (TLC)"
 		q="$BUILD/examples/bench_rf_embedding --csv --rows $ROWS --tables $TABLES --no-online --batches 3 --media tlc"
 		: > "$tmp/rfsweep.csv"
-		for v in "W1|per lookup|--params rf_base_rows=0" "W3|batch 4|--batch 4" \
+		for v in "W1|per distinct row|--params rf_base_rows=1" "W3|batch 4|--batch 4" \
 			"W3|batch 64|--batch 64" "W4|100 profile batches|--profile-batches 100" \
 			"W4|1600 profile batches|--profile-batches 1600" "W2|exponent 1.10|--zipf 1.10" \
 			"W2|exponent 1.30|--zipf 1.30" "A23|500 MB/s channel|--params channel_mbps=500" \
@@ -267,7 +267,7 @@ FNR == 1 {
 	mlp = $33 * $34 / (gmacs * 1e6)		# ms per batch
 	e2e = 100 * (1 - ($10 * scale + mlp) / ($9 * scale + mlp))
 	if (!(key in e2emax) || e2e > e2emax[key]) e2emax[key] = e2e
-	set[key] = sprintf("recflash-%s, %s, %d of %d tables x %d rows, batch %d, %d profile batches, %d measured, %s trace, RM-SSD per vector", $2, $3, $31, $32, $4, $33, $5, nb, $1)
+	set[key] = sprintf("recflash-%s, %s, %d of %d tables x %d rows, batch %d, %d profile batches, %d measured, %s trace, RM-SSD per lookup (W1)", $2, $3, $31, $32, $4, $33, $5, nb, $1)
 }
 END {
 	flush()

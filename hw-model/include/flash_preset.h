@@ -114,9 +114,10 @@ struct fp_params {
 	 * (channel_mbps). */
 	uint32_t ibc_fill_mbps;
 
-	/* RecFlash's baselines (docs/timing-model.md W1): 0 a page read per
-	 * lookup, even of a row read before in the command (Fig. 4a); 1 a page
-	 * read per distinct row of the command (the sweep's alternative). */
+	/* RecFlash's baselines (docs/timing-model.md W1): 0 (default) a page
+	 * read per lookup, even of a row read before in the command (Fig. 4a;
+	 * IV-A excludes the DRAM cache, II-B's only reuse of a vector); 1 a
+	 * page read per distinct row of the command (the sweep's alternative). */
 	uint32_t rf_base_rows;
 
 	/* The FTL of ordinary I/O (ftl.h, docs/ftl.md). */

@@ -80,7 +80,7 @@ static void fp_defaults(struct fp_params *p)
 	p->reis_df = 1;				/* REIS 4.3.3: DF on */
 	p->reis_pl = 1;				/* REIS 4.3.4: PL on */
 	p->reis_mpibc = 1;			/* REIS 4.3.4: MPIBC on */
-	p->rf_base_rows = 1;			/* W1: baselines read a command's distinct rows */
+	p->rf_base_rows = 0;			/* W1: baselines read per lookup (IV-A, II-B) */
 
 	p->e_read[ISP_CELL_SLC] = PJ_UJ(7.39);	/* RecFlash Table III: 4 KB SLC */
 	p->e_read[ISP_CELL_MLC] = PJ_UJ(40.0);	/* A15 */
