@@ -198,7 +198,15 @@ struct reis_rx_ops {
 	/* Failed with @err; @cpl the failing completion or NULL, @opcode the
 	 * command that failed. */
 	void (*finish)(struct reis_rx *rx, int err, const struct reis_cpl *cpl, uint8_t opcode);
+	/* The handle closed with this in flight (reis_close() reaps without
+	 * callbacks): free what the engine holds and end it with -ECANCELED,
+	 * calling nobody back. */
+	void (*drop)(struct reis_rx *rx);
 };
+
+/* reis_close() reaped @req without its callback: if it is a step of a
+ * results machine, that machine's drop(). */
+void reis__rx_dropped(struct reis_req *req);
 
 /* Draw a ticket, put it in rx->req (CDW12), submit. 0 or -errno (nothing
  * in flight then, nothing called back). */

@@ -256,6 +256,14 @@ static void rx_read(struct reis_rx *rx)
 		rx_submit_failed(rx, ret, ISP_OP_RESULT_READ);
 }
 
+void reis__rx_dropped(struct reis_req *req)
+{
+	struct reis_rx *rx = req->cb_arg;
+
+	if (req->cb == rx_cb && rx->ops->drop)
+		rx->ops->drop(rx);
+}
+
 int reis__rx_start(struct reis_rx *rx)
 {
 	rx->ticket = reis__ticket(rx->dev);
