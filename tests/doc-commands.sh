@@ -38,6 +38,7 @@ results=${1:?usage: doc-commands.sh lint|run MODE RESULTS_DIR [FILE.md...]}
 shift
 [ $# -gt 0 ] || set -- "$ROOT/README.md" "$ROOT"/docs/*.md
 mkdir -p "$results/docs"
+results=$(cd "$results" && pwd)	# BUILD= and the logs name it from inside a block
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0 skip=0
