@@ -74,6 +74,10 @@ struct reis_dev {
 	uint32_t max_xfer;
 	uint32_t xfer_cap;		/* transport's own limit (sysfs) */
 	int in_cb;			/* > 0 while a callback runs */
+	/* reis_close() reaped a request without its callback: set by the
+	 * results machine (core_result.c) when it starts, so that a search or
+	 * SLS in flight is ended there (a pointer: core_dev does not call up) */
+	void (*drop)(struct reis_req *req);
 	int have_info;
 	struct reis_info info;
 	struct reis_cpl last;
@@ -203,10 +207,6 @@ struct reis_rx_ops {
 	 * calling nobody back. */
 	void (*drop)(struct reis_rx *rx);
 };
-
-/* reis_close() reaped @req without its callback: if it is a step of a
- * results machine, that machine's drop(). */
-void reis__rx_dropped(struct reis_req *req);
 
 /* Draw a ticket, put it in rx->req (CDW12), submit. 0 or -errno (nothing
  * in flight then, nothing called back). */

@@ -256,7 +256,9 @@ static void rx_read(struct reis_rx *rx)
 		rx_submit_failed(rx, ret, ISP_OP_RESULT_READ);
 }
 
-void reis__rx_dropped(struct reis_req *req)
+/* reis_close() reaped @req without its callback (dev->drop): if it is a
+ * step of a results machine, that machine's drop(). */
+static void rx_dropped(struct reis_req *req)
 {
 	struct reis_rx *rx = req->cb_arg;
 
@@ -266,6 +268,7 @@ void reis__rx_dropped(struct reis_req *req)
 
 int reis__rx_start(struct reis_rx *rx)
 {
+	rx->dev->drop = rx_dropped;
 	rx->ticket = reis__ticket(rx->dev);
 	rx->collisions = 0;
 	rx->off = 0;
