@@ -1,5 +1,5 @@
 #!/bin/sh
-# doc-commands.sh lint|run MODE RESULTS_DIR [FILE.md...] - every command of
+# doc-commands.sh lint|run MODE RESULTS_DIR [FILE.md[:LINE]...] - every command of
 # README.md and docs/*.md, as written (README.md, "Commands in these
 # documents are tested"):
 #
@@ -38,14 +38,32 @@ results=${1:?usage: doc-commands.sh lint|run MODE RESULTS_DIR [FILE.md...]}
 shift
 [ $# -gt 0 ] || set -- "$ROOT/README.md" "$ROOT"/docs/*.md
 mkdir -p "$results/docs"
+results=$(cd "$results" && pwd)	# BUILD= and the logs name it from inside a block
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0 skip=0
 
+# FILE.md:LINE selects one block of FILE, the one whose fence or marker is
+# on LINE (docs/reis.md:698); FILE alone, all of its blocks. $work/sel
+# holds "FILE<TAB>LINE|all" lines; $work/files each file once.
+: >"$work/sel"
+: >"$work/files"
+for a in "$@"; do
+    case $a in
+    *.md:[0-9]*) f=${a%:*} l=${a##*:} ;;
+    *) f=$a l=all ;;
+    esac
+    printf '%s\t%s\n' "$f" "$l" >>"$work/sel"
+    grep -qxF -- "$f" "$work/files" || printf '%s\n' "$f" >>"$work/files"
+done
+selected() { # FILE LINE: whether the arguments select that block
+    grep -qxF -e "$1	all" -e "$1	$2" -e "$1	$(($2 - 1))" "$work/sel"
+}
+
 # Every fenced block of every file: $work/N.body, and one line of
 # $work/index per block: "N FILE LINE LANG MARKER...".
 n=0
-for f in "$@"; do
+while IFS= read -r f; do
     awk -v f="$f" -v work="$work" -v n0="$n" '
         BEGIN { n = n0 }
         /^```/ {
@@ -64,7 +82,7 @@ for f in "$@"; do
         { if ($0 != "") prev = $0 }
         END { print n > (work "/n") }' "$f"
     n=$(cat "$work/n")
-done
+done <"$work/files"
 [ -f "$work/index" ] || : >"$work/index"
 
 # meta N MARKER: the marker's fields as lines "key value" in $work/N.meta
@@ -198,6 +216,7 @@ run_block() { # N FILE LINE LANG MARKER
 }
 
 while IFS="$(printf '\t')" read -r i f l lang mk; do
+    selected "$f" "$l" || continue
     if [ "$cmd" = lint ]; then
         lint_block "$i" "$f" "$l" "$lang" "$mk"
     else

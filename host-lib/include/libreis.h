@@ -537,7 +537,9 @@ int reis_clone(struct reis_dev *dev, struct reis_dev **out);
  * reis_close() - close a handle.
  * @dev: handle, or NULL (no-op).
  *
- * Requests still in flight are waited for (their callbacks do not run).
+ * Requests still in flight are waited for (their callbacks do not run). A
+ * search or an SLS operation still in flight ends there with -ECANCELED
+ * (done, its library memory freed, its callback not run).
  */
 void reis_close(struct reis_dev *dev);
 

@@ -266,6 +266,8 @@ static void reis_complete(struct reis_dev *dev, struct reis_req *req, int run_cb
 		dev->in_cb++;
 		req->cb(req, req->cb_arg);
 		dev->in_cb--;
+	} else if (!run_cb && dev->drop) {
+		dev->drop(req);	/* closing: a search or SLS ends here */
 	}
 }
 

@@ -74,6 +74,10 @@ struct reis_dev {
 	uint32_t max_xfer;
 	uint32_t xfer_cap;		/* transport's own limit (sysfs) */
 	int in_cb;			/* > 0 while a callback runs */
+	/* reis_close() reaped a request without its callback: set by the
+	 * results machine (core_result.c) when it starts, so that a search or
+	 * SLS in flight is ended there (a pointer: core_dev does not call up) */
+	void (*drop)(struct reis_req *req);
 	int have_info;
 	struct reis_info info;
 	struct reis_cpl last;
@@ -198,6 +202,10 @@ struct reis_rx_ops {
 	/* Failed with @err; @cpl the failing completion or NULL, @opcode the
 	 * command that failed. */
 	void (*finish)(struct reis_rx *rx, int err, const struct reis_cpl *cpl, uint8_t opcode);
+	/* The handle closed with this in flight (reis_close() reaps without
+	 * callbacks): free what the engine holds and end it with -ECANCELED,
+	 * calling nobody back. */
+	void (*drop)(struct reis_rx *rx);
 };
 
 /* Draw a ticket, put it in rx->req (CDW12), submit. 0 or -errno (nothing

@@ -256,8 +256,19 @@ static void rx_read(struct reis_rx *rx)
 		rx_submit_failed(rx, ret, ISP_OP_RESULT_READ);
 }
 
+/* reis_close() reaped @req without its callback (dev->drop): if it is a
+ * step of a results machine, that machine's drop(). */
+static void rx_dropped(struct reis_req *req)
+{
+	struct reis_rx *rx = req->cb_arg;
+
+	if (req->cb == rx_cb && rx->ops->drop)
+		rx->ops->drop(rx);
+}
+
 int reis__rx_start(struct reis_rx *rx)
 {
+	rx->dev->drop = rx_dropped;
 	rx->ticket = reis__ticket(rx->dev);
 	rx->collisions = 0;
 	rx->off = 0;

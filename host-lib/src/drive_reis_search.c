@@ -400,6 +400,22 @@ static void reis_sr_failed(struct reis_rx *rx, int err, const struct reis_cpl *c
 	reis_sr_finish(SR_OF(rx), err);
 }
 
+/* The handle closed under it: its buffers go, no callback (reis_close()). */
+static void reis_sr_dropped(struct reis_rx *rx)
+{
+	struct reis_search_req *sr = SR_OF(rx);
+
+	free(sr->payload);
+	sr->payload = NULL;
+	free(sr->blob);
+	sr->blob = NULL;
+	sr->err = -ECANCELED;
+	memset(&sr->cpl, 0, sizeof(sr->cpl));
+	sr->cpl.err = -ECANCELED;
+	sr->res.host_ns = reis__now_ns() - sr->submit_ns;
+	sr->state = REIS_SR_DONE;
+}
+
 static const struct reis_rx_ops reis_sr_ops = {
 	.account = reis_sr_account,
 	.retry = reis_sr_retry,
@@ -410,6 +426,7 @@ static const struct reis_rx_ops reis_sr_ops = {
 	.chunk = reis_sr_chunk,
 	.complete = reis_sr_complete,
 	.finish = reis_sr_failed,
+	.drop = reis_sr_dropped,
 };
 
 int reis_search_submit(struct reis_dev *dev, struct reis_search_req *sr, uint8_t opcode,

@@ -359,6 +359,21 @@ static void rf_failed(struct reis_rx *rx, int err, const struct reis_cpl *cpl,
 	rf_finish((struct rf_sls_priv *)rx, err, cpl, opcode);
 }
 
+/* The handle closed under it: its memory goes, no callback (reis_close()). */
+static void rf_dropped(struct reis_rx *rx)
+{
+	struct rf_sls_priv *p = (struct rf_sls_priv *)rx;
+	struct reis_rf_sls_op *op = p->op;
+
+	op->err = -ECANCELED;
+	memset(&op->cpl, 0, sizeof(op->cpl));
+	op->cpl.err = -ECANCELED;
+	op->info.host_ns = reis__now_ns() - p->t0;
+	op->priv = NULL;
+	rf_free_priv(p);
+	op->state = RF_DONE;
+}
+
 static const struct reis_rx_ops rf_rx_ops = {
 	.account = rf_account,
 	.retry = rf_retry,
@@ -367,6 +382,7 @@ static const struct reis_rx_ops rf_rx_ops = {
 	.chunk = rf_chunk,
 	.complete = rf_complete,
 	.finish = rf_failed,
+	.drop = rf_dropped,
 };
 
 /* Submit @op whose structure was checked; its offsets may start anywhere. */

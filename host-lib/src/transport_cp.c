@@ -246,7 +246,8 @@ static int cp_run(struct cp_shared *sh, struct reis_req *req, unsigned pind,
 		if (!b)
 			return -ENOMEM;
 		memcpy(b, hdr, hdr_len);
-		memcpy(b + hdr_len, in, first - hdr_len);
+		if (first > hdr_len)	/* @in may be NULL when @in_len is 0 */
+			memcpy(b + hdr_len, in, first - hdr_len);
 		ret = cp_mem(sh, ISP_CS_OP_MEM_WRITE, sh->in_off, b, first, &cpl);
 		free(b);
 		if (!ret && !cpl.status && total > first)

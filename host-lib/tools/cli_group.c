@@ -24,7 +24,7 @@ static int grp_open_inproc(struct grp_args *a)
 	char names[REIS_GROUP_MAX][REIS_PATH_MAX], file[512], err[256] = "";
 	const char *nm[REIS_GROUP_MAX];
 	unsigned i;
-	int ret;
+	int ret = 0;	/* set on every path; gcc -O1 (make sanitize) cannot tell */
 
 	for (i = 0; i < a->inproc; i++) {
 		struct reis_inproc_opts o;

@@ -4,6 +4,7 @@
  * (test_reis_cancel, test_isp_stop): the command once (or twice, warm) to
  * its end, then up to three times stopped from another thread a tenth of
  * the way in; the quickest stop must be under a quarter of the full run
+ * (half under ASan, STOP_T_DIV)
  * (on a loaded host either thread may lose its core for a while, hence the
  * tries). Each try is printed.
  */
@@ -18,6 +19,22 @@
 
 #include "check.h"
 #include "isp_dev.h"
+
+/*
+ * The quickest stop must be under full / STOP_T_DIV. Under ASan a large
+ * allocation is a fresh mmap (page faults on first touch) and its free a
+ * munmap with TLB shootdowns, which this shared VM makes expensive (perf:
+ * page faults and madvise/munmap TLB flushes lead): a 2M-row RF_TBL_COMMIT
+ * stopped 35-50 ms after the flag in a 148 ms run alone and 80-115 ms in a
+ * 287 ms run beside another suite (make sanitize, 2026-12-05), against
+ * 0.8-0.9 ms in the plain build. So under ASan the bound is half the run:
+ * it still catches a command that ignores the flag, not the allocator.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define STOP_T_DIV 2
+#else
+#define STOP_T_DIV 4
+#endif
 
 static inline double now_s(void)
 {
@@ -83,7 +100,7 @@ static inline void measure(struct stop_case *sc)
 		if (sc->after)
 			sc->after(sc, &j, 0);
 	}
-	for (i = 1; i <= 3 && !(best >= 0 && best < full / 4); i++) {
+	for (i = 1; i <= 3 && !(best >= 0 && best < full / STOP_T_DIV); i++) {
 		memset(&j, 0, sizeof(j));
 		j.dev = sc->dev;
 		sc->mk(sc, &j, i);
@@ -105,10 +122,10 @@ static inline void measure(struct stop_case *sc)
 		if (j.st == ISP_SC_ABORT_REQ && (best < 0 || stop < best))
 			best = stop;
 	}
-	if (!(best >= 0 && best < full / 4))
+	if (!(best >= 0 && best < full / STOP_T_DIV))
 		fprintf(stderr, "%s: the quickest stop %.3f ms against a %.1f ms run\n", sc->what,
 			best * 1e3, full * 1e3);
-	CHECK(best >= 0 && best < full / 4);
+	CHECK(best >= 0 && best < full / STOP_T_DIV);
 }
 
 #endif /* TESTS_STOP_T_H */

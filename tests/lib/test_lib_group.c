@@ -159,8 +159,10 @@ static void check_midquery(struct reis_db_image *img, const struct reis_queries 
 
 	REQUIRE(reis_group_db_deploy(g, img, NULL) == 0);
 	/* the ticket is held by a trace, which the standard path has not */
-	if (reis_path_cp(d1))
+	if (reis_path_cp(d1)) {
+		reis_group_close(g);
 		return;
+	}
 	memset(&o, 0, sizeof(o));
 	o.did = img->did;
 	o.k = 10;

@@ -290,8 +290,15 @@ int main(void)
 	CHECK_EQ_U64(bad, 0);
 	CHECK(ops > 0);
 	CHECK(m1.file <= m0.file + FILE_TOL);
+#if defined(__SANITIZE_ADDRESS__)
+	/* ASan's allocator keeps freed memory in its quarantine (up to 256
+	 * MiB), so anonymous memory grows with every free, and mallinfo2
+	 * reads 0; its leak check at exit covers what these bounds check. */
+	printf("mixed-rss: anon and in-use bounds not checked under ASan (quarantine)\n");
+#else
 	CHECK(m1.used <= m0.used + USED_TOL);
 	CHECK(m1.anon <= m0.anon + ANON_TOL);
+#endif
 	reis_close(dev);
 	unlink(path);
 	rmdir(dir);

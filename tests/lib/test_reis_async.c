@@ -5,7 +5,8 @@
  * once on a drive with worker threads, so commands complete out of order,
  * plus several threads doing the same on their own handles. Every result
  * must be exactly the reference result of its own queries: results never
- * mix. Tickets are random, non-zero and re-drawn on collision.
+ * mix. Tickets are random, non-zero and re-drawn on collision. A handle
+ * closed with searches in flight ends them with -ECANCELED, no callback.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -225,7 +226,21 @@ int main(void)
 		reis_close(small);
 	}
 
+	/* Closed with searches in flight: they end with -ECANCELED, done,
+	 * their buffers freed (ASan's leak check), no callback run. */
+	for (i = 0; i < 4; i++) {
+		ops[i].calls = 0;
+		REQUIRE(reis_search_submit(dev, &ops[i].sr, ops[i].ivf ? REIS_OP_IVF_SEARCH :
+					   REIS_OP_SEARCH, &ops[i].o, &ops[i].sub, op_cb,
+					   &ops[i]) == 0);
+	}
 	reis_close(dev);
+	for (i = 0; i < 4; i++) {
+		CHECK(reis_search_req_done(&ops[i].sr));
+		CHECK(ops[i].sr.err == -ECANCELED);
+		CHECK_EQ_U64(ops[i].calls, 0);
+		CHECK(ops[i].sr.payload == NULL && ops[i].sr.blob == NULL);
+	}
 	reis_queries_free(&q);
 	reis_db_image_free(&img[0]);
 	reis_db_image_free(&img[1]);

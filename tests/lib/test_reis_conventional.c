@@ -128,6 +128,9 @@ int main(void)
 	if (cli_find(p, sizeof(p)) || !strstr(p, "/host-lib/reis"))
 		SKIP("no build tree next to the test");
 	*strstr(p, "/host-lib/reis") = 0;
+	snprintf(tool, sizeof(tool), "%s/examples/group_demo", p);
+	if (access(tool, X_OK))
+		SKIP("%s not built (make examples)", tool);
 	snprintf(tool, sizeof(tool), "%s/examples/rag_demo", p);
 	if (access(tool, X_OK))
 		SKIP("%s not built (make examples)", tool);

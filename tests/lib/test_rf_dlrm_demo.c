@@ -47,6 +47,9 @@ int main(void)
 	if (cli_find(p, sizeof(p)) || !strstr(p, "/host-lib/reis"))
 		SKIP("no build tree next to the test");
 	*strstr(p, "/host-lib/reis") = 0;
+	snprintf(cmd, sizeof(cmd), "%s/examples/dlrm_demo", p);
+	if (access(cmd, X_OK))
+		SKIP("%s not built (make examples)", cmd);
 	snprintf(cmd, sizeof(cmd), "%s/examples/dlrm_demo --inproc --rows 3000 --batches 2 "
 		 "--batch 8 2>&1", p);
 	CHECK(cli_capture(cmd, out, sizeof(out)) == 0);

@@ -7,7 +7,8 @@
 #   run:  a host block runs in a scratch directory (what it writes stays
 #         there, build/results is its own), with build/host-lib on PATH and
 #         $SCRATCH for env=; exit status and every expect= decide; input=
-#         goes in once the output matches input-after=; modes select blocks.
+#         goes in once the output matches input-after=; modes select blocks,
+#         and FILE.md:LINE one block.
 # Root-free. Exit 0 pass, 1 fail.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -156,5 +157,11 @@ grep -q "^limit 60$" "$tmp/r4/docs/lim-7.log" || fail "a long block's timeout=: 
 PATH="$tmp/stub:$PATH" "$TOP/tests/doc-commands.sh" run host "$tmp/r5" "$tmp/lim.md" >"$tmp/out" 2>&1 ||
     fail "host mode: $(cat "$tmp/out")"
 grep -q "^limit 300$" "$tmp/r5/docs/lim-11.log" || fail "a host block's default limit: $(cat "$tmp/r5/docs/lim-11.log")"
+# FILE.md:LINE runs the one block whose fence (or marker) is on LINE.
+"$TOP/tests/doc-commands.sh" run host "$tmp/r6" "$tmp/good.md:8" "$tmp/good.md:25" >"$tmp/out" 2>&1 ||
+    fail "one block by line: $(cat "$tmp/out")"
+grep -q "^PASS docs/good-9 " "$tmp/out" && grep -q "^PASS docs/good-25 " "$tmp/out" &&
+    grep -q "^docs-host: 2 passed, 0 failed, 0 skipped" "$tmp/out" ||
+    fail "FILE:LINE selected other blocks: $(cat "$tmp/out")"
 [ "$fails" = 0 ] || exit 1
 echo "doc-commands: lint and run behave"
