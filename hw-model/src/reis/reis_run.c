@@ -482,7 +482,8 @@ static int re_query_host(struct re_run *w, struct re_db *db, struct re_qout *o,
  * One query's charges on @db (REIS §4.3.1): input broadcast, IVF coarse
  * search, fine search, then its finish (rerank reads and kernels, sort,
  * id reads), issued after the next query's search (re_cost_flush()).
- * @bpass: brute force, its pass counts per page. The end in *@tend.
+ * @bpass: brute force, its pass counts per page. The end in *@tend;
+ * -ECANCELED when the command is being stopped, -ENOMEM.
  */
 static int re_query_cost(struct re_run *r, struct re_db *db, const struct re_qout *o,
 			 const uint32_t *bpass, uint64_t tq, uint64_t *tend)
@@ -491,6 +492,10 @@ static int re_query_cost(struct re_run *r, struct re_db *db, const struct re_qou
 	int df = re_filter_threshold(r, db, &thr);
 	uint64_t t = tq, cand = re_cand_count(r, db);
 
+	/* A query's charges (8192 rerank pages of an 8192-D query: 1-4 ms of
+	 * host time, test_isp_stop) read the flag once, before they start. */
+	if (isp_ctx_cancelled(r->ctx))
+		return -ECANCELED;	/* isp_dev_exec_cancel() */
 	/* IBC (§4.3.2), before the die's page reads (Fig. 6: a die's pages wait
 	 * for its whole IBC, not for every die's). */
 	ft_ibc_dies(r->e->ft, r->c.cmd, db->L.cb, db->L.ibc_bytes,
