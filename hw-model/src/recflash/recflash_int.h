@@ -472,7 +472,8 @@ struct rf_sls_cmd {
 };
 
 /* recflash_readout.c */
-/* Distinct slots and pages of the lookups; -ENOMEM, -EIO (bad mapping). */
+/* Distinct slots and pages of the lookups; -ENOMEM, -EIO (bad mapping),
+ * -ECANCELED. */
 int rf_sls_plan(struct rf_eng *e, const struct isp_ctx *ctx, struct rf_sls_cmd *s);
 /* The distinct rows' bytes from the store; -ENOMEM, -EIO, -ECANCELED. */
 int rf_sls_rows(struct rf_eng *e, const struct isp_ctx *ctx, struct rf_sls_cmd *s);

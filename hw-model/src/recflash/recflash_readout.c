@@ -44,8 +44,8 @@ static int rf_spage_cmp(const void *x, const void *y)
 	return a->lpage < b->lpage ? -1 : a->lpage > b->lpage;
 }
 
-/* Stable LSD radix sort of 0..n-1 by @slot: @ord gets the order. */
-/* -ECANCELED when @ctx is stopped between two passes. */
+/* Stable LSD radix sort of 0..n-1 by @slot: @ord gets the order;
+ * -ECANCELED when @ctx is stopped between two passes. */
 static int rf_sort_by_slot(const struct isp_ctx *ctx, const uint32_t *slot, uint32_t n,
 			   uint32_t *ord, uint32_t *tmp)
 {
@@ -266,7 +266,7 @@ int rf_sls_flash(struct rf_eng *e, struct isp_ctx *ctx, struct rf_sls_cmd *s, ui
 /*
  * Distinct rows of the batch in slot order, and the pages holding them;
  * -ENOMEM, -EIO (a slot outside the table's area), -ECANCELED (the stop
- * flag is read between the sort's passes and the plan's steps).
+ * flag is read between the sort's passes).
  */
 int rf_sls_plan(struct rf_eng *e, const struct isp_ctx *ctx, struct rf_sls_cmd *s)
 {
@@ -290,7 +290,7 @@ int rf_sls_plan(struct rf_eng *e, const struct isp_ctx *ctx, struct rf_sls_cmd *
 		return 0;	/* not reached: rf_sls_parse() wants a row per bag */
 	for (i = 0; i < n; i++)
 		slot[i] = m->a ? m->a[s->idx[i]] : s->idx[i];
-	if (rf_sort_by_slot(ctx, slot, n, ord, tmp) || isp_ctx_cancelled(ctx))
+	if (rf_sort_by_slot(ctx, slot, n, ord, tmp))
 		return -ECANCELED;
 	for (i = 0; i < n; i++) {
 		uint32_t sl = slot[ord[i]];
