@@ -8,7 +8,8 @@
  *   2. raw NVMe Read and Write (io_uring passthrough, /dev/ng0n1), 4 KiB
  *      and 128 KiB, random, at QD 1 and QD 16;
  *   3. REIS_SEARCH (16 queries, binary, over 10000 1024-bit codes) at QD 1
- *      and QD 16, each released after it completes;
+ *      and QD 16, each released after it completes; then 4 KiB random
+ *      reads at QD 1 beside a stream of those searches (read-in-search);
  *   4. RecFlash SLS batches (libreis) at QD 1 and QD 16;
  *   5. fio 4 KiB random reads, block io_uring on /dev/nvme0n1 and
  *      io_uring_cmd on /dev/ng0n1, QD 1 and 16: fio's clat p50 / p99
@@ -18,7 +19,7 @@
  * completion ring (reap=poll, as latency benchmarks do: the vCPU stays
  * busy, so what is left is the drive's hold and the emulated doorbell and
  * interrupt).
- * Each class starts with one queue's worth of untimed commands (a ramp).
+ * Each class starts with two queues' worth of untimed commands (a ramp).
  * Per class: the error e = guest / model - 1 of every command, its median
  * and the p99 of |e|, over all commands and over those the model says take
  * 200 us or more (the target's), and the median guest - model gap.
@@ -131,53 +132,51 @@ static void report(const char *cls, unsigned qd, unsigned size, const struct sam
 	free(gap);
 }
 
-/* @n commands made by @mk at QD @qd on @r, each timed from its own submit. */
+/* Fills the @i-th command of a class. */
 typedef void (*mk_fn)(struct pt_cmd *c, unsigned i, void *arg);
 
-static void run_n(struct pt_ring *r, unsigned qd, unsigned n, mk_fn mk, void *arg,
-		  struct sample *s, void (*after)(struct pt_cmd *c, void *arg))
+/*
+ * @n commands made by @mk at QD @qd on @r, each timed from its own submit,
+ * after a ramp of two queues' worth in the same stream, untimed (fio's
+ * ramp_time): the ramp's commands fault in the backing file's pages and the
+ * workers' buffers, and at QD 16 its first burst of 16 at once has the
+ * emulator's workers behind the model (each is timed from its own submit,
+ * the model queues them) -- a start no command of the steady stream sees.
+ */
+static void run_qd(struct pt_ring *r, unsigned qd, unsigned n, mk_fn mk, void *arg,
+		   struct sample *s, void (*after)(struct pt_cmd *c, void *arg))
 {
 	static struct pt_cmd cmd[MAXQD];
 	static uint64_t t0[MAXQD];
-	unsigned sent = 0, done = 0, k;
+	unsigned ramp = 2 * qd, total = n + ramp, sent = 0, done = 0, k;
 
-	for (k = 0; k < qd && sent < n; k++, sent++) {
+	for (k = 0; k < qd && sent < total; k++, sent++) {
 		mk(&cmd[k], sent, arg);
 		REQUIRE(pt_queue(r, &cmd[k]) == 0);
 		t0[k] = pt_now_ns();
 		REQUIRE(io_uring_submit(&r->ring) == 1);
 	}
-	while (done < n) {
+	while (done < total) {
 		struct pt_cmd *c = reap(r);
 		uint64_t now = pt_now_ns();
 
 		REQUIRE(c != NULL);
 		k = (unsigned)(c - cmd);
 		REQUIRE(c->res == 0);
-		s[done].guest = now - t0[k];
-		s[done].model = isp_wire_result_time_ns(c->result);
+		if (done >= ramp) {
+			s[done - ramp].guest = now - t0[k];
+			s[done - ramp].model = isp_wire_result_time_ns(c->result);
+		}
 		done++;
 		if (after)
 			after(c, arg);
-		if (sent < n) {
+		if (sent < total) {
 			mk(c, sent++, arg);
 			REQUIRE(pt_queue(r, c) == 0);
 			t0[k] = pt_now_ns();
 			REQUIRE(io_uring_submit(&r->ring) == 1);
 		}
 	}
-}
-
-/*
- * run_n() after a ramp of one queue's worth, untimed (fio's ramp_time): a
- * class's first commands fault in the backing file's pages and the
- * workers' buffers, a cold start no later command pays.
- */
-static void run_qd(struct pt_ring *r, unsigned qd, unsigned n, mk_fn mk, void *arg,
-		   struct sample *s, void (*after)(struct pt_cmd *c, void *arg))
-{
-	run_n(r, qd, qd, mk, arg, s, after);
-	run_n(r, qd, n, mk, arg, s, after);
 }
 
 struct rw_arg {
@@ -248,6 +247,71 @@ static void bench_rw(struct pt_ring *r, uint32_t lbs, unsigned n, struct sample 
 	free(a.buf);
 }
 
+/*
+ * 4 KiB random reads at QD 1 while a stream of searches (QD 1, each
+ * released as it completes) holds the planes, on one ring: a read that
+ * lands on a plane a search has booked waits behind it in the model, and
+ * the guest should see that wait. The releases go on the same ring so
+ * that nothing synchronous sits between a read's completion and its reap.
+ */
+#define RD_RAMP 8	/* reads untimed while the stream starts (run_qd()) */
+
+static void bench_read_in_search(struct pt_ring *r, struct search_arg *sa, uint32_t lbs,
+				 unsigned n, struct sample *s)
+{
+	static struct pt_cmd sc, relc, rc;
+	struct pt_cmd *c;
+	struct rw_arg ra;
+	unsigned done = 0, si = 0;
+	uint64_t t_rd;
+
+	memset(&ra, 0, sizeof(ra));
+	ra.buf = pt_alloc(4096);
+	ra.bytes = 4096;
+	ra.lbs = lbs;
+	ra.span = 48ull << 20;
+	ra.rng = 17;
+	mk_search(&sc, si++, sa);
+	REQUIRE(pt_queue(r, &sc) == 0);
+	mk_rw(&rc, 0, &ra);
+	REQUIRE(pt_queue(r, &rc) == 0);
+	t_rd = pt_now_ns();
+	REQUIRE(io_uring_submit(&r->ring) == 2);
+	for (;;) {
+		uint64_t now;
+
+		c = reap(r);
+		now = pt_now_ns();
+		REQUIRE(c != NULL && c->res == 0);
+		if (c == &rc) {
+			if (done >= RD_RAMP) {	/* the stream's start is untimed */
+				s[done - RD_RAMP].guest = now - t_rd;
+				s[done - RD_RAMP].model = isp_wire_result_time_ns(c->result);
+			}
+			if (++done == n + RD_RAMP)
+				break;
+			mk_rw(&rc, 0, &ra);
+			REQUIRE(pt_queue(r, &rc) == 0);
+			t_rd = pt_now_ns();
+		} else if (c == &sc) {
+			pt_vendor(&relc, ISP_OP_RESULT_RELEASE, NULL, 0, sc.c.cdw12);
+			REQUIRE(pt_queue(r, &relc) == 0);
+		} else {
+			mk_search(&sc, si++, sa);
+			REQUIRE(pt_queue(r, &sc) == 0);
+		}
+		REQUIRE(io_uring_submit(&r->ring) == 1);
+	}
+	c = reap(r);	/* the stream's last search, or its release */
+	REQUIRE(c != NULL && c->res == 0);
+	if (c == &sc) {
+		pt_vendor(&relc, ISP_OP_RESULT_RELEASE, NULL, 0, sc.c.cdw12);
+		REQUIRE(pt_run(r, &relc) == 0);
+	}
+	report("read-in-search", 1, 4096, s, n);
+	free(ra.buf);
+}
+
 static void bench_search(struct pt_ring *r, unsigned n, struct sample *s)
 {
 	static const unsigned qds[2] = { 1, 16 };
@@ -277,6 +341,7 @@ static void bench_search(struct pt_ring *r, unsigned n, struct sample *s)
 		run_qd(r, qds[qi], n / 4, mk_search, &a, s, after_search);
 		report("reis-search", qds[qi], a.len, s, n / 4);
 	}
+	bench_read_in_search(r, &a, ftl_lba_bytes(), n / 2, s);
 	pt_close(&rel);
 	reis_db_delete(dev, FTL_DID);
 	reis_close(dev);
