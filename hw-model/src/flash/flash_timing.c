@@ -8,7 +8,8 @@
 /*
  * The per-page path (ft_page_read()) and the batch path (ft_batch_read())
  * call the same ft_read_locked(); the batch only saves the locking and call
- * overhead, so the two are equal by construction.
+ * overhead, and adds a row's accounting once (struct ft_acct), so the two
+ * are equal by construction.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -440,6 +441,50 @@ static void ft_done(struct ft_cmd *cmd, uint64_t t)
 		cmd->end = t;
 }
 
+/*
+ * What page reads and DRAM writes add to a command and the engine's
+ * statistics, summed over a row of them and added once
+ * (ft_acct_apply()): every sum saturates, and a saturating sum of
+ * non-negative terms is the same in any grouping, so the totals equal
+ * those of adding each read's share as it is booked.
+ */
+struct ft_acct {
+	uint64_t busy_ps[ISP_RES_NCLASSES];
+	uint64_t energy_pj;
+	uint64_t page_reads[5];
+	uint64_t channel_bytes, dram_bytes;
+	uint64_t end;
+};
+
+static void ft_acct_busy(struct ft_acct *a, int cls, uint64_t d)
+{
+	a->busy_ps[cls] = ft_sat_add(a->busy_ps[cls], d);
+}
+
+static void ft_acct_energy(struct ft_acct *a, uint64_t pj)
+{
+	a->energy_pj = ft_sat_add(a->energy_pj, pj);
+}
+
+static void ft_acct_apply(struct ft *ft, struct ft_cmd *cmd, const struct ft_acct *a)
+{
+	int i;
+
+	for (i = 0; i < ISP_RES_NCLASSES; i++)
+		if (a->busy_ps[i])
+			ft_busy(ft, cmd, i, a->busy_ps[i]);
+	ft_energy(ft, cmd, a->energy_pj);
+	for (i = 0; i < 5; i++) {
+		cmd->page_reads[i] += a->page_reads[i];
+		ft->st.page_reads[i] += a->page_reads[i];
+	}
+	cmd->channel_bytes += a->channel_bytes;
+	ft->st.channel_bytes += a->channel_bytes;
+	cmd->dram_bytes += a->dram_bytes;
+	ft->st.dram_bytes += a->dram_bytes;
+	ft_done(cmd, a->end);
+}
+
 static uint64_t ft_fail(struct ft_cmd *cmd, uint64_t ready)
 {
 	if (!cmd->err)
@@ -461,8 +506,8 @@ static uint64_t ft_ready(const struct ft_cmd *cmd, uint64_t ready)
 
 /* ---- flash operations ---- */
 
-static uint64_t ft_dram_locked(struct ft *ft, struct ft_cmd *cmd, uint64_t bytes,
-			       uint64_t ready);
+static uint64_t ft_dram_locked(struct ft *ft, struct ft_cmd *cmd, struct ft_acct *ac,
+			       uint64_t bytes, uint64_t ready);
 
 static int ft_op_ok(const struct ft_page_op *op)
 {
@@ -510,19 +555,17 @@ static uint64_t ft_read_r0(const struct ft *ft, const struct ft_plane *pl,
 }
 
 /* Energy and counters of one page read (docs/timing-model.md "Formulas"). */
-static void ft_read_account(struct ft *ft, struct ft_cmd *cmd, const struct ft_page_op *op,
-			    uint64_t bytes)
+static void ft_read_account(const struct ft *ft, struct ft_acct *ac,
+			    const struct ft_page_op *op, uint64_t bytes)
 {
 	const struct fp_params *p = &ft->p;
 
-	ft_energy(ft, cmd, p->e_read[op->mode] + ((op->flags & FT_OP_XOR) ? p->e_xor : 0));
-	ft_energy(ft, cmd, ft_sat_mul(op->n_fbc, p->e_fbc));
-	ft_energy(ft, cmd, ft_sat_mul(op->n_cmp, p->e_cmp));
-	ft_energy(ft, cmd, ft_sat_mul(bytes, p->e_channel_byte));
-	cmd->page_reads[op->mode]++;
-	ft->st.page_reads[op->mode]++;
-	cmd->channel_bytes += bytes;
-	ft->st.channel_bytes += bytes;
+	ft_acct_energy(ac, p->e_read[op->mode] + ((op->flags & FT_OP_XOR) ? p->e_xor : 0));
+	ft_acct_energy(ac, ft_sat_mul(op->n_fbc, p->e_fbc));
+	ft_acct_energy(ac, ft_sat_mul(op->n_cmp, p->e_cmp));
+	ft_acct_energy(ac, ft_sat_mul(bytes, p->e_channel_byte));
+	ac->page_reads[op->mode]++;
+	ac->channel_bytes += bytes;
 }
 
 /* Timeline events of one page read on @plane: C/A from @s_ca, tR from
@@ -551,8 +594,9 @@ static void ft_read_trace(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 }
 
 /* @r0_min: sensing starts no earlier (multi-plane rule), 0: no constraint. */
-static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
-			       const struct ft_page_op *op, uint64_t ready, uint64_t r0_min)
+static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, struct ft_acct *ac,
+			       uint32_t plane, const struct ft_page_op *op, uint64_t ready,
+			       uint64_t r0_min)
 {
 	const struct fp_params *p = &ft->p;
 	struct ft_plane *pl = &ft->plane[plane];
@@ -608,15 +652,15 @@ static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane
 	}
 	/* Plane busy = array occupancy, counted once where reservations chain. */
 	a = ft_max(s_ca, pl->arr_free);
-	ft_busy(ft, cmd, ISP_RES_PLANE, new_arr > a ? new_arr - a : 0);
+	ft_acct_busy(ac, ISP_RES_PLANE, new_arr > a ? new_arr - a : 0);
 	pl->arr_free = new_arr;
-	ft_busy(ft, cmd, ISP_RES_CHANNEL, ft->t_ca + d_do);
-	ft_busy(ft, cmd, ISP_RES_DIE, ft->t_ca + d_do);
+	ft_acct_busy(ac, ISP_RES_CHANNEL, ft->t_ca + d_do);
+	ft_acct_busy(ac, ISP_RES_DIE, ft->t_ca + d_do);
 
-	ft_read_account(ft, cmd, op, bytes);
+	ft_read_account(ft, ac, op, bytes);
 	if (cmd->trace)
 		ft_read_trace(ft, cmd, plane, op, s_ca, r0, cache && d_do && !t_xor, m0);
-	ft_done(cmd, end);
+	ac->end = ft_max(ac->end, end);
 	return end;
 }
 
@@ -624,8 +668,8 @@ static uint64_t ft_read_locked(struct ft *ft, struct ft_cmd *cmd, uint32_t plane
  * Multi-plane rule: the reads sense together, after every plane and the
  * die's array are free; the die's array is then busy for one tR.
  */
-static uint64_t ft_mp_locked(struct ft *ft, struct ft_cmd *cmd, unsigned n,
-			     const uint32_t *planes, const struct ft_page_op *ops,
+static uint64_t ft_mp_locked(struct ft *ft, struct ft_cmd *cmd, struct ft_acct *ac,
+			     unsigned n, const uint32_t *planes, const struct ft_page_op *ops,
 			     uint64_t ready, uint64_t *ends)
 {
 	struct ft_die *d = &ft->die[planes[0] / ft->P];
@@ -635,7 +679,7 @@ static uint64_t ft_mp_locked(struct ft *ft, struct ft_cmd *cmd, unsigned n,
 	for (i = 0; i < n; i++)
 		g = ft_max(g, ft_read_r0(ft, &ft->plane[planes[i]], &ops[i], ready));
 	for (i = 0; i < n; i++) {
-		end = ft_read_locked(ft, cmd, planes[i], &ops[i], ready, g);
+		end = ft_read_locked(ft, cmd, ac, planes[i], &ops[i], ready, g);
 		if (ends)
 			ends[i] = end;
 		last = ft_max(last, end);
@@ -647,15 +691,18 @@ static uint64_t ft_mp_locked(struct ft *ft, struct ft_cmd *cmd, unsigned n,
 uint64_t ft_page_read(struct ft *ft, struct ft_cmd *cmd, uint32_t plane,
 		      const struct ft_page_op *op, uint64_t ready)
 {
+	struct ft_acct ac;
 	uint64_t end;
 
 	if (plane >= ft->NP || !ft_op_ok(op))
 		return ft_fail(cmd, ready);
+	memset(&ac, 0, sizeof(ac));
 	pthread_mutex_lock(&ft->lock);
 	if (op->flags & FT_OP_MP)
-		end = ft_mp_locked(ft, cmd, 1, &plane, op, ft_ready(cmd, ready), NULL);
+		end = ft_mp_locked(ft, cmd, &ac, 1, &plane, op, ft_ready(cmd, ready), NULL);
 	else
-		end = ft_read_locked(ft, cmd, plane, op, ft_ready(cmd, ready), 0);
+		end = ft_read_locked(ft, cmd, &ac, plane, op, ft_ready(cmd, ready), 0);
+	ft_acct_apply(ft, cmd, &ac);
 	pthread_mutex_unlock(&ft->lock);
 	return end;
 }
@@ -664,6 +711,7 @@ uint64_t ft_page_read_mp(struct ft *ft, struct ft_cmd *cmd, unsigned n,
 			 const uint32_t *planes, const struct ft_page_op *ops,
 			 uint64_t ready, uint64_t *ends)
 {
+	struct ft_acct ac;
 	uint32_t mask = 0;
 	uint64_t end;
 	unsigned i;
@@ -678,8 +726,10 @@ uint64_t ft_page_read_mp(struct ft *ft, struct ft_cmd *cmd, unsigned n,
 			return ft_fail(cmd, ready);
 		mask |= 1u << (planes[i] % ft->P);
 	}
+	memset(&ac, 0, sizeof(ac));
 	pthread_mutex_lock(&ft->lock);
-	end = ft_mp_locked(ft, cmd, n, planes, ops, ft_ready(cmd, ready), ends);
+	end = ft_mp_locked(ft, cmd, &ac, n, planes, ops, ft_ready(cmd, ready), ends);
+	ft_acct_apply(ft, cmd, &ac);
 	pthread_mutex_unlock(&ft->lock);
 	return end;
 }
@@ -688,6 +738,7 @@ uint64_t ft_page_read_row(struct ft *ft, struct ft_cmd *cmd, uint32_t n, const u
 			  const struct ft_page_op *ops, const uint64_t *dram_bytes, uint64_t ready,
 			  uint64_t *ends)
 {
+	struct ft_acct ac;
 	uint64_t end, last;
 	uint32_t i;
 
@@ -697,20 +748,22 @@ uint64_t ft_page_read_row(struct ft *ft, struct ft_cmd *cmd, uint32_t n, const u
 		if (planes[i] >= ft->NP || !ft_op_ok(&ops[i]) ||
 		    (dram_bytes && dram_bytes[i] > FT_MAX_BYTES))
 			return ft_fail(cmd, ready);
+	memset(&ac, 0, sizeof(ac));
 	pthread_mutex_lock(&ft->lock);
 	ready = ft_ready(cmd, ready);
 	last = ready;
 	for (i = 0; i < n; i++) {
 		if (ops[i].flags & FT_OP_MP)
-			end = ft_mp_locked(ft, cmd, 1, &planes[i], &ops[i], ready, NULL);
+			end = ft_mp_locked(ft, cmd, &ac, 1, &planes[i], &ops[i], ready, NULL);
 		else
-			end = ft_read_locked(ft, cmd, planes[i], &ops[i], ready, 0);
+			end = ft_read_locked(ft, cmd, &ac, planes[i], &ops[i], ready, 0);
 		if (dram_bytes && dram_bytes[i])
-			end = ft_dram_locked(ft, cmd, dram_bytes[i], end);
+			end = ft_dram_locked(ft, cmd, &ac, dram_bytes[i], end);
 		if (ends)
 			ends[i] = end;
 		last = ft_max(last, end);
 	}
+	ft_acct_apply(ft, cmd, &ac);
 	pthread_mutex_unlock(&ft->lock);
 	return last;
 }
@@ -1015,31 +1068,33 @@ uint64_t ft_ctrl(struct ft *ft, struct ft_cmd *cmd, uint64_t ready)
 	return end;
 }
 
-static uint64_t ft_dram_locked(struct ft *ft, struct ft_cmd *cmd, uint64_t bytes,
-			       uint64_t ready)
+static uint64_t ft_dram_locked(struct ft *ft, struct ft_cmd *cmd, struct ft_acct *ac,
+			       uint64_t bytes, uint64_t ready)
 {
 	uint64_t dur = ft_t_xfer(bytes, ft->p.dram_mbps);
 	uint64_t s = ft_cal_take(ft, &ft->dram, ready, dur);
 
-	ft_busy(ft, cmd, ISP_RES_DRAM, dur);
-	ft_energy(ft, cmd, ft_sat_mul(bytes, ft->p.e_dram_byte));
-	cmd->dram_bytes += bytes;
-	ft->st.dram_bytes += bytes;
+	ft_acct_busy(ac, ISP_RES_DRAM, dur);
+	ft_acct_energy(ac, ft_sat_mul(bytes, ft->p.e_dram_byte));
+	ac->dram_bytes += bytes;
 	ft_ev(cmd, ISP_RES_DRAM, 0, "DRAM", s, dur);
-	ft_done(cmd, s + dur);
+	ac->end = ft_max(ac->end, s + dur);
 	return s + dur;
 }
 
 uint64_t ft_dram(struct ft *ft, struct ft_cmd *cmd, uint64_t bytes, uint64_t ready)
 {
+	struct ft_acct ac;
 	uint64_t end;
 
 	if (bytes > FT_MAX_BYTES)
 		return ft_fail(cmd, ready);
 	if (!bytes)
 		return ft_ready(cmd, ready);
+	memset(&ac, 0, sizeof(ac));
 	pthread_mutex_lock(&ft->lock);
-	end = ft_dram_locked(ft, cmd, bytes, ft_ready(cmd, ready));
+	end = ft_dram_locked(ft, cmd, &ac, bytes, ft_ready(cmd, ready));
+	ft_acct_apply(ft, cmd, &ac);
 	pthread_mutex_unlock(&ft->lock);
 	return end;
 }
@@ -1071,6 +1126,7 @@ uint64_t ft_dma(struct ft *ft, struct ft_cmd *cmd, enum ft_dir dir, uint64_t byt
 uint64_t ft_batch_read(struct ft *ft, struct ft_cmd *cmd, const struct ft_batch *b,
 		       uint64_t ready)
 {
+	struct ft_acct ac;
 	uint64_t i, end, last;
 
 	if (!b || !ft_op_ok(&b->op) || b->count > FT_MAX_BATCH ||
@@ -1078,6 +1134,7 @@ uint64_t ft_batch_read(struct ft *ft, struct ft_cmd *cmd, const struct ft_batch 
 	    b->core_cycles > FT_MAX_CYCLES || b->core < FT_CORE_FTL ||
 	    (b->core >= 0 && (uint32_t)b->core >= ft->p.cores))
 		return ft_fail(cmd, ready);
+	memset(&ac, 0, sizeof(ac));
 	pthread_mutex_lock(&ft->lock);
 	ready = ft_ready(cmd, ready);
 	last = ready;
@@ -1085,16 +1142,17 @@ uint64_t ft_batch_read(struct ft *ft, struct ft_cmd *cmd, const struct ft_batch 
 		uint32_t plane = fg_pfpa_plane_of(ft->C, ft->D, ft->P, i);
 
 		if (b->op.flags & FT_OP_MP)
-			end = ft_mp_locked(ft, cmd, 1, &plane, &b->op, ready, NULL);
+			end = ft_mp_locked(ft, cmd, &ac, 1, &plane, &b->op, ready, NULL);
 		else
-			end = ft_read_locked(ft, cmd, plane, &b->op, ready, 0);
+			end = ft_read_locked(ft, cmd, &ac, plane, &b->op, ready, 0);
 		if (b->dram_bytes)
-			end = ft_dram_locked(ft, cmd, b->dram_bytes, end);
+			end = ft_dram_locked(ft, cmd, &ac, b->dram_bytes, end);
 		if (b->core_cycles)
 			end = ft_core_locked(ft, cmd, b->core, b->core_cycles,
 					     b->core_label, end);
 		last = ft_max(last, end);
 	}
+	ft_acct_apply(ft, cmd, &ac);
 	pthread_mutex_unlock(&ft->lock);
 	return last;
 }

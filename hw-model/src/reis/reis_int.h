@@ -494,6 +494,11 @@ int re_variant_pick(const struct re_variant *v, unsigned n, const char *name,
  * into *@oob, @buf if it must be copied; fs_page_unmap() after. */
 int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, uint8_t *buf,
 		const uint8_t **pg, const uint8_t **oob, uint64_t *ppa);
+/* reis_scan.c: pages @ppa[0..n) in place under one read guard (codes in
+ * @pd, OOB in @po; fs_page_unmap() after, once) and 0; 1 when one of them
+ * must be copied (nothing held: the caller maps them one by one); -EIO. */
+int re_map_many(struct re_eng *e, uint32_t n, const uint64_t *ppa, const uint8_t **pd,
+		const uint8_t **po);
 /* IVF fine search (REIS §4.3.1), the host's part: the pages in r->vs into
  * r->top, each visit's plane and counts recorded. */
 int re_fine_host(struct re_run *r, struct re_db *db, uint64_t cand, int df, uint32_t thr);

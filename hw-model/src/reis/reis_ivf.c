@@ -171,20 +171,16 @@ static int re_coarse_pages(struct re_run *r, struct re_db *db, uint64_t pg0, uin
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
 	const uint8_t *pd[RE_CMAP], *po[RE_CMAP];
-	uint64_t ppa[RE_CMAP];
+	uint64_t ppa[RE_CMAP] = { 0 };	/* n of them are set */
 	uint32_t i;
 	int ret;
 
 	for (i = 0; i < n; i++)
 		if (fs_region_ppa(e->fs, &db->slc, L->c_first + pg0 + i, &ppa[i]))
 			return -EIO;
-	ret = fs_page_map_parts_many(e->fs, n, ppa, pd, po);
-	if (ret == -EINVAL)
-		return -EIO;
-	if (ret) {
-		fs_page_unmap(e->fs);
-		return 1;
-	}
+	ret = re_map_many(e, n, ppa, pd, po);
+	if (ret)
+		return ret;
 	for (i = 0; i < n; i++) {
 		if (i + 2 < n) {	/* the pages lie apart: start the next loads */
 			__builtin_prefetch(pd[i + 2]);

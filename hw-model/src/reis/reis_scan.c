@@ -499,6 +499,20 @@ int re_map_page(struct re_eng *e, const struct fs_region *reg, uint64_t lpage, u
 	return 0;
 }
 
+int re_map_many(struct re_eng *e, uint32_t n, const uint64_t *ppa, const uint8_t **pd,
+		const uint8_t **po)
+{
+	int ret = fs_page_map_parts_many(e->fs, n, ppa, pd, po);
+
+	if (ret == -EINVAL)
+		return -EIO;
+	if (ret) {
+		fs_page_unmap(e->fs);
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * Start loading the first RE_PF_AHEAD bytes of the page the scan reads
  * next: the kernel prefetches only ahead within a page, and pages of one
@@ -626,40 +640,103 @@ int re_bf_order(struct re_run *r, struct re_db *db)
 	return 0;
 }
 
+/* Brute-force pages mapped under one read guard, divided by the queries
+ * that scan each (a guard is held for at most about as many page scans). */
+#define RE_BMAP 16u
+
+/* Page @pg (@p, @oob) through the filters of the @nq queries. */
+static void re_scan_page(struct re_run *r, struct re_db *db, const uint64_t *qws,
+			 struct re_topc *const *tops, uint32_t nq, uint64_t pg, const uint8_t *p,
+			 const uint8_t *oob, uint32_t *bpass, int df, uint32_t thr)
+{
+	const struct re_layout *L = &db->L;
+	struct re_seg whole = { 0, r->bncmp[pg] };
+	uint32_t j;
+
+	for (j = 0; j < nq; j++) {
+		uint32_t ncmp = 0;
+
+		/* The first query brings the page into the cache. */
+		r->scan = j ? r->e->scan_c : r->e->scan;
+		r->top = tops[j];
+		bpass[(size_t)j * L->bpages + pg] =
+			re_filter_page(r, L, pg, p, oob, qws + (size_t)j * RE_QWORDS, &whole, 1,
+				       df, thr, &ncmp);
+	}
+}
+
+/*
+ * Pages r->bord[@i0, @i1) mapped in place under one guard, with the page
+ * after them (its head is prefetched before the jump to it), and scanned;
+ * 1 when one of them must be copied (the caller maps them one by one).
+ */
+static int re_scan_run(struct re_run *r, struct re_db *db, const uint64_t *qws,
+		       struct re_topc *const *tops, uint32_t nq, uint64_t i0, uint64_t i1,
+		       uint64_t iend, uint32_t *bpass, int df, uint32_t thr)
+{
+	struct re_eng *e = r->e;
+	const struct re_layout *L = &db->L;
+	const uint8_t *pd[RE_BMAP + 1], *po[RE_BMAP + 1];
+	uint64_t ppa[RE_BMAP + 1];
+	uint32_t n = (uint32_t)(i1 - i0) + (i1 < iend), k, c;
+	int ret;
+
+	for (k = 0; k < n; k++)
+		if (fs_region_ppa(e->fs, &db->slc, L->b_first + (r->bord[i0 + k] & 0xffffffffu),
+				  &ppa[k]))
+			return -EIO;
+	ret = re_map_many(e, n, ppa, pd, po);
+	if (ret)
+		return ret;
+	for (k = 0; i0 + k < i1; k++) {
+		uint64_t i = i0 + k;
+
+		if (isp_ctx_cancelled(r->ctx)) {
+			fs_page_unmap(e->fs);
+			return -ECANCELED;	/* isp_dev_exec_cancel() */
+		}
+		/* The next block's first page: the hardware prefetcher follows
+		 * a block's pages but not the jump to another block. */
+		if (i + 1 < iend && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
+			for (c = 0; c < RE_PF_AHEAD; c += 64)
+				__builtin_prefetch(pd[k + 1] + c);
+		re_scan_page(r, db, qws, tops, nq, r->bord[i] & 0xffffffffu, pd[k], po[k], bpass,
+			     df, thr);
+	}
+	fs_page_unmap(e->fs);
+	return 0;
+}
+
 int re_scan_pages(struct re_run *r, struct re_db *db, const uint64_t *qws,
 		  struct re_topc *const *tops, uint32_t nq, uint64_t i0, uint64_t i1,
 		  uint32_t *bpass, int df, uint32_t thr)
 {
 	struct re_eng *e = r->e;
 	const struct re_layout *L = &db->L;
+	uint32_t per = nq && nq < RE_BMAP ? RE_BMAP / nq : 1;
 	const uint8_t *p, *oob;
-	uint64_t i, ppa;
-	uint32_t j;
+	uint64_t i, m, k, ppa;
+	int ret;
 
-	for (i = i0; i < i1; i++) {
-		uint64_t pg = r->bord[i] & 0xffffffffu;
-		struct re_seg whole = { 0, r->bncmp[pg] };
+	for (i = i0; i < i1; i += m) {
+		m = i1 - i < per ? i1 - i : per;
+		ret = re_scan_run(r, db, qws, tops, nq, i, i + m, i1, bpass, df, thr);
+		if (ret < 0)
+			return ret;
+		for (k = i; ret && k < i + m; k++) {	/* copies: one at a time */
+			uint64_t pg = r->bord[k] & 0xffffffffu;
 
-		if (isp_ctx_cancelled(r->ctx))
-			return -ECANCELED;	/* isp_dev_exec_cancel() */
-		/* The next block's first page: the hardware prefetcher follows
-		 * a block's pages but not the jump to another block. */
-		if (i + 1 < i1 && r->bord[i + 1] >> 32 != (r->bord[i] >> 32) + 1)
-			re_prefetch_page(e, &db->slc, L->b_first + (r->bord[i + 1] & 0xffffffffu), 0,
-					 RE_PF_AHEAD);
-		if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &oob, &ppa))
-			return -EIO;
-		for (j = 0; j < nq; j++) {
-			uint32_t ncmp = 0;
-
-			/* The first query brings the page into the cache. */
-			r->scan = j ? e->scan_c : e->scan;
-			r->top = tops[j];
-			bpass[(size_t)j * L->bpages + pg] =
-				re_filter_page(r, L, pg, p, oob, qws + (size_t)j * RE_QWORDS,
-					       &whole, 1, df, thr, &ncmp);
+			if (isp_ctx_cancelled(r->ctx))
+				return -ECANCELED;	/* isp_dev_exec_cancel() */
+			if (k + 1 < i1 && r->bord[k + 1] >> 32 != (r->bord[k] >> 32) + 1)
+				re_prefetch_page(e, &db->slc,
+						 L->b_first + (r->bord[k + 1] & 0xffffffffu), 0,
+						 RE_PF_AHEAD);
+			if (re_map_page(e, &db->slc, L->b_first + pg, r->page, &p, &oob, &ppa))
+				return -EIO;
+			re_scan_page(r, db, qws, tops, nq, pg, p, oob, bpass, df, thr);
+			fs_page_unmap(e->fs);
 		}
-		fs_page_unmap(e->fs);
 	}
 	r->scan = e->scan;
 	return 0;
