@@ -403,7 +403,7 @@ static int table_create_rows(struct table_job *j, uint64_t rb)
 	if (j->data) {
 		ret = read_rows(j->data, j->rows, rb);
 		if (ret) {
-			cli_err("table create: %s: %s", j->data,
+			cli_errno(ret, "table create: %s: %s", j->data,
 				ret == -EBADMSG ? "size is not rows x dim x 4 bytes of float32" :
 				strerror(-ret));
 			return 1;
@@ -838,7 +838,7 @@ static int sls_bags(struct sls_job *j)
 		ret = read_bags(j->bagfile, bb, &j->weighted);
 		if (ret) {
 			if (ret != -EBADMSG)
-				cli_err("sls: %s: %s", j->bagfile,
+				cli_errno(ret, "sls: %s: %s", j->bagfile,
 					ret == -E2BIG ? "too many indices" : strerror(-ret));
 			return 1;
 		}

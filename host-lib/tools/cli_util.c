@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "libreis_tools.h"
 
 /* ---------------------------------------------------------------------- */
 /* Minimal JSON writer: one document per command, keys in insertion order. */
@@ -335,7 +336,7 @@ int open_dev(struct ctx *c)
 		c->iopts.errlen = sizeof(c->errbuf);
 		ret = reis_open_inproc(&c->iopts, &c->dev);
 		if (ret) {
-			cli_err("in-process drive: %s",
+			cli_errno(ret, "in-process drive: %s",
 				c->errbuf[0] ? c->errbuf : reis_strerror(ret));
 			return ret;
 		}
@@ -363,7 +364,7 @@ int open_dev(struct ctx *c)
 		cli_err("%s: no such device (ISP drives: reis list; vendor commands "
 			"use the generic char device /dev/ngXnY)", path);
 	else if (ret)
-		cli_err("%s: %s", path, reis_strerror(ret));
+		cli_errno(ret, "%s: %s", path, reis_strerror(ret));
 	return ret;
 }
 
@@ -424,3 +425,24 @@ int sub_help(const struct reis_cli_cmd *cmd, int argc, char **argv)
 	return 0;
 }
 
+/* Float vectors from a .fvecs/.bvecs/.npy file. */
+int cli_load_floats(const char *cmd, const char *path, struct reis_vecs *v)
+{
+	char err[256];
+	int ret;
+
+	ret = reis_vecs_load(path, v, err, sizeof(err));
+	if (ret) {
+		cli_errno(ret, "%s: %s", cmd, err);
+		return ret;
+	}
+	if (v->type == REIS_VEC_I32) {
+		cli_err("%s: %s holds int32 ids, not vectors", cmd, path);
+		reis_vecs_free(v);
+		return -EINVAL;
+	}
+	ret = reis_vecs_to_f32(v);
+	if (ret)
+		cli_errno(ret, "%s: out of memory", cmd);
+	return ret;
+}

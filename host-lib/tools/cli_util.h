@@ -93,6 +93,13 @@ int fail(struct ctx *c, const char *what, int err);
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int open_dev(struct ctx *c);
+/*
+ * cli_load_floats() - the float vectors of a .fvecs/.bvecs/.npy file at @path
+ * (an .ivecs of ids is refused); on failure the message names @cmd and the
+ * errno goes to --json.
+ */
+struct reis_vecs;
+int cli_load_floats(const char *cmd, const char *path, struct reis_vecs *v);
 void print_caps_human(uint64_t caps);
 void json_caps(uint64_t caps);
 int sub_help(const struct reis_cli_cmd *cmd, int argc, char **argv);
