@@ -90,6 +90,8 @@ static void check_error_doc(const char *args, int want_exit, const char *needle)
 	CHECK(e && strstr(err, e));
 	snprintf(exit_s, sizeof(exit_s), "%d", want_exit);
 	CHECK(jis(&p, "exit", exit_s));
+	/* every field on every failure (reis.1, docs/reis.md §3) */
+	CHECK(jget(&p, "errno") && atoi(jget(&p, "errno")) > 0 && jget(&p, "status"));
 	if (e && !strstr(e, needle))
 		fprintf(stderr, "error '%s' lacks '%s'\n", e, needle);
 }
