@@ -627,9 +627,7 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 	}
 	if (flags & REIS_STATS_RESET)
 		printf("(counters reset)\n");
-	if (c->inproc)
-		printf("(in-process drive: these count what this process did; a backing file "
-		       "keeps the databases and tables, not the counters)\n");
+	cli_inproc_counters(c, "these");
 	return 0;
 }
 

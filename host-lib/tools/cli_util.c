@@ -446,3 +446,10 @@ int cli_load_floats(const char *cmd, const char *path, struct reis_vecs *v)
 		cli_errno(ret, "%s: out of memory", cmd);
 	return ret;
 }
+
+void cli_inproc_counters(const struct ctx *c, const char *what)
+{
+	if (c->inproc && !c->json)
+		printf("(in-process drive: %s count what this process did; a backing file "
+		       "keeps the databases and tables, not the counters)\n", what);
+}

@@ -93,6 +93,9 @@ int fail(struct ctx *c, const char *what, int err);
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int open_dev(struct ctx *c);
+/* Text output of an in-process drive's counters: say that @what (e.g.
+ * "these") count this process only. */
+void cli_inproc_counters(const struct ctx *c, const char *what);
 /*
  * cli_load_floats() - the float vectors of a .fvecs/.bvecs/.npy file at @path
  * (an .ivecs of ids is refused); on failure the message names @cmd and the
