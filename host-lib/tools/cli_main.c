@@ -581,8 +581,7 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 		j_u64("erase_max", ftl.erase_max);
 		j_obj_end();
 		j_bool("reset", flags & REIS_STATS_RESET);
-		j_str("counting_since", c->inproc ? "this process opened the drive" :
-		      "the drive's power-on or last reset");
+		j_counting_since(c);
 		j_obj_end();
 		return 0;
 	}

@@ -1778,6 +1778,7 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 				j_obj_end();
 			}
 			j_arr_end();
+			j_counting_since(c);
 			j_obj_end();
 		} else if (!n) {
 			printf("no databases\n");
@@ -1821,6 +1822,7 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 		if (c->json) {
 			j_obj(NULL);
 			json_info(&d);
+			j_counting_since(c);	/* of "searches" */
 			j_obj_end();
 			return 0;
 		}

@@ -162,6 +162,7 @@ static int cmd_tables(struct ctx *c, int argc, char **argv)
 			j_obj_end();
 		}
 		j_arr_end();
+		j_counting_since(c);
 		j_obj_end();
 	} else if (!got) {
 		printf("no tables\n");
@@ -555,6 +556,7 @@ static int table_stats(struct ctx *c, int argc, char **argv)
 		j_u64("received_rows", s.received_rows);
 		j_u64("received_profile", s.received_profile);
 		j_bool("reset", flags != 0);
+		j_counting_since(c);
 		j_obj_end();
 		return 0;
 	}

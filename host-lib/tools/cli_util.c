@@ -453,3 +453,9 @@ void cli_inproc_counters(const struct ctx *c, const char *what)
 		printf("(in-process drive: %s count what this process did; a backing file "
 		       "keeps the databases and tables, not the counters)\n", what);
 }
+
+void j_counting_since(const struct ctx *c)
+{
+	j_str("counting_since", c->inproc ? "this process opened the drive" :
+	      "the drive's power-on or last reset");
+}

@@ -96,6 +96,8 @@ int open_dev(struct ctx *c);
 /* Text output of an in-process drive's counters: say that @what (e.g.
  * "these") count this process only. */
 void cli_inproc_counters(const struct ctx *c, const char *what);
+/* JSON "counting_since": since when a document's counters count. */
+void j_counting_since(const struct ctx *c);
 /*
  * cli_load_floats() - the float vectors of a .fvecs/.bvecs/.npy file at @path
  * (an .ivecs of ids is refused); on failure the message names @cmd and the

@@ -14,7 +14,8 @@
  *   5. IVF without --calib: the default --recall search works (the table
  *      is measured on held-out rows);
  *   6. --json carries the mode and the estimate;
- *   7. db info and stats say an in-process drive counts from its opening.
+ *   7. db info, db list and stats (text and JSON) say an in-process drive
+ *      counts from its opening.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -220,6 +221,10 @@ int main(void)
 	CHECK(run(args, 0) == 0 && strstr(out, "\"mode\":\"approximate\",\"recall_estimate\":null"));
 	/* counters of an in-process drive are this process's, and it says so */
 	CHECK(run("db info 1", 0) == 0 && strstr(out, "searches       0 (by this process"));
+	CHECK(run("--json db info 1", 0) == 0 &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
+	CHECK(run("--json db list", 0) == 0 &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
 	CHECK(run("stats", 0) == 0 && strstr(out, "(in-process drive: these count what this "
 					       "process did"));
 	CHECK(run("--json stats", 0) == 0 &&

@@ -148,6 +148,10 @@ int main(void)
 	CHECK(run("table stats %s", "5") == 0 &&
 	      strstr(out, "in-process drive: the SLS, page buffer, cache and remap counters"));
 	CHECK(run("%s", "tables") == 0 && strstr(out, "in-process drive: LOOKUPS"));
+	CHECK(run("--json table stats %s", "5") == 0 && one_json(out) &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
+	CHECK(run("--json %s", "tables") == 0 && one_json(out) &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
 	CHECK(run("remap 5 full --if-triggered%s", "") == 0 && strstr(out, "trigger does not hold"));
 
 	/* Usage errors exit 2, drive errors 1. */
