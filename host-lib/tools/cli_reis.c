@@ -1142,6 +1142,7 @@ struct search_args {
 	int exact;		/* --exact: every entry reranked */
 	int rerank_asked;	/* --factor or --exact: needs INT8 codes */
 	int no_int8;		/* the database has none: binary only, said so */
+	int ivf_db;		/* the database is IVF (searched flat without --ivf) */
 	const char *quant_path;
 	const char *image_path;
 	const char *queries;
@@ -1450,6 +1451,10 @@ static void search_report_mode(struct ctx *c, const struct search_args *a,
 	else if (a->ivf && !a->o.nprobe)
 		printf("; nprobe %u from the calibration table for recall %.2f", r->nprobe,
 		       a->o.target_recall / 1e4);
+	else if (a->ivf_db && !a->ivf)
+		printf("; every entry of IVF database %u compared (no --ivf): reis deploy "
+		       "estimated its IVF search (--ivf, --recall R) and --exact, not this",
+		       a->o.did);
 	else
 		printf("; no recall estimate for these settings (reis deploy measures the "
 		       "defaults)");
@@ -1585,6 +1590,7 @@ static int search_fit_db(struct ctx *c, const char *cmd, struct search_args *a)
 		ret = reis_db_info(c->dev, a->o.did, l);
 		none = !ret && !(l->flags & REIS_DBF_INT8);
 		flat = !ret && l->kind != REIS_DB_IVF;
+		a->ivf_db = !ret && l->kind == REIS_DB_IVF;
 	}
 	free(l);
 	if (ret) {

@@ -212,6 +212,12 @@ int main(void)
 	CHECK(run(args, 0) == 0 && strstr(out, "calibration (nprobe:recall@10) 1:"));
 	snprintf(args, sizeof(args), "search --did 3 --ivf -k %d %s", K, qpath);
 	CHECK(run(args, 0) == 0 && strstr(out, "mode: approximate"));
+	/* without --ivf every entry is compared, which deploy did not
+	 * estimate: said so, not "reis deploy measures the defaults" */
+	snprintf(args, sizeof(args), "search --did 3 -k %d %s", K, qpath);
+	CHECK(run(args, 0) == 0 && strstr(out, "mode: approximate") &&
+	      strstr(out, "every entry of IVF database 3 compared (no --ivf)") &&
+	      !strstr(out, "measures the defaults"));
 
 	/* 6. --json */
 	snprintf(args, sizeof(args), "--json search --did 1 -k %d --exact %s", K, qpath);
