@@ -264,6 +264,11 @@ int main(void)
 		unsigned d, e, lines = 0, bad = 0;
 
 		snprintf(gd, sizeof(gd), "%s/examples/group_demo", p);
+		/* --help and a misspelt option are usage, not a bundle path */
+		snprintf(cmd, sizeof(cmd), "%s --help 2>&1", gd);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 2 && strstr(out, "usage: group_demo"));
+		snprintf(cmd, sizeof(cmd), "%s %s --drive 2 2>&1", gd, img_path);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 2 && strstr(out, "usage: group_demo"));
 		snprintf(cmd, sizeof(cmd), "%s %s --drives 4 2>&1", gd, img_path);
 		CHECK(cli_capture(cmd, out, sizeof(out)) == 0);
 		CHECK(strstr(out, "entry e of the database, in IVF cluster order, on drive e mod 4")
