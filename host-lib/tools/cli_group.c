@@ -356,11 +356,14 @@ static int grp_search(struct grp_args *a, struct ctx *c, int argc, char **argv)
 	ret = reis_db_quantizer(reis_group_dev(a->g, 0), (uint32_t)s.did, &quant);
 	if (ret) {
 		struct reis_group_member m;
+		const char *why = reis_last_error(reis_group_dev(a->g, 0));
 
 		reis_vecs_free(&v);
 		reis_group_member_info(a->g, 0, &m);
-		cli_errno(ret, "group search: %s: the quantizer of database %" PRIu64 ": %s", m.name,
-			s.did, reis_strerror(ret));
+		/* the drive's reason and status, as reis search gives them */
+		cli_err_on(reis_group_dev(a->g, 0), ret, "group search: %s: the quantizer of "
+			   "database %" PRIu64 ": %s", m.name, s.did,
+			   why[0] ? why : reis_strerror(ret));
 		return 1;
 	}
 	ret = v.n > UINT32_MAX ? -E2BIG : reis_encode_queries(&quant, v.data, (uint32_t)v.n, &q);
@@ -568,6 +571,8 @@ static int cmd_group(struct ctx *c, int argc, char **argv)
 		return usage_err("group: unknown subcommand '%s'", argv[0]);
 	if (grp_open(c, &a))
 		return 1;
+	if (a.inproc && !a.backing_dir && !strcmp(argv[0], "deploy"))
+		cli_warn_volatile("in-process drives without --backing-dir");
 	if (!strcmp(argv[0], "list"))
 		ret = argc == 1 ? grp_list(&a, c) : usage_err("group list: no arguments");
 	else if (!strcmp(argv[0], "deploy"))

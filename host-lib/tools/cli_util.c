@@ -123,14 +123,34 @@ void cli_errno(int err, const char *fmt, ...)
 	fprintf(stderr, "reis: %s\n", js.err);
 }
 
+static void err_on(struct reis_dev *dev, int err, const char *fmt, va_list ap)
+{
+	note_err(err < 0 ? -err : err, dev ? reis_last_cpl(dev)->status : 0, fmt, ap);
+	fprintf(stderr, "reis: %s\n", js.err);
+}
+
 void cli_err_dev(struct ctx *c, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	note_err(err < 0 ? -err : err, c->dev ? reis_last_cpl(c->dev)->status : 0, fmt, ap);
+	err_on(c->dev, err, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "reis: %s\n", js.err);
+}
+
+void cli_err_on(struct reis_dev *dev, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_on(dev, err, fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn_volatile(const char *what)
+{
+	fprintf(stderr, "reis: warning: %s: what this command writes is gone when it "
+		"exits\n", what);
 }
 
 void j_sep(const char *key)
@@ -330,8 +350,7 @@ int open_dev(struct ctx *c)
 
 	if (c->inproc) {
 		if (!c->iopts.backing && c->warn_volatile)
-			fprintf(stderr, "reis: warning: in-process drive without --backing: what "
-				"this command writes is gone when it exits\n");
+			cli_warn_volatile("in-process drive without --backing");
 		c->iopts.errbuf = c->errbuf;
 		c->iopts.errlen = sizeof(c->errbuf);
 		ret = reis_open_inproc(&c->iopts, &c->dev);

@@ -65,6 +65,11 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_err_dev(struct ctx *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* cli_err_dev() for a drive other than c->dev (a group's member). */
+void cli_err_on(struct reis_dev *dev, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "reis: warning: @what: what this command writes is gone when it exits" */
+void cli_warn_volatile(const char *what);
 /*
  * cli_getopt() - getopt_long() for command @cmd (NULL: the global
  * options): an unknown option or a
