@@ -220,7 +220,9 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[2], "--drives"))
 		n = (unsigned)atoi(argv[3]);
-	if ((argc != 2 && argc != 4) || n < 1 || n > REIS_GROUP_MAX) {
+	/* --help, or an option other than --drives, is not a bundle */
+	if ((argc != 2 && argc != 4) || argv[1][0] == '-' ||
+	    (argc == 4 && strcmp(argv[2], "--drives")) || n < 1 || n > REIS_GROUP_MAX) {
 		fprintf(stderr, "usage: group_demo BUNDLE [--drives N (1..%u)]\n", REIS_GROUP_MAX);
 		return 2;
 	}

@@ -599,8 +599,19 @@ struct run_opts {
 	const char *bundle;	/* block device (or file) the bundle is read from */
 	uint32_t k, recall, only;
 	uint64_t qoff;		/* the user's questions, or UINT64_MAX */
+	int bundle_guessed;	/* no --bundle: the drive's block device, guessed */
 	char found_dev[REIS_PATH_MAX], found_blk[REIS_PATH_MAX];
 };
+
+/* Where a bundle comes from, after a guessed one could not be read. */
+static void bundle_hint(const struct run_opts *ro)
+{
+	if (ro->bundle_guessed)
+		fprintf(stderr, "rag_demo: without --bundle the bundle is read from the drive's "
+			"namespace, where make demo writes it (scripts/rag-bundle.sh); on the "
+			"host make one with `rag_demo bundle CORPUS_DIR OUT.img` and run "
+			"`rag_demo run --inproc BACKING --bundle OUT.img`\n");
+}
 
 /*
  * The drive and the bundle when not given: the first ISP drive (its NVM
@@ -638,6 +649,7 @@ static int parse_run(int argc, char **argv, struct run_opts *ro)
 	ro->dev_path = NULL;
 	ro->inproc = NULL;
 	ro->bundle = NULL;
+	ro->bundle_guessed = 0;
 	ro->k = 5;
 	ro->recall = 9500;
 	ro->only = UINT32_MAX;
@@ -672,6 +684,7 @@ static int parse_run(int argc, char **argv, struct run_opts *ro)
 			"a byte offset\n");
 		return 2;
 	}
+	ro->bundle_guessed = !ro->bundle;
 	default_paths(ro);
 	return 0;
 }
@@ -693,6 +706,7 @@ static int load_bundle(const struct run_opts *ro, struct reis_db_image *img, str
 	fd = open(ro->bundle, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "rag_demo: %s: %s\n", ro->bundle, strerror(errno));
+		bundle_hint(ro);
 		return -1;
 	}
 	ret = reis_db_image_read(fd, 0, img, err, sizeof(err));
@@ -700,6 +714,7 @@ static int load_bundle(const struct run_opts *ro, struct reis_db_image *img, str
 	if (ret) {
 		fprintf(stderr, "rag_demo: %s: %s (scripts/rag-bundle.sh writes the bundle)\n",
 			ro->bundle, err);
+		bundle_hint(ro);
 		return -1;
 	}
 	if (ro->qoff != UINT64_MAX) {

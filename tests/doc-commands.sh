@@ -6,7 +6,9 @@
 #   lint  every fenced block says what it is: ```sh blocks are commands,
 #         ```text / ```c / ```console ... are not; a doc-test marker is well
 #         formed; each sh block parses (sh -n); a block for a guest program
-#         names one that exists. Writes RESULTS_DIR/docs-lint.counts.
+#         names one that exists; no $BUILD/$ISP_CACHE without a default; a
+#         vm or long block makes what it runs from build/ (or a VM script)
+#         first. Writes RESULTS_DIR/docs-lint.counts.
 #   run MODE  runs the sh blocks of that MODE (host, vm or long) one by one,
 #         each in a scratch directory of its own that links the checkout's
 #         top-level entries (so build/, scripts/, make work and what a block
@@ -140,6 +142,20 @@ lint_block() { # N FILE LINE LANG MARKER
     *) bad "$id" "unknown mode '$m' (host, vm, guest, long, skip)"; return ;;
     esac
     sh -n "$work/$1.body" 2>"$work/err" || { bad "$id" "does not parse: $(cat "$work/err")"; return; }
+    # Runnable as written from a user's shell and a fresh clone: no
+    # variable only make or a marker's env= sets ($BUILD, $ISP_CACHE) without
+    # a default, and (vm, long) no build product or VM script used before a
+    # make line of the block builds it.
+    if [ "$m" != skip ]; then
+        v=$(grep -o '\$[{]*\(BUILD\|ISP_CACHE\)[}/ ]' "$work/$1.body" | head -n 1 | tr -d '${}/ ')
+        [ -z "$v" ] || { bad "$id" "uses \$$v, which a user's shell does not set: write \${$v:-default} or a path"; return; }
+    fi
+    if [ "$m" = vm ] || [ "$m" = long ]; then
+        u=$(awk '/(^|[;&|( ])make( |$)/ { made = 1 }
+            /^[ \t]*([A-Z_]+=[^ ]* )*(build\/(examples|tests|qemu-[0-9.]+|guest)\/|scripts\/(vm-bench[a-z-]*|run-qemu)\.sh)/ {
+                if (!made) { print; exit } }' "$work/$1.body")
+        [ -z "$u" ] || { bad "$id" "'$u' needs a build a fresh clone lacks: build it first in the block (make ...)"; return; }
+    fi
     ok "$id"
 }
 

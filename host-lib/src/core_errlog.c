@@ -164,23 +164,37 @@ int reis_last_error_info(const struct reis_dev *dev, struct reis_err_info *info)
 const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, char *buf,
 			     size_t len)
 {
+	return reis__req_errmsg_obj(dev, req, "", buf, len);
+}
+
+const char *reis__req_errmsg_obj(struct reis_dev *dev, const struct reis_req *req,
+				 const char *obj, char *buf, size_t len)
+{
 	struct isp_wire_err_text e;
 	const char *name;
-	char where[48], op[8], st[REIS_STATUS_DESC_LEN];
+	char where[48], op[8 + 80], st[REIS_STATUS_DESC_LEN];
 	unsigned bit;
 
 	reis_req_strerror(req, buf, len);
+	name = reis_opcode_name(req->cmd.opcode);
+	if (name)
+		snprintf(op, sizeof(op), "%s%s", name, obj);
+	else
+		snprintf(op, sizeof(op), "0x%02x%s", req->cmd.opcode, obj);
+	if (obj[0]) {	/* "NAME: ..." becomes "NAME OBJ: ..." */
+		const char *rest = strstr(buf, ": ");
+		char tmp[REIS_ERRMSG_LEN];
+
+		snprintf(tmp, sizeof(tmp), "%s%s", op, rest ? rest : "");
+		snprintf(buf, len, "%s", tmp);
+	}
 	if (!dev || req->priv.state != REIS_REQ_DONE || !req->cpl.status)
 		return buf;
 	if (req->cmd.opcode < 0x80 || reis__errlog_find(dev, req, &e)) {
 		reis_errinfo_note(dev, req, NULL, buf);
 		return buf;
 	}
-	name = reis_opcode_name(req->cmd.opcode);
-	if (!name) {
-		snprintf(op, sizeof(op), "0x%02x", req->cmd.opcode);
-		name = op;
-	}
+	name = op;
 	if (e.loc != ISP_ERR_LOC_NONE)
 		snprintf(where, sizeof(where), ", command byte %u", e.loc & 0xffu);
 	else if (e.data_byte)

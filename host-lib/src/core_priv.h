@@ -138,6 +138,9 @@ int reis__want_cp(uint32_t flags_cp, uint32_t flags_vendor);
  */
 const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, char *buf,
 			     size_t len);
+/* The same with @obj (" table 7 bags 0..1") after the command's name. */
+const char *reis__req_errmsg_obj(struct reis_dev *dev, const struct reis_req *req,
+				 const char *obj, char *buf, size_t len);
 
 /* core_errlog.c: Get Log Page on any transport, the handle's message left
  * alone; -errno, *@nvme the NVMe status when the drive refused. */

@@ -43,6 +43,7 @@ struct rf_sls_priv {
 	uint64_t max_result;
 	uint32_t p0, p1;		/* bags of the current command */
 	uint64_t t0;
+	char msg[REIS_ERRMSG_LEN];	/* the failed command's message, with the drive's reason */
 };
 
 static inline uint32_t rf_wmul(uint32_t flags)
@@ -224,12 +225,16 @@ static void rf_finish(struct rf_sls_priv *p, int err, const struct reis_cpl *cpl
 
 	op->err = err;
 	op->info.host_ns = reis__now_ns() - p->t0;
-	if (err && cpl && (cpl->status || cpl->err)) {
+	if (err && cpl && p->msg[0]) {
+		op->cpl = *cpl;
+		dev->last = *cpl;
+		reis__seterr(dev, err, "%s", p->msg);
+	} else if (err && cpl && (cpl->status || cpl->err)) {
 		char what[64];
 
 		op->cpl = *cpl;
 		snprintf(what, sizeof(what), "bags %u..%u", p->p0, p->p1 ? p->p1 - 1 : 0);
-		reis__rf_cpl_err(dev, cpl, opcode, op->tid, what);
+		reis__rf_cpl_err(dev, NULL, cpl, opcode, op->tid, what);
 	} else if (err) {
 		memset(&op->cpl, 0, sizeof(op->cpl));
 		op->cpl.err = err;
@@ -353,6 +358,17 @@ static void rf_complete(struct reis_rx *rx)
 		rf_finish(p, ret, NULL, ISP_OP_RF_SLS);
 }
 
+/* A command failed: its message with the drive's reason, for rf_finish(). */
+static void rf_cmd_error(struct reis_rx *rx, const struct reis_req *req)
+{
+	struct rf_sls_priv *p = (struct rf_sls_priv *)rx;
+	char obj[64];
+
+	snprintf(obj, sizeof(obj), " table %u bags %u..%u", p->op->tid, p->p0,
+		 p->p1 ? p->p1 - 1 : 0);
+	reis__req_errmsg_obj(p->dev, req, obj, p->msg, sizeof(p->msg));
+}
+
 static void rf_failed(struct reis_rx *rx, int err, const struct reis_cpl *cpl,
 		      uint8_t opcode)
 {
@@ -377,6 +393,7 @@ static void rf_dropped(struct reis_rx *rx)
 static const struct reis_rx_ops rf_rx_ops = {
 	.account = rf_account,
 	.retry = rf_retry,
+	.cmd_error = rf_cmd_error,
 	.accepted = rf_accepted,
 	.buf = rf_buf,
 	.chunk = rf_chunk,

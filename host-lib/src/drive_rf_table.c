@@ -65,14 +65,22 @@ const char *reis__rf_op_name(uint8_t opcode)
 	return n ? n : "?";
 }
 
-int reis__rf_cpl_err(struct reis_dev *dev, const struct reis_cpl *cpl, uint8_t opcode,
-		     uint32_t tid, const char *what)
+int reis__rf_cpl_err(struct reis_dev *dev, const struct reis_req *req,
+		     const struct reis_cpl *cpl, uint8_t opcode, uint32_t tid, const char *what)
 {
 	char obj[24] = "", st[REIS_STATUS_DESC_LEN];
 
 	dev->last = *cpl;
 	if (tid)
 		snprintf(obj, sizeof(obj), " table %u", tid);
+	if (req && req->priv.state == REIS_REQ_DONE && req->cpl.status) {
+		/* the drive's reason and error log entry, as every command's */
+		char o[24 + 80], m[REIS_ERRMSG_LEN];
+
+		snprintf(o, sizeof(o), "%s%s%s", obj, what ? " " : "", what ? what : "");
+		return reis__seterr(dev, cpl->err, "%s",
+				    reis__req_errmsg_obj(dev, req, o, m, sizeof(m)));
+	}
 	if (cpl->status)
 		return reis__seterr(dev, cpl->err, "%s%s%s%s: %s", reis__rf_op_name(opcode), obj,
 				    what ? " " : "", what ? what : "",
@@ -87,7 +95,7 @@ static int rf_exec(struct reis_dev *dev, struct reis_req *req, uint32_t tid)
 	int ret = reis_exec(dev, req);
 
 	if (ret && req->priv.state == REIS_REQ_DONE)
-		reis__rf_cpl_err(dev, &req->cpl, req->cmd.opcode, tid, NULL);
+		reis__rf_cpl_err(dev, req, &req->cpl, req->cmd.opcode, tid, NULL);
 	return ret;
 }
 
@@ -428,7 +436,7 @@ static int rf_dep_stream_err(struct reis_dev *dev, const struct rf_dep_run *run,
 	if (run->err_cpl.status || run->err_cpl.err) {
 		snprintf(what, sizeof(what), "%s section at offset %llu",
 			 rf_sec_name(run->err_sec), (unsigned long long)run->err_off);
-		reis__rf_cpl_err(dev, &run->err_cpl, ISP_OP_RF_TBL_WRITE, t[run->err_tbl].tid,
+		reis__rf_cpl_err(dev, NULL, &run->err_cpl, ISP_OP_RF_TBL_WRITE, t[run->err_tbl].tid,
 				 what);
 	}
 	return run->err;
@@ -727,7 +735,7 @@ int reis_rf_profile(struct reis_dev *dev, uint32_t tid, const uint32_t *counts,
 	s.arg = &tid;
 	ret = reis_stream_h2c(dev, &s, counts, (uint64_t)n * 4u);
 	if (ret && dev->last.status)
-		reis__rf_cpl_err(dev, &dev->last, ISP_OP_RF_PROFILE, tid, NULL);
+		reis__rf_cpl_err(dev, NULL, &dev->last, ISP_OP_RF_PROFILE, tid, NULL);
 	return ret;
 }
 

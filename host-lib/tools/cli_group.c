@@ -40,7 +40,7 @@ static int grp_open_inproc(struct grp_args *a)
 		}
 		ret = reis_open_inproc(&o, &devs[i]);
 		if (ret) {
-			cli_err("in-process drive %u: %s", i, err[0] ? err : reis_strerror(ret));
+			cli_errno(ret, "in-process drive %u: %s", i, err[0] ? err : reis_strerror(ret));
 			break;
 		}
 		snprintf(names[i], sizeof(names[i]), "inproc%u", i);
@@ -347,30 +347,30 @@ static int grp_search(struct grp_args *a, struct ctx *c, int argc, char **argv)
 	struct reis_queries q;
 	struct reis_quant quant;
 	struct reis_vecs v;
-	char err[256];
 	int ret = grp_search_parse(argc, argv, &s);
 
 	if (ret)
 		return ret;
-	if (reis_vecs_load(s.queries, &v, err, sizeof(err)) || reis_vecs_to_f32(&v)) {
-		cli_err("%s", err);
+	if (cli_load_floats("group search", s.queries, &v))
 		return 1;
-	}
 	ret = reis_db_quantizer(reis_group_dev(a->g, 0), (uint32_t)s.did, &quant);
 	if (ret) {
 		struct reis_group_member m;
+		const char *why = reis_last_error(reis_group_dev(a->g, 0));
 
 		reis_vecs_free(&v);
 		reis_group_member_info(a->g, 0, &m);
-		cli_err("group search: %s: the quantizer of database %" PRIu64 ": %s", m.name,
-			s.did, reis_strerror(ret));
+		/* the drive's reason and status, as reis search gives them */
+		cli_err_on(reis_group_dev(a->g, 0), ret, "group search: %s: the quantizer of "
+			   "database %" PRIu64 ": %s", m.name, s.did,
+			   why[0] ? why : reis_strerror(ret));
 		return 1;
 	}
 	ret = v.n > UINT32_MAX ? -E2BIG : reis_encode_queries(&quant, v.data, (uint32_t)v.n, &q);
 	reis_quant_free(&quant);
 	reis_vecs_free(&v);
 	if (ret) {
-		cli_err("group search: queries: %s", reis_strerror(ret));
+		cli_errno(ret, "group search: queries: %s", reis_strerror(ret));
 		return 1;
 	}
 	memset(&o, 0, sizeof(o));
@@ -571,6 +571,8 @@ static int cmd_group(struct ctx *c, int argc, char **argv)
 		return usage_err("group: unknown subcommand '%s'", argv[0]);
 	if (grp_open(c, &a))
 		return 1;
+	if (a.inproc && !a.backing_dir && !strcmp(argv[0], "deploy"))
+		cli_warn_volatile("in-process drives without --backing-dir");
 	if (!strcmp(argv[0], "list"))
 		ret = argc == 1 ? grp_list(&a, c) : usage_err("group list: no arguments");
 	else if (!strcmp(argv[0], "deploy"))

@@ -581,8 +581,7 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 		j_u64("erase_max", ftl.erase_max);
 		j_obj_end();
 		j_bool("reset", flags & REIS_STATS_RESET);
-		j_str("counting_since", c->inproc ? "this process opened the drive" :
-		      "the drive's power-on or last reset");
+		j_counting_since(c);
 		j_obj_end();
 		return 0;
 	}
@@ -627,9 +626,7 @@ static int cmd_stats(struct ctx *c, int argc, char **argv)
 	}
 	if (flags & REIS_STATS_RESET)
 		printf("(counters reset)\n");
-	if (c->inproc)
-		printf("(in-process drive: these count what this process did; a backing file "
-		       "keeps the databases and tables, not the counters)\n");
+	cli_inproc_counters(c, "these");
 	return 0;
 }
 

@@ -153,13 +153,13 @@ static int load_docs(const char *path, const char *idx_path, uint64_t n, uint8_t
 
 	ret = slurp(path, &buf, &len);
 	if (ret) {
-		cli_err("deploy: --docs %s: %s", path, strerror(-ret));
+		cli_errno(ret, "deploy: --docs %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (idx_path) {
 		ret = slurp(idx_path, &idx, &ilen);
 		if (ret) {
-			cli_err("deploy: --docs-idx %s: %s", idx_path,
+			cli_errno(ret, "deploy: --docs-idx %s: %s", idx_path,
 				strerror(-ret));
 			free(buf);
 			return ret;
@@ -260,7 +260,7 @@ static int load_u64s(const char *what, const char *path, uint64_t n, uint64_t ma
 	}
 	ret = slurp(path, &buf, &len);
 	if (ret) {
-		cli_err("deploy: %s %s: %s", what, path, strerror(-ret));
+		cli_errno(ret, "deploy: %s %s: %s", what, path, strerror(-ret));
 		free(v);
 		return ret;
 	}
@@ -294,28 +294,6 @@ static int load_u64s(const char *what, const char *path, uint64_t n, uint64_t ma
 	}
 	*out = v;
 	return 0;
-}
-
-/* Float vectors from a .fvecs/.bvecs/.npy file. */
-static int load_floats(const char *cmd, const char *path, struct reis_vecs *v)
-{
-	char err[256];
-	int ret;
-
-	ret = reis_vecs_load(path, v, err, sizeof(err));
-	if (ret) {
-		cli_err("%s: %s", cmd, err);
-		return ret;
-	}
-	if (v->type == REIS_VEC_I32) {
-		cli_err("%s: %s holds int32 ids, not vectors", cmd, path);
-		reis_vecs_free(v);
-		return -EINVAL;
-	}
-	ret = reis_vecs_to_f32(v);
-	if (ret)
-		cli_err("%s: out of memory", cmd);
-	return ret;
 }
 
 /* Queries from stdin: one per line, floats separated by spaces or commas. */
@@ -855,7 +833,7 @@ static int deploy_load_calib(struct deploy_job *j)
 	uint64_t i;
 	int ret;
 
-	ret = load_floats("deploy", j->calib_path, &j->calib);
+	ret = cli_load_floats("deploy", j->calib_path, &j->calib);
 	if (ret)
 		return ret;
 	if (j->calib.dim != j->base.dim || j->calib.n > UINT32_MAX) {
@@ -915,7 +893,7 @@ static int deploy_build(struct deploy_job *j)
 	char err[256];
 	int ret;
 
-	ret = load_floats("deploy", j->vec_path, &j->base);
+	ret = cli_load_floats("deploy", j->vec_path, &j->base);
 	if (!ret)
 		ret = deploy_load_extras(j);
 	if (!ret && j->calib_path)
@@ -945,7 +923,7 @@ static int deploy_build(struct deploy_job *j)
 		return ret;
 	j->t_build = now_s() - j->t0;
 	if (j->quant_out && (ret = reis_quant_save(j->img.quant, j->quant_out))) {
-		cli_err("deploy: --quant-out %s: %s", j->quant_out,
+		cli_errno(ret, "deploy: --quant-out %s: %s", j->quant_out,
 			strerror(-ret));
 		return ret;
 	}
@@ -963,7 +941,7 @@ static int deploy_send(struct ctx *c, struct deploy_job *j, int *reported)
 	if (j->pack) {
 		ret = reis_db_image_save(&j->img, j->pack);
 		if (ret)
-			cli_err("deploy: --pack %s: %s", j->pack, strerror(-ret));
+			cli_errno(ret, "deploy: --pack %s: %s", j->pack, strerror(-ret));
 		return ret;
 	}
 	memset(&dopt, 0, sizeof(dopt));
@@ -1164,6 +1142,7 @@ struct search_args {
 	int exact;		/* --exact: every entry reranked */
 	int rerank_asked;	/* --factor or --exact: needs INT8 codes */
 	int no_int8;		/* the database has none: binary only, said so */
+	int ivf_db;		/* the database is IVF (searched flat without --ivf) */
 	const char *quant_path;
 	const char *image_path;
 	const char *queries;
@@ -1394,7 +1373,7 @@ static int prepare_queries(struct ctx *c, const char *cmd, struct search_args *a
 	if (!strcmp(a->queries, "-"))
 		ret = read_stdin_queries(&v);
 	else
-		ret = load_floats(cmd, a->queries, &v);
+		ret = cli_load_floats(cmd, a->queries, &v);
 	if (!ret && (v.dim != qp->dim || v.n > UINT32_MAX)) {
 		cli_errno(-EDOM, "%s: queries have dimension %u, the database %u", cmd,
 			  v.dim, qp->dim);
@@ -1472,6 +1451,10 @@ static void search_report_mode(struct ctx *c, const struct search_args *a,
 	else if (a->ivf && !a->o.nprobe)
 		printf("; nprobe %u from the calibration table for recall %.2f", r->nprobe,
 		       a->o.target_recall / 1e4);
+	else if (a->ivf_db && !a->ivf)
+		printf("; every entry of IVF database %u compared (no --ivf): reis deploy "
+		       "estimated its IVF search (--ivf, --recall R) and --exact, not this",
+		       a->o.did);
 	else
 		printf("; no recall estimate for these settings (reis deploy measures the "
 		       "defaults)");
@@ -1607,6 +1590,7 @@ static int search_fit_db(struct ctx *c, const char *cmd, struct search_args *a)
 		ret = reis_db_info(c->dev, a->o.did, l);
 		none = !ret && !(l->flags & REIS_DBF_INT8);
 		flat = !ret && l->kind != REIS_DB_IVF;
+		a->ivf_db = !ret && l->kind == REIS_DB_IVF;
 	}
 	free(l);
 	if (ret) {
@@ -1704,7 +1688,7 @@ static int cmd_trace(struct ctx *c, int argc, char **argv)
 			fclose(f);
 		free(blob);
 		reis_search_result_free(&r);
-		cli_err("trace: %s: %s", a.trace_out, strerror(-ret));
+		cli_errno(ret, "trace: %s: %s", a.trace_out, strerror(-ret));
 		return 1;
 	}
 	fclose(f);
@@ -1800,6 +1784,7 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 				j_obj_end();
 			}
 			j_arr_end();
+			j_counting_since(c);
 			j_obj_end();
 		} else if (!n) {
 			printf("no databases\n");
@@ -1843,6 +1828,7 @@ static int cmd_db(struct ctx *c, int argc, char **argv)
 		if (c->json) {
 			j_obj(NULL);
 			json_info(&d);
+			j_counting_since(c);	/* of "searches" */
 			j_obj_end();
 			return 0;
 		}

@@ -162,6 +162,7 @@ static int cmd_tables(struct ctx *c, int argc, char **argv)
 			j_obj_end();
 		}
 		j_arr_end();
+		j_counting_since(c);
 		j_obj_end();
 	} else if (!got) {
 		printf("no tables\n");
@@ -180,6 +181,7 @@ static int cmd_tables(struct ctx *c, int argc, char **argv)
 				"ready") : "deploying",
 			       st[i].generation, st[i].pages, st[i].lookups,
 			       100 * st[i].utilisation, 100 * st[i].hit_rate);
+		cli_inproc_counters(c, "LOOKUPS, UTIL% and HIT%");
 	}
 	free(st);
 	return 0;
@@ -403,7 +405,7 @@ static int table_create_rows(struct table_job *j, uint64_t rb)
 	if (j->data) {
 		ret = read_rows(j->data, j->rows, rb);
 		if (ret) {
-			cli_err("table create: %s: %s", j->data,
+			cli_errno(ret, "table create: %s: %s", j->data,
 				ret == -EBADMSG ? "size is not rows x dim x 4 bytes of float32" :
 				strerror(-ret));
 			return 1;
@@ -554,6 +556,7 @@ static int table_stats(struct ctx *c, int argc, char **argv)
 		j_u64("received_rows", s.received_rows);
 		j_u64("received_profile", s.received_profile);
 		j_bool("reset", flags != 0);
+		j_counting_since(c);
 		j_obj_end();
 		return 0;
 	}
@@ -583,6 +586,7 @@ static int table_stats(struct ctx *c, int argc, char **argv)
 	       (double)s.remap_ns / 1e6, s.tracked_keys, s.trigger_hot_new);
 	if (flags)
 		printf("(counters reset)\n");
+	cli_inproc_counters(c, "the SLS, page buffer, cache and remap counters");
 	return 0;
 }
 
@@ -838,7 +842,7 @@ static int sls_bags(struct sls_job *j)
 		ret = read_bags(j->bagfile, bb, &j->weighted);
 		if (ret) {
 			if (ret != -EBADMSG)
-				cli_err("sls: %s: %s", j->bagfile,
+				cli_errno(ret, "sls: %s: %s", j->bagfile,
 					ret == -E2BIG ? "too many indices" : strerror(-ret));
 			return 1;
 		}
@@ -1091,6 +1095,12 @@ static int remap_switch(struct ctx *c, uint32_t tid)
 	int ret;
 
 	ret = reis_rf_switch(c->dev, tid);
+	if (ret == -ENODATA && c->inproc) {
+		cli_err_dev(c, ret, "remap switch: %s (an in-process drive keeps no staged "
+			    "mapping from one command to the next: reis remap TID full|adaptive "
+			    "--switch)", reis_last_error(c->dev));
+		return 1;
+	}
 	if (ret)
 		return fail(c, "remap switch", ret);
 	ret = reis_rf_table_stats(c->dev, tid, 0, &ts);
@@ -1150,12 +1160,19 @@ static void remap_report(const struct ctx *c, uint32_t tid, uint32_t flags,
 	} else if (!ri->triggered) {
 		printf("table %u: trigger does not hold, nothing remapped\n", tid);
 	} else {
+		/* A restart keeps no staged mapping (recflash-engine.md), and an
+		 * in-process drive restarts with every command. */
+		const char *staged = c->inproc ?
+			"staged, and dropped when this in-process drive closes at the end of "
+			"this command (add --switch to activate it)" :
+			"staged (reis remap TID switch)";
+
 		printf("table %u: %s remap, %" PRIu64 " rows moved (%" PRIu64 " reads, %" PRIu64
 		       " programs, %" PRIu64 " erases), modeled %.3f ms; mapping %s, "
 		       "generation %u\n", tid, kind, ri->rows_moved, ri->page_reads,
 		       ri->programs, ri->erases, (double)ri->remap_ns / 1e6,
-		       ri->remap_state == REIS_RF_REMAP_STAGED ? "staged (reis remap TID switch)" :
-		       "active", ri->generation);
+		       ri->remap_state == REIS_RF_REMAP_STAGED ? staged : "active",
+		       ri->generation);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "libreis_tools.h"
 
 /* ---------------------------------------------------------------------- */
 /* Minimal JSON writer: one document per command, keys in insertion order. */
@@ -122,14 +123,34 @@ void cli_errno(int err, const char *fmt, ...)
 	fprintf(stderr, "reis: %s\n", js.err);
 }
 
+static void err_on(struct reis_dev *dev, int err, const char *fmt, va_list ap)
+{
+	note_err(err < 0 ? -err : err, dev ? reis_last_cpl(dev)->status : 0, fmt, ap);
+	fprintf(stderr, "reis: %s\n", js.err);
+}
+
 void cli_err_dev(struct ctx *c, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	note_err(err < 0 ? -err : err, c->dev ? reis_last_cpl(c->dev)->status : 0, fmt, ap);
+	err_on(c->dev, err, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "reis: %s\n", js.err);
+}
+
+void cli_err_on(struct reis_dev *dev, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_on(dev, err, fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn_volatile(const char *what)
+{
+	fprintf(stderr, "reis: warning: %s: what this command writes is gone when it "
+		"exits\n", what);
 }
 
 void j_sep(const char *key)
@@ -329,13 +350,12 @@ int open_dev(struct ctx *c)
 
 	if (c->inproc) {
 		if (!c->iopts.backing && c->warn_volatile)
-			fprintf(stderr, "reis: warning: in-process drive without --backing: what "
-				"this command writes is gone when it exits\n");
+			cli_warn_volatile("in-process drive without --backing");
 		c->iopts.errbuf = c->errbuf;
 		c->iopts.errlen = sizeof(c->errbuf);
 		ret = reis_open_inproc(&c->iopts, &c->dev);
 		if (ret) {
-			cli_err("in-process drive: %s",
+			cli_errno(ret, "in-process drive: %s",
 				c->errbuf[0] ? c->errbuf : reis_strerror(ret));
 			return ret;
 		}
@@ -363,7 +383,7 @@ int open_dev(struct ctx *c)
 		cli_err("%s: no such device (ISP drives: reis list; vendor commands "
 			"use the generic char device /dev/ngXnY)", path);
 	else if (ret)
-		cli_err("%s: %s", path, reis_strerror(ret));
+		cli_errno(ret, "%s: %s", path, reis_strerror(ret));
 	return ret;
 }
 
@@ -424,3 +444,37 @@ int sub_help(const struct reis_cli_cmd *cmd, int argc, char **argv)
 	return 0;
 }
 
+/* Float vectors from a .fvecs/.bvecs/.npy file. */
+int cli_load_floats(const char *cmd, const char *path, struct reis_vecs *v)
+{
+	char err[256];
+	int ret;
+
+	ret = reis_vecs_load(path, v, err, sizeof(err));
+	if (ret) {
+		cli_errno(ret, "%s: %s", cmd, err);
+		return ret;
+	}
+	if (v->type == REIS_VEC_I32) {
+		cli_err("%s: %s holds int32 ids, not vectors", cmd, path);
+		reis_vecs_free(v);
+		return -EINVAL;
+	}
+	ret = reis_vecs_to_f32(v);
+	if (ret)
+		cli_errno(ret, "%s: out of memory", cmd);
+	return ret;
+}
+
+void cli_inproc_counters(const struct ctx *c, const char *what)
+{
+	if (c->inproc && !c->json)
+		printf("(in-process drive: %s count what this process did; a backing file "
+		       "keeps the databases and tables, not the counters)\n", what);
+}
+
+void j_counting_since(const struct ctx *c)
+{
+	j_str("counting_since", c->inproc ? "this process opened the drive" :
+	      "the drive's power-on or last reset");
+}

@@ -65,6 +65,11 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_err_dev(struct ctx *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* cli_err_dev() for a drive other than c->dev (a group's member). */
+void cli_err_on(struct reis_dev *dev, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "reis: warning: @what: what this command writes is gone when it exits" */
+void cli_warn_volatile(const char *what);
 /*
  * cli_getopt() - getopt_long() for command @cmd (NULL: the global
  * options): an unknown option or a
@@ -93,6 +98,18 @@ int fail(struct ctx *c, const char *what, int err);
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int open_dev(struct ctx *c);
+/* Text output of an in-process drive's counters: say that @what (e.g.
+ * "these") count this process only. */
+void cli_inproc_counters(const struct ctx *c, const char *what);
+/* JSON "counting_since": since when a document's counters count. */
+void j_counting_since(const struct ctx *c);
+/*
+ * cli_load_floats() - the float vectors of a .fvecs/.bvecs/.npy file at @path
+ * (an .ivecs of ids is refused); on failure the message names @cmd and the
+ * errno goes to --json.
+ */
+struct reis_vecs;
+int cli_load_floats(const char *cmd, const char *path, struct reis_vecs *v);
 void print_caps_human(uint64_t caps);
 void json_caps(uint64_t caps);
 int sub_help(const struct reis_cli_cmd *cmd, int argc, char **argv);

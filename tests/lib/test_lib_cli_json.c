@@ -8,7 +8,9 @@
  * in a backing file (one brute-force database deployed first):
  *   1. drive errors: unknown database, k = 0, k above the database's size;
  *   2. host errors: wrong query dimension, a missing deploy input, an
- *      unwritable trace file, an unknown table;
+ *      unwritable trace file (a missing file is errno ENOENT, also for
+ *      search and group search's queries), ids given as queries, an
+ *      unknown table;
  *   3. usage errors: a bad number, an unknown command or global option, no
  *      command, --json after other global options and in a short-flag cluster;
  *   4. successes still print their own document (hits with their entry), and
@@ -88,6 +90,8 @@ static void check_error_doc(const char *args, int want_exit, const char *needle)
 	CHECK(e && strstr(err, e));
 	snprintf(exit_s, sizeof(exit_s), "%d", want_exit);
 	CHECK(jis(&p, "exit", exit_s));
+	/* every field on every failure (reis.1, docs/reis.md §3) */
+	CHECK(jget(&p, "errno") && atoi(jget(&p, "errno")) > 0 && jget(&p, "status"));
 	if (e && !strstr(e, needle))
 		fprintf(stderr, "error '%s' lacks '%s'\n", e, needle);
 }
@@ -106,6 +110,12 @@ int main(void)
 	REQUIRE(reis_fvecs_write(tp("v.fvecs"), x, N, DIM) == 0);
 	REQUIRE(reis_fvecs_write(tp("q.fvecs"), q, 2, DIM) == 0);
 	REQUIRE(reis_fvecs_write(tp("q64.fvecs"), q, 2, 64) == 0);
+	{
+		FILE *f = fopen(tp("ids.ivecs"), "wb");
+		int32_t rec[1 + DIM] = { DIM };
+
+		REQUIRE(f && fwrite(rec, sizeof(rec), 1, f) == 1 && fclose(f) == 0);
+	}
 
 	/* a success prints its own document */
 	snprintf(args, sizeof(args), "--json deploy --did 4 --int8 --quant-out %s %s",
@@ -138,11 +148,30 @@ int main(void)
 	snprintf(args, sizeof(args), "--json search --did 4 --quant %s %s", tp("q.quant"),
 		 tp("q64.fvecs"));
 	check_error_doc(args, 1, "dimension");
+	/* a file that is not there: the message says so, and so does errno
+	 * (ENOENT, not the EINVAL of bad usage) */
 	snprintf(args, sizeof(args), "--json deploy --did 5 %s", tp("missing.fvecs"));
 	check_error_doc(args, 1, "missing.fvecs");
+	CHECK(jis(&p, "errno", "2"));
+	snprintf(args, sizeof(args), "--json deploy --did 5 --docs %s %s", tp("missing.txt"),
+		 tp("v.fvecs"));
+	check_error_doc(args, 1, "missing.txt");
+	CHECK(jis(&p, "errno", "2"));
+	snprintf(args, sizeof(args), "--json search --did 4 %s", tp("missing.fvecs"));
+	check_error_doc(args, 1, "missing.fvecs");
+	CHECK(jis(&p, "errno", "2"));
+	snprintf(args, sizeof(args), "--json group --inproc-drives 2 search --did 4 %s",
+		 tp("missing.fvecs"));
+	check_error_doc(args, 1, "missing.fvecs");
+	CHECK(jis(&p, "errno", "2"));
 	snprintf(args, sizeof(args), "--json trace --out /nonexistdir/x.json --did 4 "
 		 "--quant %s %s", tp("q.quant"), tp("q.fvecs"));
 	check_error_doc(args, 1, "/nonexistdir/x.json");
+	CHECK(jis(&p, "errno", "2"));
+	/* ids are not query vectors, in a group search as in a search */
+	snprintf(args, sizeof(args), "--json group --inproc-drives 2 search --did 4 %s",
+		 tp("ids.ivecs"));
+	check_error_doc(args, 1, "int32 ids, not vectors");
 	check_error_doc("--json table stats 99", 1, "ISP Unknown ID");
 
 	/* 3. usage errors, wherever --json stands among the global options */

@@ -8,7 +8,9 @@
  * bench prints the member sweep, the analytic what-if and the scheduled
  * runs' Table-I numbers;
  * errors (a missing image, a bad option, a database no member has) are a
- * JSON error document naming the problem.
+ * JSON error document naming the problem (with the drive's reason and NVMe
+ * status when a drive refused); a deploy to in-process drives without
+ * --backing-dir warns that it is gone at exit.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -137,6 +139,21 @@ int main(void)
 		 "%s/q.fvecs", dir, dir);
 	CHECK(run(args) == 1);
 	CHECK(jget(&p, "error") && strstr(jget(&p, "error"), "inproc0"));
+	/* the drive's reason and NVMe status, as reis search gives them */
+	CHECK(jget(&p, "error") && strstr(jget(&p, "error"), "ISP Unknown ID (status 0x47c0"));
+	CHECK(jis(&p, "status", "18368") && jis(&p, "errno", "2"));
+	/* a deploy to drives that vanish at exit says so, as reis deploy does */
+	{
+		char cmd[PATH_MAX + 256];
+
+		snprintf(cmd, sizeof(cmd), "%s group --inproc-drives 2 deploy %s/db.img 2>&1 "
+			 ">/dev/null", cli, dir);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 0 &&
+		      strstr(out, "warning: in-process drives without --backing-dir"));
+		snprintf(cmd, sizeof(cmd), "%s group --inproc-drives 2 --backing-dir %s deploy "
+			 "--did 8 %s/db.img 2>&1 >/dev/null", cli, dir, dir);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 0 && !strstr(out, "warning"));
+	}
 	CHECK(run("--inproc-drives 2 deploy /nonexistent.img") == 1);
 	CHECK(jget(&p, "error") != NULL);
 	CHECK(run("--inproc-drives 0 list") == 2);

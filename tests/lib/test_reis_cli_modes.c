@@ -14,7 +14,8 @@
  *   5. IVF without --calib: the default --recall search works (the table
  *      is measured on held-out rows);
  *   6. --json carries the mode and the estimate;
- *   7. db info and stats say an in-process drive counts from its opening.
+ *   7. db info, db list and stats (text and JSON) say an in-process drive
+ *      counts from its opening.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -211,6 +212,12 @@ int main(void)
 	CHECK(run(args, 0) == 0 && strstr(out, "calibration (nprobe:recall@10) 1:"));
 	snprintf(args, sizeof(args), "search --did 3 --ivf -k %d %s", K, qpath);
 	CHECK(run(args, 0) == 0 && strstr(out, "mode: approximate"));
+	/* without --ivf every entry is compared, which deploy did not
+	 * estimate: said so, not "reis deploy measures the defaults" */
+	snprintf(args, sizeof(args), "search --did 3 -k %d %s", K, qpath);
+	CHECK(run(args, 0) == 0 && strstr(out, "mode: approximate") &&
+	      strstr(out, "every entry of IVF database 3 compared (no --ivf)") &&
+	      !strstr(out, "measures the defaults"));
 
 	/* 6. --json */
 	snprintf(args, sizeof(args), "--json search --did 1 -k %d --exact %s", K, qpath);
@@ -220,6 +227,10 @@ int main(void)
 	CHECK(run(args, 0) == 0 && strstr(out, "\"mode\":\"approximate\",\"recall_estimate\":null"));
 	/* counters of an in-process drive are this process's, and it says so */
 	CHECK(run("db info 1", 0) == 0 && strstr(out, "searches       0 (by this process"));
+	CHECK(run("--json db info 1", 0) == 0 &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
+	CHECK(run("--json db list", 0) == 0 &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
 	CHECK(run("stats", 0) == 0 && strstr(out, "(in-process drive: these count what this "
 					       "process did"));
 	CHECK(run("--json stats", 0) == 0 &&

@@ -6,7 +6,8 @@
  * and searching on the CPU, and must find identical hits; the user's
  * questions (`rag_demo questions`, placed after the bundle as
  * scripts/rag-bundle.sh does) take the built-in ones' place; malformed or
- * missing questions are refused. The helpers of examples/common/
+ * missing questions are refused, and a missing bundle says where one comes
+ * from. The helpers of examples/common/
  * conventional.h are checked directly: a changed hit is a difference, and
  * the normal-SSD cost model grows with the bytes. examples/group_demo
  * (`make demo-group`) on the same bundle: each merged hit names the drive
@@ -191,6 +192,12 @@ int main(void)
 	REQUIRE(pwrite(fd, qb, blen, (off_t)qoff) == (ssize_t)blen);
 	REQUIRE(close(fd) == 0);
 
+	/* Without --bundle on the host: where a bundle comes from, not only
+	 * "/dev/nvme0n1: No such file or directory" */
+	snprintf(args, sizeof(args), "run --inproc %s", flash);
+	CHECK(run(args) == 1);
+	CHECK(strstr(out, "rag_demo run --inproc BACKING --bundle OUT.img") != NULL);
+
 	/* Built-in questions: deploy, then each one both ways. */
 	snprintf(args, sizeof(args), "run --inproc %s --bundle %s", flash, img_path);
 	CHECK(run(args) == 0);
@@ -257,6 +264,11 @@ int main(void)
 		unsigned d, e, lines = 0, bad = 0;
 
 		snprintf(gd, sizeof(gd), "%s/examples/group_demo", p);
+		/* --help and a misspelt option are usage, not a bundle path */
+		snprintf(cmd, sizeof(cmd), "%s --help 2>&1", gd);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 2 && strstr(out, "usage: group_demo"));
+		snprintf(cmd, sizeof(cmd), "%s %s --drive 2 2>&1", gd, img_path);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 2 && strstr(out, "usage: group_demo"));
 		snprintf(cmd, sizeof(cmd), "%s %s --drives 4 2>&1", gd, img_path);
 		CHECK(cli_capture(cmd, out, sizeof(out)) == 0);
 		CHECK(strstr(out, "entry e of the database, in IVF cluster order, on drive e mod 4")

@@ -138,8 +138,20 @@ int main(void)
 	CHECK(one_json(out) && strstr(out, "\"generation\":1"));
 	CHECK(run("--json remap 5 adaptive --switch%s", "") == 0);
 	CHECK(one_json(out) && strstr(out, "\"kind\":\"adaptive\""));
-	/* Staged and switched in one invocation. */
-	CHECK(run("remap 5 full%s", "") == 0 && strstr(out, "staged"));
+	/* Staged without --switch: an in-process drive drops it at exit, so
+	 * the CLI says to switch in the same invocation, not later. */
+	CHECK(run("remap 5 full%s", "") == 0 && strstr(out, "staged") &&
+	      strstr(out, "add --switch") && !strstr(out, "reis remap TID switch"));
+	CHECK(run("--json remap 5 %s", "switch") == 1 && strstr(out, "no mapping is staged") &&
+	      strstr(out, "--switch)") && strstr(out, "\"status\":18373"));
+	/* Counters that are this process's say so; the table itself stays. */
+	CHECK(run("table stats %s", "5") == 0 &&
+	      strstr(out, "in-process drive: the SLS, page buffer, cache and remap counters"));
+	CHECK(run("%s", "tables") == 0 && strstr(out, "in-process drive: LOOKUPS"));
+	CHECK(run("--json table stats %s", "5") == 0 && one_json(out) &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
+	CHECK(run("--json %s", "tables") == 0 && one_json(out) &&
+	      strstr(out, "\"counting_since\":\"this process opened the drive\""));
 	CHECK(run("remap 5 full --if-triggered%s", "") == 0 && strstr(out, "trigger does not hold"));
 
 	/* Usage errors exit 2, drive errors 1. */

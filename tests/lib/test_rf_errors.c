@@ -178,6 +178,18 @@ int main(void)
 	idx[3] = ROWS;		/* row index out of range */
 	EXPECT(reis_rf_sls(dev, TID, DIM, &b, 0, out, NULL), -EINVAL, REIS_SC_INVALID_FIELD);
 	CHECK(strstr(reis_last_error(dev), "RF_SLS table 7") != NULL);
+	/* the message has the drive's reason and its error log entry, as a
+	 * REIS command's (recflash.md §2), and reis_last_error_info() finds it */
+	{
+		struct reis_err_info ei;
+
+		fprintf(stderr, "message: %s\n", reis_last_error(dev));
+		CHECK(strstr(reis_last_error(dev), "RF_SLS table 7 bags 0..1: row index out "
+						   "of range: Invalid Field") != NULL);
+		CHECK(strstr(reis_last_error(dev), "error log entry") != NULL);
+		CHECK(reis_last_error_info(dev, &ei) == 1 && ei.logged &&
+		      strstr(ei.reason, "row index") != NULL);
+	}
 	idx[3] = 4;
 	EXPECT(reis_rf_sls(dev, TID, DIM + 1, &b, 0, out, NULL), -EDOM, REIS_SC_DIM_MISMATCH);
 	EXPECT(reis_rf_sls(dev, 4242, DIM, &b, 0, out, NULL), -ENOENT, REIS_SC_UNKNOWN_ID);
@@ -185,6 +197,10 @@ int main(void)
 	EXPECT(reis_rf_delete(dev, 4242), -ENOENT, REIS_SC_UNKNOWN_ID);
 	EXPECT(reis_rf_remap(dev, 4242, REIS_RF_REMAP_FULL, NULL), -ENOENT, REIS_SC_UNKNOWN_ID);
 	EXPECT(reis_rf_switch(dev, 4242), -ENOENT, REIS_SC_UNKNOWN_ID);
+	CHECK(strstr(reis_last_error(dev), "RF_SWITCH table 4242: unknown table: ISP Unknown "
+					   "ID") != NULL);
+	EXPECT(reis_rf_switch(dev, TID), -ENODATA, REIS_SC_INCOMPLETE);
+	CHECK(strstr(reis_last_error(dev), "RF_SWITCH table 7: no mapping is staged") != NULL);
 	memset(prof, 0, sizeof(prof));
 	EXPECT(reis_rf_profile(dev, 4242, prof, 10), -ENOENT, REIS_SC_UNKNOWN_ID);
 	EXPECT(reis_rf_profile(dev, TID, prof, ROWS + 1), -ERANGE, REIS_SC_BAD_OFFSET);

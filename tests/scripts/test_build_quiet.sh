@@ -2,7 +2,8 @@
 # test_build_quiet.sh - a build prints what it makes, not every compiler
 # line, and no glibc static-link warnings (the Makefiles' `say`,
 # scripts/static-link.sh):
-#   1. one hw-model object: "  CC    hw-model/..." and no cc command line;
+#   1. one hw-model object: "  CC    hw-model/..." and no cc command line
+#      (and two programs of examples/, hello_reis among them);
 #      V=1 prints the command line; make -s prints nothing;
 #   2. static-link.sh drops glibc's "Using 'dlopen' ... statically linked"
 #      warning and its "in function" line, keeps any other linker warning,
@@ -27,6 +28,20 @@ grep -q -- " -c -o $obj" "$tmp/out" || fail "V=1 does not print the command: $(c
 rm -f "$obj"
 make -s --no-print-directory -C "$TOP/hw-model" BUILD="$tmp" OUT="$tmp/hw-model" "$obj" >"$tmp/out" 2>&1
 [ -s "$tmp/out" ] && fail "make -s prints: $(cat "$tmp/out")"
+# every program of examples/ the same way (hello_reis printed its whole
+# cc line), against the libraries already built
+B=${BUILD:-$TOP/build}
+if [ -f "$B/host-lib/libreis.a" ] && [ -f "$B/host-lib/libreis-tools.a" ] &&
+    [ -f "$B/hw-model/libhwmodel.a" ]; then
+    for p in hello_reis rag_demo; do
+        make --no-print-directory -C "$TOP/examples" BUILD="$B" OUT="$tmp/ex" "$tmp/ex/$p" \
+            >"$tmp/out" 2>&1 || fail "building examples' $p: $(cat "$tmp/out")"
+        grep -q "^  CCLD  " "$tmp/out" || fail "examples' $p: no short line: $(cat "$tmp/out")"
+        grep -q -- " -o $tmp/ex/$p" "$tmp/out" && fail "examples' $p: the cc line is printed"
+    done
+else
+    echo "note: libreis not built in $B; examples/ not checked"
+fi
 
 cat >"$tmp/p.c" <<'C'
 #include <dlfcn.h>

@@ -2,8 +2,10 @@
 # test_doc_commands.sh - tests/doc-commands.sh, on documents made here:
 #   lint: a block without a language, a marker on a text block, a
 #         malformed or unknown marker, a skip without reason, a guest
-#         program that does not exist and a block that does not parse fail;
-#         well-formed ones pass;
+#         program that does not exist, a block that does not parse, one
+#         that needs $BUILD or $ISP_CACHE from make, and a vm/long one that
+#         runs a build product before a make line fail; well-formed ones
+#         pass;
 #   run:  a host block runs in a scratch directory (what it writes stays
 #         there, build/results is its own), with build/host-lib on PATH and
 #         $SCRATCH for env=; exit status and every expect= decide; input=
@@ -51,14 +53,32 @@ $F
 ${F}sh
 true
 $F
+
+${F}sh
+ls \$BUILD/examples
+$F
+
+<!-- doc-test: long -->
+${F}sh
+cat \${ISP_CACHE}/x
+$F
+
+<!-- doc-test: vm -->
+${F}sh
+X=1 build/examples/bench_flash
+make examples
+$F
 END
 "$TOP/tests/doc-commands.sh" lint "$tmp/r1" "$tmp/bad.md" >"$tmp/out" 2>&1 && fail "lint passed bad blocks"
 for want in "bad.md:1: a fenced block without a language" "bad.md:6: a doc-test marker on a" \
     "bad.md:11: unknown mode 'hots'" "bad.md:16: skip needs reason" \
-    "bad.md:21: guest program no_such_program" "bad.md:25: does not parse" "bad.md:30: malformed marker"; do
+    "bad.md:21: guest program no_such_program" "bad.md:25: does not parse" "bad.md:30: malformed marker" \
+    "bad.md:34: uses \$BUILD, which a user's shell does not set" \
+    "bad.md:39: uses \$ISP_CACHE, which a user's shell does not set" \
+    "bad.md:44: 'X=1 build/examples/bench_flash' needs a build a fresh clone lacks"; do
     grep -q "^FAIL docs/$want" "$tmp/out" || fail "lint does not say '$want': $(cat "$tmp/out")"
 done
-grep -q "^docs-lint: 0 passed, 7 failed" "$tmp/out" || fail "lint counts: $(tail -n 1 "$tmp/out")"
+grep -q "^docs-lint: 0 passed, 10 failed" "$tmp/out" || fail "lint counts: $(tail -n 1 "$tmp/out")"
 
 cat >"$tmp/good.md" <<END
 ${F}sh
@@ -97,6 +117,12 @@ $F
 <!-- doc-test: skip reason="needs a person" -->
 ${F}sh
 true
+$F
+
+<!-- doc-test: long -->
+${F}sh
+make -C examples \$PWD/build/examples/bench_flash
+build/examples/bench_flash \${ISP_CACHE:-/var/cache/isp-ssd}
 $F
 
 ${F}text
