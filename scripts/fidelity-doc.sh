@@ -868,6 +868,24 @@ EOF
 	cat "$solsweep"
 	echo
 fi
+# The benchmarks' jobs (FIDELITY_PIECES: fidelity.sh's pieces.csv, job,
+# start and end in s after the start, CPU s), in the order they started.
+if [ -n "${FIDELITY_PIECES:-}" ] && [ -s "$FIDELITY_PIECES" ]; then
+	cat <<EOF
+## Where the wall time goes
+
+The benchmarks run as a pool of single-threaded jobs, one per core, the
+longest first (scripts/fidelity.sh); each job's start and end (s after the
+first) and its CPU time (user + system) in the last run:
+
+| job | start | end | wall s | CPU s |
+|---|---:|---:|---:|---:|
+EOF
+	sort -t, -k2,2n -k1,1 "$FIDELITY_PIECES" | awk -F, '{ printf "| %s | %d | %d | %d | %.1f |\n", $1, $2, $3, $3 - $2, $4
+		c += $4; if ($3 > e) e = $3 }
+		END { printf "| all | 0 | %d | %d | %.1f |\n", e, e, c }'
+	echo
+fi
 cat <<'EOF'
 ## Commands
 
