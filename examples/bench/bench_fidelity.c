@@ -607,9 +607,9 @@ static void host_check(const struct point (*pt)[NPROBES])
  * bit precision" (3.2), 32x REIS's bytes: the ESP search with 8 x as many
  * entries. Both otherwise as REIS (DF, PL, MPIBC, the rerank on the same
  * 1024-dimension INT8 rows). IVF: one query
- * at a time (re_estimate()'s latency: ICE is sensing-bound, so its latency
- * is its period; REIS keeps its stream rule); brute force: sensing-bound,
- * ceil(pages / planes) x (t_C/A + tR) for all three.
+ * at a time (re_estimate()'s latency: 6.4 states no query stream for ICE;
+ * REIS keeps its stream rule; -v decomposes both); brute force:
+ * sensing-bound, ceil(pages / planes) x (t_C/A + tR) for all three.
  */
 static uint64_t ice_ivf_ns(const char *preset, const struct ds *d, uint32_t nprobe, int fmt)
 {
@@ -766,7 +766,7 @@ static void ice_rows(const struct point (*pt)[NDATA][NPROBES])
 			 ssd[s]);
 		row("REIS 6.4", series, M_FACTOR, 1, p_esp_bf[s], esp_bf[s], set);
 		snprintf(set, sizeof(set), "%s IVF, NQ/HotpotQA/wiki_full average, nprobe 16 (0.90) / "
-			 "256 (0.98); ICE-ESP one query at a time (sensing-bound), REIS the stream rule%s",
+			 "256 (0.98); ICE-ESP one query at a time, REIS the stream rule; 1024-dim rerank%s",
 			 ssd[s], kn.np_x == 1 ? "" : " (A33: nprobe x -n)");
 		snprintf(series, sizeof(series), "REIS over ICE-ESP, IVF at 0.90 (x), %s", ssd[s]);
 		row("REIS 6.4", series, M_FACTOR, 1, p_esp90[s], r[s][0][0], set);
