@@ -139,7 +139,9 @@ else
 			"$@" || rc=$?
 			e=$(date +%s)
 			# times: the shell's, then its children's user and system
-			cpu=$(times | awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, v, /[ms]/); c += v[1] * 60 + v[2] } } END { printf "%.1f", c }')
+			# (not in a $(...), whose subshell has no children yet)
+			times > "$tmp/job/times-$j"
+			cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, v, /[ms]/); c += v[1] * 60 + v[2] } } END { printf "%.1f", c }' "$tmp/job/times-$j")
 			echo "$j,$((b - t0)),$((e - t0)),$cpu" >> "$tmp/pieces.csv"
 			echo "$rc" > "$tmp/rc/$j"
 			echo >&3

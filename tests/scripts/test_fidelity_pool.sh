@@ -33,6 +33,9 @@ echo "$(ls -d "$log"/run.* 2>/dev/null | wc -l)" >> "$log/concurrent"
 case "$*" in
 *--days*) sleep 0.2 ;;
 *tlc,slc,qlc*) sleep 2 ;;
+*--trace\ recssd*)	# half a second of CPU: pieces.csv must count it
+	i=0
+	while [ "$i" -lt 100000 ]; do i=$((i + 1)); done ;;
 *) sleep 0.1 ;;
 esac
 rmdir "$log/run.$$"
@@ -95,6 +98,8 @@ n=$(wc -l < "$raw/pieces.csv")
 [ "$n" -eq 24 ] || fail "pieces.csv has $n lines, want 24"
 awk -F, 'NF != 4 || $2 > $3 { bad = 1 } END { exit bad }' "$raw/pieces.csv" ||
 	fail "malformed pieces.csv: $(cat "$raw/pieces.csv")"
+awk -F, '$1 == "trace-recssd" && $4 >= 0.05 { ok = 1 } END { exit !ok }' "$raw/pieces.csv" ||
+	fail "the CPU-bound job's CPU time is not counted: $(grep recssd "$raw/pieces.csv")"
 # The doc's section: one row per job and the total.
 n=$(sed -n '/^## Where the wall time goes/,/^## /p' "$tmp/out/fidelity.md" | grep -c '^| [a-z]')
 [ "$n" -eq 26 ] || fail "the wall-time section has $n rows, want 24 jobs + header + all"
