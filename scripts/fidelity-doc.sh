@@ -914,9 +914,11 @@ first) and its CPU time (user + system) in the last run:
 | job | start | end | wall s | CPU s |
 |---|---:|---:|---:|---:|
 EOF
-	sort -t, -k2,2n -k1,1 "$FIDELITY_PIECES" | awk -F, '{ printf "| %s | %d | %d | %d | %.1f |\n", $1, $2, $3, $3 - $2, $4
-		c += $4; if ($3 > e) e = $3 }
-		END { printf "| all | 0 | %d | %d | %.1f |\n", e, e, c }'
+	# A job with no CPU time (empty) shows "-" and is left out of the sum.
+	sort -t, -k2,2n -k1,1 "$FIDELITY_PIECES" | awk -F, '{ if ($3 > e) e = $3
+		printf "| %s | %d | %d | %d | %s |\n", $1, $2, $3, $3 - $2, $4 == "" ? "-" : sprintf("%.1f", $4)
+		if ($4 == "") u++; else c += $4 }
+		END { printf "| all | 0 | %d | %d | %.1f%s |\n", e, e, c, u ? sprintf(" (%d without)", u) : "" }'
 	echo
 fi
 cat <<'EOF'
