@@ -16,9 +16,12 @@
 # does. The benchmarks are 24 single-threaded jobs (the extra sections, 2
 # RecFlash seeds over TLC/SLC/QLC, the REIS sweep, the 2 other traces, 12
 # RecFlash sweep settings, 4 Fig. 14 policies, 2 Fig. 13 traces) run as
-# a pool, one per core, the longest first; the CPU time of each job lands
-# in $BUILD/fidelity/pieces.csv (docs/fidelity.md "Commands" gives the
-# totals and the wall time).
+# a pool, one per core, the longest first; each job's start, end and CPU
+# time land in $BUILD/fidelity/pieces.csv and docs/fidelity.md "Where the
+# wall time goes". On 2026-12-05 they took 1750 s of CPU in all (the FTL
+# check 245, a seed about 185, the REIS sweep 165, a sweep setting 45-66),
+# about 15 minutes on 2 quiet cores (1750 / 2 s); the batches of runs
+# this replaced, each waiting for its longest, took 1392 s that morning.
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
 # FIDELITY_TABLES (2 tables of each model: reductions are averages over
@@ -116,8 +119,8 @@ else
 	# run $JOBS at a time (one per core) and give the same rows as one by
 	# one. A pool: each job starts as soon as a slot is free, the longest
 	# first (the list below is in order of their CPU time, measured
-	# 2026-12-05), so the wall time is about the larger of the longest job
-	# and the total over $JOBS. Each job writes its own file; the files are
+	# 2026-12-05, roughly), so the wall time is about the larger of the
+	# longest job and the total over $JOBS. Each job writes its own file; the files are
 	# joined in a fixed order after the pool. A job that fails fails the
 	# whole. $tmp/pieces.csv: job, start and end (s after the start), CPU s.
 	mkfifo "$tmp/slots"
