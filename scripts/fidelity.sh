@@ -13,12 +13,15 @@
 #                       commands and the wall time
 #   docs/fidelity-*.svg gnuplot bars, paper beside model
 # A benchmark, not a test: it prints numbers and fails only if a program
-# does. About 850 s of CPU (2026-12-02, CPU times of the pieces on the
-# shared machine: a RecFlash seed 95 s, the two Fig. 13 runs 23 s, a Fig.
-# 14 policy about 25 s, a RecFlash sweep setting about 27 s (12 of them),
-# the REIS sweep about 150 s at 256 points, each other trace about 30 s),
-# so about 11 minutes on 2 quiet cores, one run per core (the batches of
-# runs below wait for their longest: the RecFlash sweep's 12 settings).
+# does. The benchmarks are 24 single-threaded jobs (the extra sections, 2
+# RecFlash seeds over TLC/SLC/QLC, the REIS sweep, the 2 other traces, 12
+# RecFlash sweep settings, 4 Fig. 14 policies, 2 Fig. 13 traces) run as
+# a pool, one per core, the longest first; each job's start, end and CPU
+# time land in $BUILD/fidelity/pieces.csv and docs/fidelity.md "Where the
+# wall time goes". On 2026-12-05 they took 1750 s of CPU in all (the FTL
+# check 245, a seed about 185, the REIS sweep 165, a sweep setting 45-66),
+# about 15 minutes on 2 quiet cores (1750 / 2 s); the batches of runs
+# this replaced, each waiting for its longest, took 1392 s that morning.
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
 # FIDELITY_TABLES (2 tables of each model: reductions are averages over
@@ -95,6 +98,8 @@ if [ "${1:-}" = "--from" ] && [ -n "${2:-}" ]; then
 	# Runs before the Solana rows have no solana.csv.
 	cp "$2/solana.csv" "$tmp/solana.csv" 2>/dev/null || : > "$tmp/solana.csv"
 	cp "$2/solana-sweep.md" "$tmp/solana-sweep.md" 2>/dev/null || : > "$tmp/solana-sweep.md"
+	# Runs before the job pool have no pieces.csv.
+	cp "$2/pieces.csv" "$tmp/pieces.csv" 2>/dev/null || : > "$tmp/pieces.csv"
 	# Runs before the extra-section hook have no extra/.
 	mkdir -p "$tmp/extra"
 	cp "$2"/extra/* "$tmp/extra/" 2>/dev/null || :
@@ -112,92 +117,135 @@ else
 	"$BUILD/examples/bench_solana" -S > "$tmp/solana-sweep.md"
 	# The runs are single-threaded and their numbers modeled time, so they
 	# run $JOBS at a time (one per core) and give the same rows as one by
-	# one. A batch of $JOBS runs ends before the next starts; a run that
-	# fails fails the whole.
-	pids=
-	reap() {
-		for p in $pids; do
-			wait "$p" || { echo "fidelity: a benchmark failed" >&2; exit 1; }
-		done
-		pids=
-		n=0
-	}
-	n=0
-	spawn() {	# spawn FUNCTION ARGS...: in the background, $JOBS at once
-		"$@" &
-		pids="$pids $!"
-		n=$((n + 1))
-		[ "$n" -lt "$JOBS" ] || reap
+	# one. A pool: each job starts as soon as a slot is free, the longest
+	# first (the list below is in order of their CPU time, measured
+	# 2026-12-05, roughly), so the wall time is about the larger of the
+	# longest job and the total over $JOBS. Each job writes its own file; the files are
+	# joined in a fixed order after the pool. A job that fails fails the
+	# whole. $tmp/pieces.csv: job, start and end (s after the start), CPU s.
+	mkfifo "$tmp/slots"
+	exec 3<>"$tmp/slots"
+	i=0
+	while [ "$i" -lt "$JOBS" ]; do
+		echo >&3
+		i=$((i + 1))
+	done
+	mkdir -p "$tmp/rc" "$tmp/job"
+	: > "$tmp/pieces.csv"
+	spawn() {	# spawn NAME COMMAND...: when a slot is free, in the background
+		read -r _ <&3
+		(
+			j=$1
+			shift
+			b=$(date +%s)
+			rc=0
+			"$@" || rc=$?
+			e=$(date +%s)
+			# times: the shell's, then its children's user and system
+			# (not in a $(...), whose subshell has no children yet)
+			times > "$tmp/job/times-$j"
+			cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, v, /[ms]/); c += v[1] * 60 + v[2] } } END { printf "%.1f", c }' "$tmp/job/times-$j")
+			echo "$j,$((b - t0)),$((e - t0)),$cpu" >> "$tmp/pieces.csv"
+			echo "$rc" > "$tmp/rc/$j"
+			echo >&3
+		) &
 	}
 	# Seed 0 is rf.csv, the per-K table's run; further seeds redraw every
-	# trace, so the spread of a row over them is its sampling noise.
+	# trace, so the spread of a row over them is its sampling noise. No
+	# run's RecFl+on or RecFl* (oracle) column enters a row.
+	rf="$rf --no-oracle"
 	rf_seed() {
 		echo "fidelity: RecFlash, the popular trace, TLC/SLC/QLC ($ROWS rows, $TABLES tables, seed $1 of $RF_SEEDS)"
 		$rf --media tlc,slc,qlc --seed "$1" > "$tmp/rf-s$1.csv"
 	}
-	# The sweep of the unsourced inputs, then the two other named workloads:
-	# the former trace (RecSSD's generator over single rows) and RecSSD's
-	# own 128-row lines.
-	rest() {
+	# The sweep of the unsourced inputs.
+	reis_sweep() {
 		echo "fidelity: REIS rows over the unsourced inputs (bench_fidelity -S)"
 		"$BUILD/examples/bench_fidelity" -S -L "$SWEEP_POINTS" > "$tmp/sweep.md"
-		echo "fidelity: RecFlash, the former trace and RecSSD's 128-row lines, TLC"
-		$rf --media tlc --trace recflash > "$tmp/recflash.csv"
-		$rf --media tlc --trace recssd > "$tmp/recssd.csv"
+	}
+	# The two other named workloads: the former trace (RecSSD's generator
+	# over single rows) and RecSSD's own 128-row lines.
+	other_trace() {
+		echo "fidelity: RecFlash, the $1 trace, TLC"
+		$rf --media tlc --trace "$1" > "$tmp/$1.csv"
 	}
 	# Fig. 13: the traces shaped like Criteo Terabyte and Kaggle (W7, K = 0);
 	# Fig. 14: 35 days of the Terabyte-shaped popularity renewing 1 % of its
 	# ranks a day, RMC1, each trigger policy of Fig. 7 (W8).
-	fig1314() {
-		echo "fidelity: RecFlash Fig. 13 (Criteo-shaped traces) and Fig. 14 (35 days, 4 policies)"
-		$rf --media tlc --k-list 0 --zipf 1.56 > "$tmp/f13-tb.csv"
-		$rf --media tlc --k-list 0 --zipf 1.00 > "$tmp/f13-kaggle.csv"
-		: > "$tmp/f14.csv"
-		for pol in daily thr5 thr10 thr15; do
-			"$BUILD/examples/bench_rf_embedding" --rows "$ROWS" --tables "$TABLES" --days 35 \
-				--models rmc1 --zipf 1.56 --churn 0.01 --policy "$pol" >> "$tmp/f14.csv"
-		done
+	fig13() {	# fig13 FILE LABEL EXPONENT
+		echo "fidelity: RecFlash Fig. 13, the Criteo $2-shaped trace"
+		$rf --media tlc --k-list 0 --zipf "$3" > "$tmp/f13-$1.csv"
+	}
+	fig14() {
+		echo "fidelity: RecFlash Fig. 14, 35 days, policy $1"
+		"$BUILD/examples/bench_rf_embedding" --rows "$ROWS" --tables "$TABLES" --days 35 \
+			--models rmc1 --zipf 1.56 --churn 0.01 --policy "$1" > "$tmp/job/f14-$1.csv"
 	}
 	# RecFlash's unsourced inputs one at a time (TLC, seed 0, 3 measured
 	# batches): W1's baseline reading, W3's batch, W4's profile, W2's
 	# exponent, A23's channel, A13's SLS cycles; each run's TLC rows (Fig.
-	# 10's K = 0 / 2 cuts, Fig. 11's energy) go to rfsweep.csv.
-	rf_sweep() {
-		echo "fidelity: RecFlash's unsourced inputs one at a time (TLC)"
-		q="$BUILD/examples/bench_rf_embedding --csv --rows $ROWS --tables $TABLES --no-online --batches 3 --media tlc"
-		: > "$tmp/rfsweep.csv"
-		for v in "W1|per distinct row|--params rf_base_rows=1" "W3|batch 4|--batch 4" \
-			"W3|batch 64|--batch 64" "W4|100 profile batches|--profile-batches 100" \
-			"W4|1600 profile batches|--profile-batches 1600" "W2|exponent 1.10|--zipf 1.10" \
-			"W2|exponent 1.30|--zipf 1.30" "A23|500 MB/s channel|--params channel_mbps=500" \
-			"A23|1400 MB/s channel|--params channel_mbps=1400" "A13|1 cycle per SLS element|--params cyc_sls_elem=1" \
-			"A13|4 cycles per SLS element|--params cyc_sls_elem=4" "-|published|"; do
-			id=${v%%|*} rest=${v#*|} label=${rest%%|*} args=${rest#*|}
-			# shellcheck disable=SC2086
-			$q $args | awk -F, -v id="$id" -v label="$label" 'NR > 1 { print id "|" label "|" $0 }' >> "$tmp/rfsweep.csv"
-		done
+	# 10's K = 0 / 2 cuts, Fig. 11's energy) go to rfsweep.csv, in this
+	# order, one job per setting.
+	rf_settings="W1|per distinct row|--params rf_base_rows=1;W3|batch 4|--batch 4;W3|batch 64|--batch 64;W4|100 profile batches|--profile-batches 100;W4|1600 profile batches|--profile-batches 1600;W2|exponent 1.10|--zipf 1.10;W2|exponent 1.30|--zipf 1.30;A23|500 MB/s channel|--params channel_mbps=500;A23|1400 MB/s channel|--params channel_mbps=1400;A13|1 cycle per SLS element|--params cyc_sls_elem=1;A13|4 cycles per SLS element|--params cyc_sls_elem=4;-|published|"
+	rf_setting() {	# rf_setting N ID|LABEL|ARGS
+		id=${2%%|*} rest=${2#*|} label=${rest%%|*} args=${rest#*|}
+		echo "fidelity: RecFlash's unsourced input $id, $label (TLC)"
+		q="$rf_q --media tlc"
+		# shellcheck disable=SC2086
+		$q $args > "$tmp/job/rfsw-$1.csv" &&
+			awk -F, -v id="$id" -v label="$label" 'NR > 1 { print id "|" label "|" $0 }' \
+				"$tmp/job/rfsw-$1.csv" > "$tmp/job/rfsw-$1"
 	}
+	rf_q="$BUILD/examples/bench_rf_embedding --csv --rows $ROWS --tables $TABLES --no-online --no-oracle --batches 3"
 	# Extra sections: scripts/fidelity.d/NAME.sh BUILD DIR writes DIR/NAME.md
 	# (a doc section; its rows, if any, in DIR/NAME.csv, not counted with the
 	# papers'), e.g. a datasheet check of the drive presets.
 	mkdir -p "$tmp/extra"
+	extra() {
+		echo "fidelity: extra section $(basename "$1" .sh)"
+		sh "$1" "$BUILD" "$tmp/extra"
+	}
+	# Longest first: the extra sections (the FTL's, 240 s of CPU), the seed
+	# runs (TLC/SLC/QLC), the REIS sweep, then the single-trace runs.
 	for x in "$top"/scripts/fidelity.d/*.sh; do
 		[ -f "$x" ] || continue
-		extra() {
-			echo "fidelity: extra section $(basename "$1" .sh)"
-			sh "$1" "$BUILD" "$tmp/extra"
-		}
-		spawn extra "$x"
+		spawn "extra-$(basename "$x" .sh)" extra "$x"
 	done
 	s=0
 	while [ "$s" -lt "$RF_SEEDS" ]; do
-		spawn rf_seed "$s"
+		spawn "rf-seed$s" rf_seed "$s"
 		s=$((s + 1))
 	done
-	spawn fig1314
-	spawn rf_sweep
-	spawn rest
-	reap
+	spawn reis-sweep reis_sweep
+	spawn trace-recflash other_trace recflash
+	spawn trace-recssd other_trace recssd
+	n=0
+	rest=$rf_settings
+	while [ -n "$rest" ]; do
+		v=${rest%%;*}
+		case $rest in *\;*) rest=${rest#*;} ;; *) rest= ;; esac
+		spawn "rf-sweep$n" rf_setting "$n" "$v"
+		n=$((n + 1))
+	done
+	for pol in daily thr5 thr10 thr15; do
+		spawn "f14-$pol" fig14 "$pol"
+	done
+	spawn f13-tb fig13 tb Terabyte 1.56
+	spawn f13-kaggle fig13 kaggle Kaggle 1.00
+	wait
+	exec 3>&-
+	for f in "$tmp"/rc/*; do
+		[ "$(cat "$f")" = 0 ] || { echo "fidelity: a benchmark failed ($(basename "$f"))" >&2; exit 1; }
+	done
+	: > "$tmp/rfsweep.csv"
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		cat "$tmp/job/rfsw-$i" >> "$tmp/rfsweep.csv"
+		i=$((i + 1))
+	done
+	for pol in daily thr5 thr10 thr15; do
+		cat "$tmp/job/f14-$pol.csv"
+	done > "$tmp/f14.csv"
 	cp "$tmp/rf-s0.csv" "$tmp/rf.csv"
 	secs=$(($(date +%s) - t0))
 	echo "$secs" > "$tmp/wall.csv"
@@ -210,7 +258,7 @@ else
 	cp "$tmp/reis.csv" "$tmp/solana.csv" "$tmp/solana-sweep.md" "$tmp/rf.csv" "$tmp/recssd.csv" \
 		"$tmp/recflash.csv" "$tmp/f13-tb.csv" "$tmp/f13-kaggle.csv" "$tmp/f14.csv" \
 		"$tmp/rfsweep.csv" "$tmp/wall.csv" "$tmp/note.txt" \
-		"$tmp/date.csv" "$tmp/sweep.md" "$tmp"/rf-s*.csv "$raw/"
+		"$tmp/date.csv" "$tmp/sweep.md" "$tmp"/rf-s*.csv "$tmp/pieces.csv" "$raw/"
 	rm -rf "$raw/extra"
 	cp -r "$tmp/extra" "$raw/extra"
 fi
@@ -439,7 +487,7 @@ else
 	echo "fidelity: gnuplot missing (scripts/setup-deps.sh installs it); no plots"
 fi
 
-FIDELITY_RUN_NOTE=$note FIDELITY_EXTRA_DIR=$tmp/extra "$top/scripts/fidelity-doc.sh" "$OUT/fidelity.csv" "$tmp/recflash.csv" "$tmp/rf.csv" \
+FIDELITY_RUN_NOTE=$note FIDELITY_EXTRA_DIR=$tmp/extra FIDELITY_PIECES=$tmp/pieces.csv "$top/scripts/fidelity-doc.sh" "$OUT/fidelity.csv" "$tmp/recflash.csv" "$tmp/rf.csv" \
 	"$secs" "$ROWS" "$TABLES" "$MLP_GMACS" "$day" "$tmp/recssd.csv" "$RF_BATCHES" \
 	"$tmp/rfseeds.csv" "$tmp/rfk.csv" "$tmp/sweep.md" "$tmp/solana-sweep.md" "$tmp/rfsweep.md" \
 	"$tmp/f14pol.csv" > "$OUT/fidelity.md"

@@ -431,6 +431,30 @@ static uint64_t rule_ns(const struct re_stream_out *so)
 
 static int all_confs;	/* -v: every configuration at every point */
 
+/* The IVF search of @d's queries at @nprobe over @n codes of @dim bits, one
+ * query (REIS's rows: 1024-bit codes; ICE's: 4096, REIS 6.4), reranked on
+ * 1024-dimension INT8 rows. */
+static void ivf_est(struct re_est *e, const struct ds *d, uint32_t nprobe, uint32_t dim,
+		    uint64_t n)
+{
+	memset(e, 0, sizeof(*e));
+	e->kind = ISP_REIS_IVF;
+	e->dim = dim;
+	e->n = n;
+	e->nlist = d->nlist;
+	e->db_flags = ISP_REIS_DBF_INT8;
+	e->doc_mode = ISP_REIS_DOC_SUBPAGE;
+	e->nq = 1;
+	e->k = 10;
+	e->df_threshold = 400;
+	e->pass = ivf_pass(nprobe, d->nlist);
+	e->nprobe = nprobe;
+	/* The rerank's INT8 rows: the 1024-dimension vectors ("128 binary
+	 * 1024-dimension embeddings per 16KB page", REIS 4.3), whatever bits
+	 * per dimension the scanned codes carry (ICE's 4, REIS 6.4). */
+	e->rerank_dim = 1024;
+}
+
 static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, struct point *pt)
 {
 	struct fp_params p;
@@ -443,18 +467,8 @@ static void estimate(const char *preset, const struct ds *d, uint32_t nprobe, st
 
 	if (load_params(preset, &p))
 		die("preset");
-	memset(&e, 0, sizeof(e));
-	e.kind = ISP_REIS_IVF;
-	e.dim = 1024;
-	e.n = d->n;
-	e.nlist = d->nlist;
-	e.db_flags = ISP_REIS_DBF_INT8;
-	e.doc_mode = ISP_REIS_DOC_SUBPAGE;
+	ivf_est(&e, d, nprobe, 1024, d->n);
 	e.nq = NQ;
-	e.k = 10;
-	e.df_threshold = 400;
-	e.pass = ivf_pass(nprobe, d->nlist);
-	e.nprobe = nprobe;
 	for (i = 0; i < NCONF; i++) {
 		struct re_stream_out so;
 
@@ -591,10 +605,11 @@ static void host_check(const struct point (*pt)[NPROBES])
  * 1024 dimensions of 4 bits, 4096-bit codes; ICE keeps them in a format
  * that tolerates errors without ECC at "8x storage overhead for data in 4-
  * bit precision" (3.2), 32x REIS's bytes: the ESP search with 8 x as many
- * entries. Both otherwise as REIS (DF, PL, MPIBC, rerank). IVF: one query
- * at a time (re_estimate()'s latency: ICE is sensing-bound, so its latency
- * is its period; REIS keeps its stream rule); brute force: sensing-bound,
- * ceil(pages / planes) x (t_C/A + tR) for all three.
+ * entries. Both otherwise as REIS (DF, PL, MPIBC, the rerank on the same
+ * 1024-dimension INT8 rows). IVF: one query
+ * at a time (re_estimate()'s latency: 6.4 states no query stream for ICE;
+ * REIS keeps its stream rule; -v decomposes both); brute force:
+ * sensing-bound, ceil(pages / planes) x (t_C/A + tR) for all three.
  */
 static uint64_t ice_ivf_ns(const char *preset, const struct ds *d, uint32_t nprobe, int fmt)
 {
@@ -604,18 +619,7 @@ static uint64_t ice_ivf_ns(const char *preset, const struct ds *d, uint32_t npro
 
 	if (load_params(preset, &p))
 		die("preset");
-	memset(&e, 0, sizeof(e));
-	e.kind = ISP_REIS_IVF;
-	e.dim = 4096;		/* 1024 dimensions x 4 bits */
-	e.n = d->n * (fmt ? 8 : 1);	/* ICE's 8x format: 8 x the bytes */
-	e.nlist = d->nlist;
-	e.db_flags = ISP_REIS_DBF_INT8;
-	e.doc_mode = ISP_REIS_DOC_SUBPAGE;
-	e.nq = 1;
-	e.k = 10;
-	e.df_threshold = 400;
-	e.pass = ivf_pass(nprobe, d->nlist);
-	e.nprobe = nprobe;
+	ivf_est(&e, d, nprobe, 4096, d->n * (fmt ? 8 : 1));	/* 1024 x 4 bits; ICE's 8x */
 	if (re_estimate(&p, &e, &o))
 		die("re_estimate (ICE)");
 	return o.model_ns;
@@ -634,6 +638,91 @@ static double bf_scan_ns(const char *preset, uint64_t n, uint32_t bits)
 	planes = (uint64_t)p.channels * p.dies_per_channel * p.planes_per_die;
 	return (double)(p.ctrl_cmd + (pages + planes - 1) / planes * (ft_t_ca(&p) +
 		p.t_read[ISP_CELL_SLC])) / 1e3;
+}
+
+/*
+ * -v: the ICE rows' decomposition (docs/fidelity.md causes): per SSD, data
+ * set and recall point, one query of REIS, ICE-ESP and ICE split into its
+ * search (command, query, IBC, coarse and fine rounds: re_estimate()'s
+ * @no_finish) and its finish (INT8 reads, rerank, sort), with its pages and
+ * reranked entries; REIS's row time is its stream time, ICE's its one-query
+ * latency; the last columns give each side under the other's rule.
+ */
+struct ice_part {
+	double one, srch, fin, strm;	/* us */
+	double pages, rr;
+};
+
+static void ice_part(const char *preset, struct re_est *e, struct ice_part *o)
+{
+	struct fp_params p;
+	struct re_stream_out so;
+	struct re_est_out a, b;
+
+	if (load_params(preset, &p))
+		die("preset");
+	e->nq = 1;
+	e->serial = 0;
+	e->no_finish = 0;
+	if (re_estimate(&p, e, &a))
+		die("re_estimate (parts)");
+	e->no_finish = 1;
+	if (re_estimate(&p, e, &b))
+		die("re_estimate (parts)");
+	e->no_finish = 0;
+	e->nq = NQ;
+	if (query_ns(&p, e, 0, &so, NULL))
+		die("re_estimate_stream (parts)");
+	o->one = a.model_ns / 1e3;
+	o->srch = b.model_ns / 1e3;
+	o->fin = o->one - o->srch;
+	o->strm = rule_ns(&so) / 1e3;
+	o->pages = (double)a.pages_read;
+	o->rr = (double)a.reranked;
+}
+
+static void ice_decompose(void)
+{
+	static const char *const ssd[2] = { "reis-ssd1", "reis-ssd2" };
+	static const char *const who[3] = { "REIS", "ICE-ESP", "ICE" };
+	unsigned s, d, j, w;
+
+	fprintf(stderr, "ICE decomposition, one query (us): search + finish = one-query "
+		"latency; stream = the stream rule's time; pages / reranked per query\n");
+	for (s = 0; s < 2; s++)
+		for (j = 0; j < 2; j++) {
+			unsigned np = j ? NPROBES - 1 : 0;
+			double avg[3][6] = { { 0 } };
+
+			for (d = 0; d < NDATA; d++) {
+				struct ice_part x[3];
+
+				for (w = 0; w < 3; w++) {
+					struct re_est e;
+
+					ivf_est(&e, &dsets[d], nprobe_at(np, dsets[d].nlist),
+						w ? 4096 : 1024, dsets[d].n * (w == 2 ? 8 : 1));
+					ice_part(ssd[s], &e, &x[w]);
+					avg[w][0] += x[w].srch / NDATA;
+					avg[w][1] += x[w].fin / NDATA;
+					avg[w][2] += x[w].one / NDATA;
+					avg[w][3] += x[w].strm / NDATA;
+					avg[w][4] += x[w].pages / NDATA;
+					avg[w][5] += x[w].rr / NDATA;
+				}
+				for (w = 0; w < 3; w++)
+					fprintf(stderr, "| %s | %s | %.2f | %s | %.1f | %.1f | %.1f | "
+						"%.1f | %.0f | %.0f | %.2f | %.2f |\n", ssd[s],
+						dsets[d].name, j ? 0.98 : 0.90, who[w], x[w].srch,
+						x[w].fin, x[w].one, x[w].strm, x[w].pages, x[w].rr,
+						x[w].one / x[0].one, x[w].one / x[0].strm);
+			}
+			for (w = 0; w < 3; w++)
+				fprintf(stderr, "| %s | average | %.2f | %s | %.1f | %.1f | %.1f | %.1f | "
+					"%.0f | %.0f | | |\n", ssd[s], j ? 0.98 : 0.90, who[w],
+					avg[w][0], avg[w][1], avg[w][2], avg[w][3], avg[w][4],
+					avg[w][5]);
+		}
 }
 
 static void ice_rows(const struct point (*pt)[NDATA][NPROBES])
@@ -677,7 +766,7 @@ static void ice_rows(const struct point (*pt)[NDATA][NPROBES])
 			 ssd[s]);
 		row("REIS 6.4", series, M_FACTOR, 1, p_esp_bf[s], esp_bf[s], set);
 		snprintf(set, sizeof(set), "%s IVF, NQ/HotpotQA/wiki_full average, nprobe 16 (0.90) / "
-			 "256 (0.98); ICE-ESP one query at a time (sensing-bound), REIS the stream rule%s",
+			 "256 (0.98); ICE-ESP one query at a time, REIS the stream rule; 1024-dim rerank%s",
 			 ssd[s], kn.np_x == 1 ? "" : " (A33: nprobe x -n)");
 		snprintf(series, sizeof(series), "REIS over ICE-ESP, IVF at 0.90 (x), %s", ssd[s]);
 		row("REIS 6.4", series, M_FACTOR, 1, p_esp90[s], r[s][0][0], set);
@@ -862,6 +951,8 @@ static void reis_rows(int verbose)
 		host_check(pt[0]);
 	table4_rows(verbose);
 	ice_rows(pt);
+	if (verbose)
+		ice_decompose();
 	unmodeled_rows(pt, cpu_sum / (2 * n));
 }
 

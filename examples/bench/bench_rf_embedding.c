@@ -108,6 +108,7 @@ struct opts {
 	double churn;		/* popularity ranks renewed per day */
 	unsigned policy;	/* --policy */
 	int csv, online;
+	int oracle;		/* RecFl*: 0 with --no-oracle (its columns are 0) */
 };
 
 /* The traces of one model: per K and table, prefix then measured bags. */
@@ -417,9 +418,9 @@ static int run_mode(const struct opts *o, struct reis_dev *dev, const struct rei
 					ret = run_block(o, dev, c, tid, blk, offs, res, 1,
 							&cells[k][C_ONLINE]);
 			}
-			if (!ret)
+			if (!ret && o->oracle)
 				ret = place(o, dev, tid, blk, tr->blen, c->rows, counts);
-			if (!ret)
+			if (!ret && o->oracle)
 				ret = run_block(o, dev, c, tid, blk, offs, res, 0,
 						&cells[k][C_ORACLE]);
 			if (ret)
@@ -877,12 +878,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench_rf_embedding [--full] [--rows N] [--batch N] [--batches N]\n"
 		"       [--profile-batches N] [--sd-mean N] [--media tlc,slc,qlc]\n"
-		"       [--models rmc1,rmc2,rmc3] [--no-online] [--sample PCT]\n"
+		"       [--models rmc1,rmc2,rmc3] [--no-online] [--no-oracle] [--sample PCT]\n"
 		"       [--params K=V;...] [--trace recflash|recssd|drift] [--tables N]\n"
 		"       [--seed N] [--ties row|first] [--zipf A] [--k-list K,...] [--csv]\n"
 		"  default    recflash-tlc, RMC1-3, K sweep, 131072 rows (about 1-2 min)\n"
 		"  --full     all three presets at 262144 rows (about 10 min)\n"
 		"  --rows 1000000   the paper's table size (RMC2: 8 GiB per mode)\n"
+		"  --no-online, --no-oracle  skip the RecFl+on / RecFl* runs (their\n"
+		"             columns print as if their times were 0)\n"
 		"  --sample   place RecFl by a PCT %% sample of the measured bags (not the\n"
 		"             prefix): a sampled training set of the same accesses\n"
 		"  --params   device overrides, e.g. cache_bytes=1m or cache_admit=0\n"
@@ -935,6 +938,7 @@ int main(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'Y' },
 		{ "full", no_argument, NULL, 'f' },
 		{ "no-online", no_argument, NULL, 'o' },
+		{ "no-oracle", no_argument, NULL, 'O' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -971,6 +975,7 @@ int main(int argc, char **argv)
 	o.models[0] = 0, o.models[1] = 1, o.models[2] = 2;
 	o.nmodels = 3;
 	o.online = 1;
+	o.oracle = 1;
 	o.day_batches = 2;
 	o.churn = 0.01;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1139,6 +1144,7 @@ bad_k:
 				o.rows = 262144;
 			break;
 		case 'o': o.online = 0; break;
+		case 'O': o.oracle = 0; break;
 		case 'c': o.csv = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -216,6 +216,11 @@ struct re_est {
 	int asic;		/* REIS-ASIC (6.3.1): see re_estimate() */
 	int serial;		/* queries enter the flash one at a time: see re_estimate() */
 	int no_finish;		/* the search pipeline alone: see re_estimate() */
+	/* The rerank's INT8 rows have this many dimensions where the codes
+	 * carry more than one bit per dimension (@dim is the code's bits:
+	 * ICE's 4-bit codes of 1024-dimension vectors, REIS 6.4); 0: @dim.
+	 * At most @dim, a multiple of 64. */
+	uint32_t rerank_dim;
 };
 
 struct re_est_out {

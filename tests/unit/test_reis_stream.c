@@ -20,7 +20,8 @@
  *     without MPIBC a die's last plane starts 3 IBCs later;
  *   - REIS-ASIC on the calendars: 3 pages on 1 plane read plainly and sent
  *     whole, ctrl + DMA + DRAM + 3 (tCA + tR + tRR + xfer(page + spare) +
- *     its TTL write) + the result write, no compute.
+ *     its TTL write) + the result write, no compute;
+ *   - the rerank's row width apart from the codes' (re_est @rerank_dim).
  */
 #include <errno.h>
 #include <string.h>
@@ -273,6 +274,60 @@ static void asic(void)
 	CHECK_EQ_U64(o.model_ns, (t + 3 * (page + w) + res + 999) / 1000);
 }
 
+/*
+ * The rerank's row width apart from the codes' (@rerank_dim): 4096-bit
+ * codes (ICE's 4-bit values of 1024-dimension vectors, REIS 6.4) scan the
+ * same pages either way; reranked on 1024-byte rows their finish costs
+ * less, by the rerank MACs of 100 candidates x 3072 dimensions on the core,
+ * and the search by the query's smaller INT8 copy.
+ * A @rerank_dim equal to @dim is the default; wider or unaligned ones are
+ * refused.
+ */
+static void rerank_width(void)
+{
+	struct fp_params p;
+	struct re_est e;
+	struct re_est_out a, b, s0, s1;
+
+	REQUIRE(fp_preset("reis-ssd1", &p) == 0);
+	ivf(&e);
+	e.dim = 4096;
+	REQUIRE(re_estimate(&p, &e, &a) == 0);
+	e.rerank_dim = 1024;
+	REQUIRE(re_estimate(&p, &e, &b) == 0);
+	CHECK_EQ_U64(b.pages_read, a.pages_read);
+	CHECK_EQ_U64(b.reranked, a.reranked);
+	CHECK_EQ_U64(b.reranked, 100);
+	CHECK(b.model_ns < a.model_ns);
+	CHECK_EQ_U64(a.busy_ns[ISP_RES_CORE] - b.busy_ns[ISP_RES_CORE],
+		     (ft_cycles_rerank(&p, 100, 4096) - ft_cycles_rerank(&p, 100, 1024)) *
+			     1000 / p.core_mhz);
+	CHECK(b.channel_bytes < a.channel_bytes);
+	/* The search alone reads no INT8 rows: it differs by the query's
+	 * INT8 copy alone (3072 bytes fewer over the link and into DRAM). */
+	e.no_finish = 1;
+	e.rerank_dim = 0;
+	REQUIRE(re_estimate(&p, &e, &s0) == 0);
+	e.rerank_dim = 1024;
+	REQUIRE(re_estimate(&p, &e, &s1) == 0);
+	CHECK(s1.model_ns < s0.model_ns);
+	CHECK(s0.model_ns - s1.model_ns <=
+	      (ft_t_xfer(3072, p.link_mbps) + ft_t_xfer(3072, p.dram_mbps)) / 1000 + 1);
+	CHECK_EQ_U64(s1.pages_read, s0.pages_read);
+	/* rerank_dim = dim is the default, to the picosecond. */
+	ivf(&e);
+	REQUIRE(re_estimate(&p, &e, &a) == 0);
+	e.rerank_dim = 1024;
+	REQUIRE(re_estimate(&p, &e, &b) == 0);
+	CHECK_EQ_U64(b.model_ns, a.model_ns);
+	CHECK_EQ_U64(b.channel_bytes, a.channel_bytes);
+	CHECK_EQ_U64(b.energy_pj, a.energy_pj);
+	e.rerank_dim = 2048;
+	CHECK(re_estimate(&p, &e, &b) == -EINVAL);
+	e.rerank_dim = 1000;
+	CHECK(re_estimate(&p, &e, &b) == -EINVAL);
+}
+
 int main(void)
 {
 	planes();
@@ -281,5 +336,6 @@ int main(void)
 	never_slower();
 	mpibc_latency();
 	asic();
+	rerank_width();
 	return t_result();
 }

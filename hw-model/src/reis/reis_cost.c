@@ -471,6 +471,7 @@ struct re_est_run {
 	double fine_rate;	/* pass rate of the fine phase */
 	uint64_t cand;
 	uint32_t seed;
+	uint32_t rdim;		/* the rerank's INT8 row: @rerank_dim, or dim */
 	uint32_t np;		/* nprobe */
 	uint64_t *cfirst;
 	uint32_t *probe, *seen;
@@ -591,8 +592,10 @@ static int re_est_setup(const struct fp_params *p, const struct re_est *e,
 	    (!r->rerank && (e->flags & ISP_REIS_SF_RERANK_ALL)) ||
 	    e->pass < 0 || e->pass > 1 || e->tag_pass < 0 || e->tag_pass > 1 ||
 	    e->asic < 0 || e->asic > 1 || e->serial < 0 || e->serial > 1 ||
-	    e->no_finish < 0 || e->no_finish > 1)
+	    e->no_finish < 0 || e->no_finish > 1 || e->rerank_dim > e->dim ||
+	    e->rerank_dim % 64)
 		return -EINVAL;
+	r->rdim = e->rerank_dim ? e->rerank_dim : e->dim;
 	r->df = p->reis_df && !(e->flags & ISP_REIS_SF_NO_DF) && e->df_threshold;
 	r->tag = (e->flags & ISP_REIS_SF_TAG) != 0;
 	r->mpibc = p->reis_mpibc && !(e->flags & ISP_REIS_SF_NO_MPIBC);
@@ -731,8 +734,10 @@ static int re_est_query(struct re_est_run *r, const struct fp_params *p,
 		return 0;
 	re_cost_fin_begin(&r->c, *t);
 	if (r->rerank) {
-		re_est_tlc(r, g, L->i_first, L->ipages, m, e->dim, &r->seed, *t);
-		re_cost_core(&r->c, ft_cycles_rerank(p, m, e->dim), "rerank", *t);
+		/* INT8 rows of rdim bytes: the region holds n of them */
+		re_est_tlc(r, g, L->i_first, (L->ipages * r->rdim + e->dim - 1) / e->dim, m,
+			   r->rdim, &r->seed, *t);
+		re_cost_core(&r->c, ft_cycles_rerank(p, m, r->rdim), "rerank", *t);
 		out->reranked += m;
 	}
 	re_cost_core(&r->c, ft_cycles_sort(p, m), "sort", *t);
@@ -798,7 +803,7 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
 	/* What the device does before the handler, then the command's data. */
 	t = ft_ctrl(ft, &cmd, 0);
 	len = sizeof(struct isp_wire_reis_search) +
-	      (uint64_t)e->nq * (L.cb + (r.rerank ? e->dim : 0));
+	      (uint64_t)e->nq * (L.cb + (r.rerank ? r.rdim : 0));
 	t = ft_dma(ft, &cmd, FT_H2C, len, t);
 	tq = ft_dram(ft, &cmd, len, t);
 	end = tq;
