@@ -24,8 +24,9 @@
 #                 cached in $ISP_QTEST_CACHE); Delete I/O SQ, or CC.EN=0,
 #                 must finish in under a quarter of the search's own time
 #                 while a thread pings the QMP monitor (worst round trip
-#                 printed and bounded the same way); 08h for the deleted
-#                 queue's search; the drive answers a new search after.
+#                 printed and bounded the same way; two rounds, the better
+#                 judged); 08h for the deleted queue's search; the drive
+#                 answers a new search after.
 #   cs-slm-cp     the standard interface (docs/command-set.md section 9):
 #                 CAP.CSS, Identify CNS 1Ch/02h/03h/05h/07h/08h, the
 #                 Commands Supported and Effects log per CSI, Load Program
@@ -492,28 +493,29 @@ def timed_search(nv, q, ticket):
 def cancel_test(qemu, tmp, how, n=1):
     """@n long searches in flight on one queue, then Delete I/O SQ or a
     reset: every search is told to stop before the first is waited for, so
-    the whole takes about one stop, not n."""
+    the whole takes about one stop, not n. Two rounds, judged by the better
+    (as copy-stall): a stop that waits for a search, or holds the main loop
+    through one, stalls both; one host hiccup of 26 ms in 13 pings at load
+    1.2 (2026-12-05) failed a single round."""
     img = search_backing(tmp)
     if img is None:
         return "SKIP no REIS_CLI to deploy the database with"
     qt = Qtest(qemu, "mdts=0,isp=on,isp-backing=" + img, tmp)
 
-    def body(qt):
-        nv = Nvme(qt)
-        q1 = nv.create_io_queue(1, 16)
-        # the warm time: the first search also faults the backing file in,
-        # and a stop timed from a cold figure can land after a warm search
-        full = min(timed_search(nv, q1, 1), timed_search(nv, q1, 1))
+    def stop_round(nv, full, r):
+        """One round on fresh queues: (took, worst) or a reason."""
+        sq, short_q, tk = 2 + 4 * r, 3 + 4 * r, 20 * (r + 1)
+        q1 = nv.create_io_queue(sq, 16)
         ping = QmpPinger(qt.qmp_path)
         ping.start()
         try:
             for i in range(n):
-                search_cmd(nv, q1, SEARCH_NQ, 2 + i)
+                search_cmd(nv, q1, SEARCH_NQ, tk + i)
             queued = time.time()
             time.sleep(full / 10)           # well inside the searches
             t = time.time()
             if how == "delete-sq":
-                st = nv.delete_sq(1)
+                st = nv.delete_sq(sq)
                 took = time.time() - t
                 if st:
                     return "Delete I/O SQ: status 0x%x" % st
@@ -523,26 +525,45 @@ def cancel_test(qemu, tmp, how, n=1):
                         return ("search %d of %d completed with %s, not 08h "
                                 "(stop sent %.0f ms into a %.0f ms search)" %
                                 (i + 1, n, c, (t - queued) * 1e3, full * 1e3))
-                nv.delete_cq(1)
+                nv.delete_cq(sq)
             else:
                 took = nv.reset()
             time.sleep(0.05)
         finally:
             worst = ping.stop()
-        print("  %s with %d search%s in flight (one alone: %.0f ms): done in %.1f ms; "
-              "worst QMP round trip %.1f ms over %d pings; load %s" %
-              (how, n, "es" if n > 1 else "", full * 1e3, took * 1e3, worst * 1e3,
-               ping.count, loadavg()))
+        print("  %s with %d search%s in flight (one alone: %.0f ms), round %d: done in "
+              "%.1f ms; worst QMP round trip %.1f ms over %d pings; load %s" %
+              (how, n, "es" if n > 1 else "", full * 1e3, r + 1, took * 1e3,
+               worst * 1e3, ping.count, loadavg()))
         # the drive still answers: a new queue, a short search
-        q3 = nv.create_io_queue(3, 8)
-        search_cmd(nv, q3, 1, 3 + n)
+        q3 = nv.create_io_queue(short_q, 8)
+        search_cmd(nv, q3, 1, tk + n)
         c = nv.wait(q3, 60)
         if c is None or c[1]:
             return "search after the %s: %s" % (how, c)
+        nv.submit(q3, ISP_OP_RESULT_RELEASE, NSID, cdw=(0, 0, tk + n, 0, 0, 0))
+        nv.wait(q3, 30)
+        return took, worst
+
+    def body(qt):
+        nv = Nvme(qt)
+        q1 = nv.create_io_queue(1, 16)
+        # the warm time: the first search also faults the backing file in,
+        # and a stop timed from a cold figure can land after a warm search
+        full = min(timed_search(nv, q1, 1), timed_search(nv, q1, 1))
+        best = None
+        for r in range(2):
+            got = stop_round(nv, full, r)
+            if isinstance(got, str):
+                return got
+            if best is None or max(got) < max(best):
+                best = got
         # bound: the stop waits for one block of work, never for a search
+        took, worst = best
         if took > full / 4 or worst > full / 4:
             return ("%s took %.0f ms, QMP stalled %.0f ms, against a %.0f "
-                    "ms search" % (how, took * 1e3, worst * 1e3, full * 1e3))
+                    "ms search (the better of two rounds)" %
+                    (how, took * 1e3, worst * 1e3, full * 1e3))
         return None
     return with_qemu(qt, body)
 
