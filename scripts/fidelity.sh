@@ -19,7 +19,9 @@
 # a pool, one per core, the longest first; each job's start, end and CPU
 # time land in $BUILD/fidelity/pieces.csv and docs/fidelity.md "Where the
 # wall time goes". On 2026-12-05 they took 1750 s of CPU in all (the FTL
-# check 245, a seed about 185, the REIS sweep 165, a sweep setting 45-66),
+# check 245, a seed about 185, the REIS sweep 165, a sweep setting 45-66;
+# the REIS sweep's search for the most rows, added that afternoon, costs
+# about 270 s more),
 # about 15 minutes on 2 quiet cores (1750 / 2 s); the batches of runs
 # this replaced, each waiting for its longest, took 1392 s that morning.
 #

@@ -9,11 +9,13 @@
 #      nor differ from the published code path;
 #   2. its per-row table has every REIS row with the plain run's paper and
 #      model values;
-#   3. a 4-point hypercube accounts for its 4 points;
+#   3. a 4-point hypercube accounts for its 4 points, and the search for
+#      the most rows (-C 1: one pass over the listed inputs) finds at least
+#      the hypercube's most and lists as many rows as it counts;
 #   4. -r changes Fig. 7, 9 and 6.3.1 only (Table 4 and Eq. 1-2 stay);
 #   5. the ICE comparison rows and the rows with no model value;
 #   6. bad options are refused with exit 2.
-# Root-free, no VM, about 30 s. Exit 0 pass, 1 fail, 77 skip.
+# Root-free, no VM, about 45 s. Exit 0 pass, 1 fail, 77 skip.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
@@ -28,7 +30,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # One run of the whole sweep with a 4-point hypercube (its one-at-a-time
 # part is -S1's) keeps the test's CPU time down on a shared machine.
-"$bench" -S -L 4 -I A27,A32,A31,6.2 > "$tmp/sweep.md" || fail "-S -L 4 exited $?"
+"$bench" -S -L 4 -C 1 -I A27,A32,A31,6.2 > "$tmp/sweep.md" || fail "-S -L 4 exited $?"
 # rows NAME ARGS...: the REIS rows' "series,verdict,independent" of a plain run.
 rows() {
 	name=$1
@@ -109,6 +111,15 @@ pts=$(awk -F' [|] ' '/^\| rows within 25 % \| points/ { on = 1; next } on && /^\
 	END { print s + 0 }' "$tmp/lhs.md")
 [ "$pts" -eq 4 ] || fail "hypercube accounts for $pts points, want 4"
 grep -q '^The most at one point: ' "$tmp/lhs.md" || fail "no hypercube maximum"
+hbest=$(awk '/^The most at one point: / { print $6 + 0 }' "$tmp/lhs.md")
+sline=$(grep 'the most any setting found: ' "$tmp/lhs.md")
+sbest=$(printf '%s\n' "$sline" | sed -n 's/.*the most any setting found: \([0-9]*\) of .*/\1/p')
+slisted=$(printf '%s\n' "$sline" | sed 's/.*The rows within 25 % there://' | tr ';' '\n' | grep -c '[A-Za-z]')
+[ -n "$sbest" ] && [ "$sbest" -ge "${hbest:-99}" ] ||
+	fail "the search found '${sbest:-nothing}', below the hypercube's $hbest"
+[ "${slisted:-0}" -eq "${sbest:-0}" ] || fail "the search counts ${sbest:-0} rows and lists $slisted"
+printf '%s\n' "$sline" | grep -q '(coordinate ascent from that point, each input over 7 levels of its range in turn, 1 passes at most, 29 evaluations)' ||
+	fail "the search over 4 inputs at 7 levels, 1 pass, should make 29 evaluations: $sline"
 
 # 4. -r moves the stream-timed rows only (Fig. 7-10, 6.3.1, 6.4, the ICE rows): Table 4 and Eq. 1-2 are one query's
 # latency, the same under every rule.
@@ -137,7 +148,8 @@ n=$(grep -c '^"REIS Fig. 8",.*"not modeled: ' "$tmp/pub.csv")
 
 # 6. bad options.
 for bad in "-r bad" "-r" "-S -f 0.1" "-S -F" "-S1 -r one" "-S -p core_mhz=750" "-S -v" "-x" \
-	"-w 0" "-w x" "-S -w 41.5" "-n 0" "-n x" "-S -n 2" "-S -L 0" "-S -L 2000" "-I A27"; do
+	"-w 0" "-w x" "-S -w 41.5" "-n 0" "-n x" "-S -n 2" "-S -L 0" "-S -L 2000" "-I A27" \
+	"-C 1" "-S -C 6" "-S -C x" "-S -C 1x"; do
 	# shellcheck disable=SC2086
 	"$bench" $bad > /dev/null 2>&1
 	[ $? -eq 2 ] || fail "bench_fidelity $bad: want exit 2"
