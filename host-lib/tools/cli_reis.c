@@ -791,8 +791,9 @@ static int deploy_target(struct ctx *c, struct deploy_job *j)
 		return 0;
 	}
 	c->warn_volatile = 1;
-	if (open_dev(c))
-		return 1;
+	ret = open_dev(c);
+	if (ret)
+		return open_dev_exit(c, ret);
 	if (!j->did && !j->image) {	/* with an image: the image's */
 		ret = first_free_did(c->dev, &j->did);
 		if (ret)

@@ -342,6 +342,12 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+int open_dev_exit(const struct ctx *c, int ret)
+{
+	return !ret ? 0 : ret == -EINVAL && c->inproc ? EXIT_USAGE : 1;
+}
+
+/* -EINVAL: the in-process drive's options are wrong (open_dev_exit()). */
 int open_dev(struct ctx *c)
 {
 	struct reis_disc d;
@@ -354,11 +360,14 @@ int open_dev(struct ctx *c)
 		c->iopts.errbuf = c->errbuf;
 		c->iopts.errlen = sizeof(c->errbuf);
 		ret = reis_open_inproc(&c->iopts, &c->dev);
-		if (ret) {
+		if (ret == -EINVAL)	/* --preset, --params or --backing: usage */
+			usage_err("in-process drive: %s",
+				  c->errbuf[0] ? c->errbuf : reis_strerror(ret));
+		else if (ret)
 			cli_errno(ret, "in-process drive: %s",
 				c->errbuf[0] ? c->errbuf : reis_strerror(ret));
+		if (ret)
 			return ret;
-		}
 		return 0;
 	}
 	if (!path) {

@@ -97,7 +97,14 @@ void j_null(const char *key);
 int fail(struct ctx *c, const char *what, int err);
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * open_dev() - open the drive of --dev/--inproc into c->dev; 0 or -errno
+ * with the message given. open_dev_exit() - the exit status for its
+ * return: EXIT_USAGE when the in-process drive's --preset/--params/--backing
+ * were refused (-EINVAL), 1 for any other failure.
+ */
 int open_dev(struct ctx *c);
+int open_dev_exit(const struct ctx *c, int ret);
 /* Text output of an in-process drive's counters: say that @what (e.g.
  * "these") count this process only. */
 void cli_inproc_counters(const struct ctx *c, const char *what);
