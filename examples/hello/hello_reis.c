@@ -178,14 +178,30 @@ static int search(struct reis_dev *dev, const uint8_t *codes)
 	return 0;
 }
 
+static const char usage[] =
+	"usage: hello_reis [/dev/ngXnY | --inproc]\n"
+	"  deploys 1000 codes, searches near code 42, deletes them again;\n"
+	"  without an argument: the first ISP drive found\n";
+
 int main(int argc, char **argv)
 {
 	static uint8_t codes[N * DIM / 8];
-	struct reis_dev *dev = open_drive(argc > 1 ? argv[1] : NULL);
+	struct reis_dev *dev;
 	uint64_t docs_len = 0;
 	uint8_t *docs;
 	int ret;
 
+	/* --help is a question, not a device path; other options are mistakes */
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc > 2 || (argc > 1 && argv[1][0] == '-' && strcmp(argv[1], "--inproc"))) {
+		fprintf(stderr, "hello_reis: unknown option or argument '%s'\n%s",
+			argv[argc > 2 ? 2 : 1], usage);
+		return 2;
+	}
+	dev = open_drive(argc > 1 ? argv[1] : NULL);
 	if (!dev)
 		return 1;
 	say_hello(dev);
