@@ -274,16 +274,16 @@ static int grp_search_parse(int argc, char **argv, struct grp_search_args *s)
 		switch (opt) {
 		case 'd':
 			if (parse_u64(optarg, 1, UINT32_MAX, &s->did))
-				return usage_err("group search: bad --did");
+				return usage_err("group search: --did must be 1..4294967295");
 			break;
 		case 'k':
 			if (parse_u64(optarg, 1, REIS_MAX_K, &s->k))
-				return usage_err("group search: --k takes 1..%u", REIS_MAX_K);
+				return usage_err("group search: --k must be 1..%u", REIS_MAX_K);
 			break;
 		case 'I': s->ivf = 1; break;
 		case 'p':
 			if (parse_u64(optarg, 1, REIS_DB_MAX_NLIST, &s->nprobe))
-				return usage_err("group search: bad --nprobe");
+				return usage_err("group search: --nprobe must be 1..%u", REIS_DB_MAX_NLIST);
 			break;
 		case 'D': s->docs = 1; break;
 		default: return EXIT_USAGE;

@@ -585,7 +585,7 @@ static int deploy_opt_layout(struct deploy_job *j, int opt)
 		return parse_did("deploy", optarg, &j->did) ? EXIT_USAGE : 0;
 	case 'n':
 		if (strlen(optarg) > REIS_DB_NAME_LEN)
-			return usage_err("deploy: --name longer than %u bytes", REIS_DB_NAME_LEN);
+			return usage_err("deploy: --name must be at most %u bytes", REIS_DB_NAME_LEN);
 		j->name = optarg;
 		return 0;
 	case 'v':

@@ -95,6 +95,11 @@ void j_str(const char *key, const char *s);
 void j_bool(const char *key, int v);
 void j_null(const char *key);
 int fail(struct ctx *c, const char *what, int err);
+/*
+ * usage_err() - "reis: MSG (see reis --help)", the JSON error, EXIT_USAGE.
+ * Inside a cli_getopt() loop, a MSG about the option just parsed
+ * ("--df must be ...") gets ", not 'VALUE'" unless it names the value.
+ */
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /*
