@@ -42,7 +42,9 @@ static struct reis_dev *open_drive(const char *arg)
 	} else {
 		if (!arg) {
 			if (reis_discover(&found, 1, 0) < 1) {
-				fprintf(stderr, "hello_reis: no ISP drive found\n");
+				fprintf(stderr, "hello_reis: no ISP drive found (name one, "
+					"/dev/ngXnY, or run the drive model in this "
+					"process: hello_reis --inproc)\n");
 				return NULL;
 			}
 			arg = found.path;

@@ -9,7 +9,8 @@
 #   2. `reis COMMAND --help` for every command its --help lists, and
 #      `reis -i COMMAND --no-such-option`; the same for `reis group`'s
 #      subcommands, `group deploy` included (it took the option as its
-#      image file and exited 1).
+#      image file and exited 1);
+#   3. hello_reis without a drive names --inproc.
 # Nothing reaches a drive: --help answers before any work, and an unknown
 # option is refused before (or instead of) one. Root-free, a few seconds.
 # Exit 0 pass, 1 fail, 77 skip.
@@ -51,6 +52,15 @@ done
 for p in reis bench_lib_noop; do
     check "host-lib/$p" "$B/host-lib/$p"
 done
+
+# the default without a drive says what to do instead (it said only "no
+# ISP drive found")
+if [ -x "$B/examples/hello_reis" ]; then
+    n=$((n + 1))
+    env -u REIS_DEV timeout 60 "$B/examples/hello_reis" >"$tmp/out" 2>"$tmp/err" ||
+        grep -q -- "--inproc" "$tmp/err" ||
+        fail "hello_reis without a drive: $(head -c 300 "$tmp/err")"
+fi
 
 R=$B/host-lib/reis
 cmds=$("$R" --help | awk '/^Commands:/ { f = 1; next } f && NF { print $1 }')
