@@ -83,6 +83,13 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
+/* A bad option value: what is allowed and the value given (getopt's optarg). */
+static int bad_value(const char *allowed)
+{
+	fprintf(stderr, "dlrm_demo: %s, not '%s'\n", allowed, optarg);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -127,44 +134,43 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'm': o->model = optarg; break;
 		case 'r':
 			if (parse_u32(optarg, 1, 1u << 27, &o->rows))
-				return fprintf(stderr, "--rows must be 1..2^27\n"), -1;
+				return bad_value("--rows must be 1..2^27");
 			break;
 		case 'b':
 			if (parse_u32(optarg, 1, 4096, &o->batch))
-				return fprintf(stderr, "--batch must be 1..4096\n"), -1;
+				return bad_value("--batch must be 1..4096");
 			break;
 		case 'n':
 			if (parse_u32(optarg, 1, 100000, &o->batches))
-				return fprintf(stderr, "--batches must be 1..100000\n"), -1;
+				return bad_value("--batches must be 1..100000");
 			break;
 		case 'k':
 			o->k = strtod(optarg, &end);
 			if (*end || end == optarg || !(o->k >= 0) || o->k > REIS_RF_TRACE_MAX_K)
-				return fprintf(stderr, "--k must be 0..16\n"), -1;
+				return bad_value("--k must be 0..16");
 			break;
 		case 't':
 			o->dtype = !strcmp(optarg, "fp32") ? REIS_RF_FP32 :
 				   !strcmp(optarg, "fp16") ? REIS_RF_FP16 :
 				   !strcmp(optarg, "int8") ? REIS_RF_INT8 : 0;
 			if (!o->dtype)
-				return fprintf(stderr, "--dtype is fp32, fp16 or int8\n"), -1;
+				return bad_value("--dtype is fp32, fp16 or int8");
 			break;
 		case 'M':
 			o->mode = !strcmp(optarg, "recssd") ? REIS_RF_RECSSD :
 				  !strcmp(optarg, "rmssd") ? REIS_RF_RMSSD :
 				  !strcmp(optarg, "recflash") ? REIS_RF_RECFLASH : 0;
 			if (!o->mode && strcmp(optarg, "all"))
-				return fprintf(stderr, "--mode is all, recflash, rmssd or "
-					       "recssd\n"), -1;
+				return bad_value("--mode is all, recflash, rmssd or recssd");
 			break;
 		case 'T':
 			if (parse_u32(optarg, 1, UINT32_MAX - 64, &o->tid_base))
-				return fprintf(stderr, "bad --tid-base\n"), -1;
+				return bad_value("--tid-base must be 1..4294967231");
 			break;
 		case 's':
 			o->seed = strtoull(optarg, &end, 0);
 			if (*end || end == optarg)
-				return fprintf(stderr, "bad --seed\n"), -1;
+				return bad_value("--seed must be an unsigned number");
 			break;
 		case 'q': o->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -172,13 +178,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (optind < argc)
-		return fprintf(stderr, "unexpected argument '%s'\n", argv[optind]), -1;
+		return fprintf(stderr, "dlrm_demo: unexpected argument '%s'\n", argv[optind]), -1;
 	if (o->dev && o->inproc)
-		return fprintf(stderr, "--dev and --inproc exclude each other\n"), -1;
+		return fprintf(stderr, "dlrm_demo: --dev and --inproc exclude each other\n"), -1;
 	return 0;
 }
 
-static struct reis_dev *open_drive(const struct opts *o)
+/* The drive; NULL with *@bad_opts set when the in-process options were bad. */
+static struct reis_dev *open_drive(const struct opts *o, int *bad_opts)
 {
 	struct reis_inproc_opts io;
 	struct reis_disc d;
@@ -207,6 +214,8 @@ static struct reis_dev *open_drive(const struct opts *o)
 	io.errlen = sizeof(err);
 	ret = reis_open_inproc(&io, &dev);
 	if (ret) {
+		/* -EINVAL: --preset or --params (libreis' bad options) */
+		*bad_opts = ret == -EINVAL;
 		fprintf(stderr, "dlrm_demo: in-process drive: %s\n", err[0] ? err :
 			reis_strerror(ret));
 		return NULL;
@@ -614,7 +623,7 @@ int main(int argc, char **argv)
 	struct reis_dlrm *model = NULL;
 	struct reis_dev *dev;
 	uint32_t t, i, n = 0;
-	int rc = 0;
+	int rc = 0, bad_opts = 0;
 	const char *why;
 
 	if (parse_args(argc, argv, &o))
@@ -628,9 +637,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dlrm_demo: %s\n", why);
 		return 2;
 	}
-	dev = open_drive(&o);
+	dev = open_drive(&o, &bad_opts);
 	if (!dev)
-		return 1;
+		return bad_opts ? 2 : 1;
 	if (!(reis_dev_info(dev)->caps & REIS_CAP_RECFLASH)) {
 		printf("dlrm_demo: %s has no RecFlash engine\n", reis_path(dev));
 		reis_close(dev);

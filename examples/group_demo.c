@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "libreis_tools.h"
+#include "ex_usage.h"
 
 #define RAG_QUERIES_SEC 0x100u	/* rag_demo's user section */
 #define RAG_MAX_TEXT 256u
@@ -218,12 +219,18 @@ int main(int argc, char **argv)
 	char err[256];
 	int ret = 0;
 
+	char usage[64];
+
+	snprintf(usage, sizeof(usage), "usage: group_demo BUNDLE [--drives N (1..%u)]\n",
+		 REIS_GROUP_MAX);
+	ex_help(argc, argv, usage);
 	if (argc == 4 && !strcmp(argv[2], "--drives"))
-		n = (unsigned)atoi(argv[3]);
-	/* --help, or an option other than --drives, is not a bundle */
-	if ((argc != 2 && argc != 4) || argv[1][0] == '-' ||
-	    (argc == 4 && strcmp(argv[2], "--drives")) || n < 1 || n > REIS_GROUP_MAX) {
-		fprintf(stderr, "usage: group_demo BUNDLE [--drives N (1..%u)]\n", REIS_GROUP_MAX);
+		n = (unsigned)ex_u64("group_demo", "--drives", argv[3], 1, REIS_GROUP_MAX, usage);
+	/* an option other than --drives is not a bundle */
+	if (argc > 1 && argv[1][0] == '-')
+		ex_usage_err("group_demo", "unknown option", argv[1], usage);
+	if ((argc != 2 && argc != 4) || (argc == 4 && strcmp(argv[2], "--drives"))) {
+		fputs(usage, stderr);
 		return 2;
 	}
 	if (reis_db_image_load(argv[1], &img, err, sizeof(err))) {

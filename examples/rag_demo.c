@@ -52,6 +52,7 @@
 #include "conventional.h"
 #include "corpus.h"
 #include "libreis_tools.h"
+#include "ex_usage.h"
 
 #define RAG_DID 4242u
 #define RAG_QUERIES_SEC 0x100u		/* user section of the image */
@@ -641,6 +642,14 @@ static void default_paths(struct run_opts *ro)
 		ro->bundle = "/dev/nvme0n1";
 }
 
+static const char rag_usage[] =
+	"usage: rag_demo bundle CORPUS_DIR OUT.img   (host)\n"
+	"       rag_demo questions TEXT.txt VECS.fvecs OUT.blob   (host)\n"
+	"       rag_demo [run] [--dev NG (first ISP drive) | --inproc BACKING]\n"
+	"                [--bundle BLOCKDEV (its namespace's)] [--query N | --questions OFFSET]\n"
+	"                [--k K] [--recall R]\n"
+	"                                                   (guest)\n";
+
 static int parse_run(int argc, char **argv, struct run_opts *ro)
 {
 	char *end;
@@ -654,6 +663,11 @@ static int parse_run(int argc, char **argv, struct run_opts *ro)
 	ro->recall = 9500;
 	ro->only = UINT32_MAX;
 	ro->qoff = UINT64_MAX;
+	for (i = 0; i < argc; i++)	/* rag_demo run --help */
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(rag_usage, stdout);
+			exit(0);
+		}
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--dev") && i + 1 < argc)
 			ro->dev_path = argv[++i];
@@ -662,7 +676,8 @@ static int parse_run(int argc, char **argv, struct run_opts *ro)
 		else if (!strcmp(argv[i], "--bundle") && i + 1 < argc)
 			ro->bundle = argv[++i];
 		else if (!strcmp(argv[i], "--query") && i + 1 < argc)
-			ro->only = (uint32_t)strtoul(argv[++i], NULL, 10);
+			ro->only = (uint32_t)ex_u64("rag_demo", "--query", argv[++i], 0,
+						    UINT32_MAX - 1, rag_usage);
 		else if (!strcmp(argv[i], "--questions") && i + 1 < argc) {
 			errno = 0;
 			ro->qoff = strtoull(argv[++i], &end, 0);
@@ -670,14 +685,16 @@ static int parse_run(int argc, char **argv, struct run_opts *ro)
 				ro->qoff = UINT64_MAX - 1;
 		} else if (!strcmp(argv[i], "--k") && i + 1 < argc)
 			ro->k = (uint32_t)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--recall") && i + 1 < argc)
-			ro->recall = (uint32_t)(strtod(argv[++i], NULL) * 10000);
-		else {
-			fprintf(stderr, "usage: rag_demo [run] [--dev NG | --inproc BACKING] "
-				"[--bundle BLOCKDEV|FILE] [--query N | --questions OFFSET] [--k K] "
-				"[--recall R]\n");
-			return 2;
-		}
+		else if (!strcmp(argv[i], "--recall") && i + 1 < argc) {
+			double rc = strtod(argv[++i], &end);
+
+			if (end == argv[i] || *end || !(rc >= 0 && rc <= 1))
+				ex_usage_err("rag_demo", "--recall must be in [0, 1], not", argv[i],
+					     rag_usage);
+			ro->recall = (uint32_t)(rc * 10000);
+		} else
+			ex_usage_err("rag_demo", "unknown option or missing value", argv[i],
+				     rag_usage);
 	}
 	if (!ro->k || ro->k > 50 || ro->recall > 10000 || ro->qoff == UINT64_MAX - 1) {
 		fprintf(stderr, "rag_demo: --k must be 1..50, --recall in [0, 1] and --questions "
@@ -1013,12 +1030,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: rag_demo bundle CORPUS_DIR OUT.img   (host)\n"
-		       "       rag_demo questions TEXT.txt VECS.fvecs OUT.blob   (host)\n"
-		       "       rag_demo [run] [--dev NG (first ISP drive) | --inproc BACKING]\n"
-		       "                [--bundle BLOCKDEV (its namespace's)] [--query N | --questions OFFSET]\n"
-		       "                [--k K] [--recall R]\n"
-		       "                                                   (guest)\n");
+		fputs(rag_usage, stdout);
 		return 0;
 	}
 	return cmd_run(argc - 1, argv + 1);

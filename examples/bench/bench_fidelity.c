@@ -44,6 +44,7 @@
 #include "reis_engine.h"
 
 #include "../common/df_pass.h"
+#include "ex_usage.h"
 
 #define NPROBES 5
 #define NDATA 3
@@ -1488,11 +1489,23 @@ static void sweep(unsigned points)
 	sw_reset();
 }
 
+static const char bf_usage[] = "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS] [-F] [-w MILLIONS] "
+	"[-n SCALE] [-r stream|one|floor|overlap] | -S [-L N] [-C P] | -S1   (-v: every point on stderr; -p: "
+	"override both REIS presets; -f: a fixed DF pass rate of the IVF rows; -F: A27's "
+	"p(nprobe / nlist) at its high end (default its low end); -w: wiki_full's "
+	"passages in millions (default 247); -n: the recall points' nprobe "
+	"16..256 times SCALE (A33, default 1); -r: a query's time in Fig. 7, 9, 6.3.1, "
+	"default the stream rule; -S: the REIS rows over the unsourced assumptions, "
+	"markdown, -L N its hypercube points (default 256), -C P the search for the most "
+	"rows' passes (0-5, default 3), -I ID,... only these inputs one at a time and in "
+	"the search; -S1: its one-at-a-time part)\n";
+
 int main(int argc, char **argv)
 {
 	unsigned lhs_points = 256;	/* -S's hypercube (-L) */
 	int verbose = 0, sw = -1, c_set = 0, i;
 
+	ex_help(argc, argv, bf_usage);
 	set_nlists();
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v"))
@@ -1535,7 +1548,8 @@ int main(int argc, char **argv)
 			 (df_pass = strtod(argv[++i], NULL)) > 0 && df_pass <= 1)
 			df_mode = DF_FIXED;
 		else
-			goto usage;
+			ex_usage_err("bench_fidelity", "unknown option or bad value at", argv[i],
+				     bf_usage);
 	}
 	if (sw > 0)
 		sw = (int)lhs_points;	/* -L after -S */
@@ -1554,15 +1568,6 @@ int main(int argc, char **argv)
 	reis_rows(verbose);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_fidelity [-v] [-p \"k=v;...\"] [-f PASS] [-F] [-w MILLIONS] "
-		"[-n SCALE] [-r stream|one|floor|overlap] | -S [-L N] [-C P] | -S1   (-v: every point on stderr; -p: "
-		"override both REIS presets; -f: a fixed DF pass rate of the IVF rows; -F: A27's "
-		"p(nprobe / nlist) at its high end (default its low end); -w: wiki_full's "
-		"passages in millions (default 247); -n: the recall points' nprobe "
-		"16..256 times SCALE (A33, default 1); -r: a query's time in Fig. 7, 9, 6.3.1, "
-		"default the stream rule; -S: the REIS rows over the unsourced assumptions, "
-		"markdown, -L N its hypercube points (default 256), -C P the search for the most "
-		"rows' passes (0-5, default 3), -I ID,... only these inputs one at a time and in "
-		"the search; -S1: its one-at-a-time part)\n");
+	fputs(bf_usage, stderr);
 	return 2;
 }

@@ -24,6 +24,7 @@
 #include "flash_geom.h"
 #include "flash_store.h"
 #include "flash_timing.h"
+#include "ex_usage.h"
 
 static double now(void)
 {
@@ -258,8 +259,13 @@ static void bench_memory(const char *dir)
 
 int main(int argc, char **argv)
 {
+	static const char usage[] = "usage: bench_flash [DIR]   (DIR: where the backing "
+				    "file of the memory run goes; default $TMPDIR, else /tmp)\n";
 	const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
 
+	ex_operands_only("bench_flash", argc, argv, usage);
+	if (argc > 2)
+		ex_usage_err("bench_flash", "unexpected argument", argv[2], usage);
 	if (!dir || !*dir)
 		dir = "/tmp";
 	bench_engine("reis-ssd1");

@@ -39,6 +39,7 @@
 #include "ftl.h"
 #include "isp_dev.h"
 #include "isp_wire.h"
+#include "ex_usage.h"
 
 #define KB 1024ull
 #define UNIT 4096ull
@@ -727,7 +728,10 @@ int main(int argc, char **argv)
 	double t0 = wall(), load0 = loadavg();
 	time_t now = time(NULL);
 	char day[32];
+	static const char usage[] = "usage: bench_ftl [--md | --csv] [--csv-file F] [-q] "
+				    "[-t trace.json]\n";
 
+	ex_help(argc, argv, usage);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--md"))
 			md = 1;
@@ -739,11 +743,8 @@ int main(int argc, char **argv)
 			trace = argv[++i];
 		else if (!strcmp(argv[i], "--csv-file") && i + 1 < argc)
 			csv_file = argv[++i];
-		else {
-			fprintf(stderr, "usage: bench_ftl [--md | --csv] [--csv-file F] [-q] "
-				"[-t trace.json]\n");
-			return 2;
-		}
+		else
+			ex_usage_err("bench_ftl", "unknown option or missing value", argv[i], usage);
 	}
 	strftime(day, sizeof(day), "%Y-%m-%d", gmtime(&now));
 	/* 12.6 M units of namespace on both (48 GiB); quick: an eighth */

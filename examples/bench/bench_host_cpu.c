@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "reis_engine.h"
+#include "ex_usage.h"
 
 #define CODE 128		/* 1024-bit binary codes */
 #define DIM 1024
@@ -163,12 +164,13 @@ int main(int argc, char **argv)
 	int rounds = 5, r;
 	size_t i;
 
+	static const char usage[] = "usage: bench_host_cpu [-r ROUNDS (1..100)]\n";
+
+	ex_help(argc, argv, usage);
 	if (argc == 3 && !strcmp(argv[1], "-r"))
-		rounds = atoi(argv[2]);
-	else if (argc != 1) {
-		fprintf(stderr, "usage: bench_host_cpu [-r ROUNDS]\n");
-		return 2;
-	}
+		rounds = (int)ex_u64("bench_host_cpu", "-r ROUNDS", argv[2], 1, 100, usage);
+	else if (argc != 1)
+		ex_usage_err("bench_host_cpu", "unknown option or argument", argv[1], usage);
 	if (rounds < 1 || rounds > 100 || re_hamming_get("popcnt", &popcnt, NULL) ||
 	    re_int8_get("avx2", &dot, &dot_name)) {
 		fprintf(stderr, "bench_host_cpu: needs POPCNT and AVX2 (rounds 1-100)\n");

@@ -14,8 +14,19 @@ Usage: bench_host_faiss.py [N]   (N codes, default 1048576; 1-3 min, mostly trai
 import sys
 import time
 
-import faiss
-import numpy as np
+# --help before the imports (FAISS may be missing); N a number >= 1
+if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+    print(__doc__.strip())
+    sys.exit(0)
+if len(sys.argv) > 2 or (len(sys.argv) > 1 and not sys.argv[1].isdigit()) or \
+        (len(sys.argv) > 1 and int(sys.argv[1]) < 1):
+    sys.stderr.write("bench_host_faiss.py: bad argument %r\n"
+                     "usage: bench_host_faiss.py [N]   (N codes >= 1, default 1048576)\n"
+                     % " ".join(sys.argv[1:]))
+    sys.exit(2)
+
+import faiss  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def main():

@@ -31,6 +31,7 @@
 
 #include "corpus.h"
 #include "libreis_tools.h"
+#include "ex_usage.h"
 
 #define K 10
 #define BATCH 64
@@ -241,7 +242,12 @@ int main(int argc, char **argv)
 	char err[1024];
 	double t0, host;
 	FILE *dat = NULL;
+	static const char usage[] = "usage: bench_reis_corpus [CORPUS_DIR]   (default: "
+				    "wordnet-full, else wordnet-subset; scripts/corpus.sh)\n";
 
+	ex_operands_only("bench_reis_corpus", argc, argv, usage);
+	if (argc > 2)
+		ex_usage_err("bench_reis_corpus", "unexpected argument", argv[2], usage);
 	/* The full corpus when it is built, else the test subset. */
 	if (corpus_find(&c, argc > 1 ? argv[1] : NULL, "wordnet-full") &&
 	    (argc > 1 || corpus_find(&c, NULL, "wordnet-subset"))) {

@@ -28,6 +28,7 @@
 
 #include "corpus.h"
 #include "libreis_tools.h"
+#include "ex_usage.h"
 
 #define K 10
 #define BATCH 64
@@ -122,7 +123,12 @@ int main(int argc, char **argv)
 	struct run off;
 	uint32_t nprobe, i, bf;
 	char err[1024];
+	static const char usage[] = "usage: bench_reis_df [CORPUS_DIR|- [PRESET]]   (default: "
+				    "wordnet-subset, reis-ssd1)\n";
 
+	ex_operands_only("bench_reis_df", argc, argv, usage);
+	if (argc > 3)
+		ex_usage_err("bench_reis_df", "unexpected argument", argv[3], usage);
 	if (corpus_find(&c, argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL, "wordnet-subset")) {
 		printf("bench_reis_df: skipped: no corpus in %s (scripts/corpus.sh)\n", c.dir);
 		return 0;

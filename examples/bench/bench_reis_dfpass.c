@@ -37,6 +37,7 @@
 #include "corpus.h"
 #include "df_pass.h"
 #include "libreis_tools.h"
+#include "ex_usage.h"
 
 #define K 10
 #define NF 12			/* f = 2^-11 .. 2^0 */
@@ -140,7 +141,12 @@ int main(int argc, char **argv)
 	uint32_t dim, qi, j, keep_lt = 0, keep_le = 0;
 	unsigned l, i;
 	char err[1024], label[64];
+	static const char usage[] = "usage: bench_reis_dfpass [CORPUS_DIR|-]   (default: "
+				    "wordnet-subset)\n";
 
+	ex_operands_only("bench_reis_dfpass", argc, argv, usage);
+	if (argc > 2)
+		ex_usage_err("bench_reis_dfpass", "unexpected argument", argv[2], usage);
 	if (corpus_find(&c, argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL, "wordnet-subset")) {
 		printf("bench_reis_dfpass: skipped: no corpus in %s (scripts/corpus.sh)\n", c.dir);
 		return 0;

@@ -26,6 +26,7 @@
 #include "isp_dev.h"
 #include "isp_wire.h"
 #include "reis_engine.h"
+#include "ex_usage.h"
 
 #define DIM 1024
 #define CB (DIM / 8)
@@ -428,14 +429,19 @@ static void paper(const char *preset)
 
 int main(int argc, char **argv)
 {
+	static const char usage[] = "usage: bench_reis_model [N]   (entries, 1000.., "
+				    "default 100000)\n";
 	struct data D;
-	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 100000;
+	uint64_t n = 100000;
 	uint32_t thr;
 	const char *kern;
 	re_hamming_fn fn;
 
-	if (n < 1000)
-		n = 1000;
+	ex_operands_only("bench_reis_model", argc, argv, usage);
+	if (argc > 2)
+		ex_usage_err("bench_reis_model", "unexpected argument", argv[2], usage);
+	if (argc > 1)
+		n = ex_u64("bench_reis_model", "N", argv[1], 1000, UINT64_C(1) << 32, usage);
 	re_hamming_get(NULL, &fn, &kern);
 	printf("bench_reis_model: n = %llu, Hamming kernel %s\n", (unsigned long long)n, kern);
 	make_data(&D, n);

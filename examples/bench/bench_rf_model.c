@@ -33,6 +33,7 @@
 #include "isp_dev.h"
 #include "isp_wire.h"
 #include "zipf.h"
+#include "ex_usage.h"
 
 #define MAX_XFER (512u * 1024u)
 #define DIM 32u			/* RecFlash Table II, RMC1 / RMC3 */
@@ -249,16 +250,25 @@ static void bench(const char *preset, uint32_t rows, double expo, uint32_t nb,
 int main(int argc, char **argv)
 {
 	static const char *const presets[] = { "recflash-tlc", "recflash-slc", "recflash-qlc" };
-	uint32_t rows = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 1000000;
-	double expo = argc > 2 ? strtod(argv[2], NULL) : 1.05;
-	uint32_t nb = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 0) : 40, s = 7, i;
+	static const char usage[] = "usage: bench_rf_model [rows >= 1000 [zipf_exponent "
+				    "[batches]]]\n";
+	uint32_t rows = 1000000, nb = 40, s = 7, i;
+	double expo = 1.05;
 	const char *extra = argc > 4 ? argv[4] : NULL;
 	float *data;
+	char *end;
 
-	if (rows < 1000 || !nb) {
-		fprintf(stderr, "usage: bench_rf_model [rows >= 1000 [zipf_exponent [batches]]]\n");
-		return 2;
+	ex_operands_only("bench_rf_model", argc, argv, usage);
+	if (argc > 1)
+		rows = (uint32_t)ex_u64("bench_rf_model", "rows", argv[1], 1000, UINT32_MAX, usage);
+	if (argc > 2) {
+		expo = strtod(argv[2], &end);
+		if (end == argv[2] || *end || !(expo >= 0 && expo <= 10))
+			ex_usage_err("bench_rf_model", "zipf_exponent must be 0..10, not", argv[2],
+				     usage);
 	}
+	if (argc > 3)
+		nb = (uint32_t)ex_u64("bench_rf_model", "batches", argv[3], 1, 1000000, usage);
 	data = malloc(4ull * rows * DIM);
 	if (!data)
 		die("malloc", 0);

@@ -51,6 +51,7 @@
 #define PS_K K
 #define PS_CAND CAND
 #include "plain_search.h"
+#include "ex_usage.h"
 
 #define BATCH 64
 #define TARGET_RECALL 0.95
@@ -952,11 +953,13 @@ static void big_bench(const struct opts *o)
 	free(q8);
 }
 
+static const char bs_usage[] = "usage: bench_search [--big N] [--big-nq Q] [--nq Q] "
+	"[--rounds R] [--faiss SCRIPT|none] [--faiss-popcnt DIR|none] [--threads T] "
+	"[--scale N] [--profile bf|bf1|ivf|ivf1] [CORPUS_DIR]\n";
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_search [--big N] [--big-nq Q] [--nq Q] [--rounds R] "
-		"[--faiss SCRIPT|none] [--faiss-popcnt DIR|none] [--threads T] [--scale N] "
-		"[--profile bf|bf1|ivf|ivf1] [CORPUS_DIR]\n");
+	fputs(bs_usage, stderr);
 }
 
 int main(int argc, char **argv)
@@ -966,6 +969,7 @@ int main(int argc, char **argv)
 	struct stat st;
 	int i;
 
+	ex_help(argc, argv, bs_usage);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--big") && i + 1 < argc)
 			o.big = strtoull(argv[++i], NULL, 0);
@@ -987,10 +991,9 @@ int main(int argc, char **argv)
 			o.only = argv[++i];
 		else if (argv[i][0] != '-')
 			dir = argv[i];
-		else {
-			usage();
-			return 2;
-		}
+		else
+			ex_usage_err("bench_search", "unknown option or missing value", argv[i],
+				     bs_usage);
 	}
 	if (!o.rounds || !o.nq || !o.big_nq || o.big > (1ull << 31) ||
 	    (o.big && o.big < 1000) || o.scale > 1024 || !o.threads || o.threads > 16 ||

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "libreis_tools.h"
+#include "ex_usage.h"
 
 #define DRIVES 36	/* IV: 36 E1.S drives in the front bay */
 
@@ -322,16 +323,16 @@ static void sweep(void)
 
 int main(int argc, char **argv)
 {
+	static const char usage[] = "usage: bench_solana [-S]\n";
 	unsigned i;
 
+	ex_help(argc, argv, usage);
 	if (argc == 2 && !strcmp(argv[1], "-S")) {
 		sweep();
 		return 0;
 	}
-	if (argc != 1) {
-		fprintf(stderr, "usage: bench_solana [-S]\n");
-		return 2;
-	}
+	if (argc != 1)
+		ex_usage_err("bench_solana", "unknown option or argument", argv[1], usage);
 	printf("figure,series,paper,model,metric,ratio,within_25pct,independent,settings\n");
 	for (i = 0; i < 3; i++)
 		app_rows(i);

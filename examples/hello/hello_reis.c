@@ -42,7 +42,9 @@ static struct reis_dev *open_drive(const char *arg)
 	} else {
 		if (!arg) {
 			if (reis_discover(&found, 1, 0) < 1) {
-				fprintf(stderr, "hello_reis: no ISP drive found\n");
+				fprintf(stderr, "hello_reis: no ISP drive found (name one, "
+					"/dev/ngXnY, or run the drive model in this "
+					"process: hello_reis --inproc)\n");
 				return NULL;
 			}
 			arg = found.path;
@@ -178,14 +180,30 @@ static int search(struct reis_dev *dev, const uint8_t *codes)
 	return 0;
 }
 
+static const char usage[] =
+	"usage: hello_reis [/dev/ngXnY | --inproc]\n"
+	"  deploys 1000 codes, searches near code 42, deletes them again;\n"
+	"  without an argument: the first ISP drive found\n";
+
 int main(int argc, char **argv)
 {
 	static uint8_t codes[N * DIM / 8];
-	struct reis_dev *dev = open_drive(argc > 1 ? argv[1] : NULL);
+	struct reis_dev *dev;
 	uint64_t docs_len = 0;
 	uint8_t *docs;
 	int ret;
 
+	/* --help is a question, not a device path; other options are mistakes */
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc > 2 || (argc > 1 && argv[1][0] == '-' && strcmp(argv[1], "--inproc"))) {
+		fprintf(stderr, "hello_reis: unknown option or argument '%s'\n%s",
+			argv[argc > 2 ? 2 : 1], usage);
+		return 2;
+	}
+	dev = open_drive(argc > 1 ? argv[1] : NULL);
 	if (!dev)
 		return 1;
 	say_hello(dev);

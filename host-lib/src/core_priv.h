@@ -142,6 +142,13 @@ const char *reis__req_errmsg(struct reis_dev *dev, const struct reis_req *req, c
 const char *reis__req_errmsg_obj(struct reis_dev *dev, const struct reis_req *req,
 				 const char *obj, char *buf, size_t len);
 
+/* core_stream.c: reis_stream_h2c() whose failure is the refused command's
+ * whole message with @obj (" table 7 counts") and the chunk's offset after
+ * the command's name: "RF_PROFILE table 7 counts at offset 0: <reason>: ...". */
+struct reis_stream;
+int reis__stream_obj(struct reis_dev *dev, struct reis_stream *s, const void *buf,
+		     uint64_t len, const char *obj);
+
 /* core_errlog.c: Get Log Page on any transport, the handle's message left
  * alone; -errno, *@nvme the NVMe status when the drive refused. */
 int reis__log_raw(struct reis_dev *dev, uint8_t lid, uint64_t off, void *buf, uint32_t len,

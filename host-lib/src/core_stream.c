@@ -6,6 +6,7 @@
  * failure. Deploys (H2C) and result/document reads (C2H) build on this.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +17,14 @@ struct reis_stream_run {
 	struct reis_req *reqs;
 	uint64_t *chunk_idx;		/* chunk number of each slot */
 	uint64_t busy;			/* slot bitmap */
+	uint64_t chunk;			/* bytes per command */
 	uint64_t fail_idx;		/* lowest failed chunk */
 	int err;
 	int err_cpl;			/* err came from a completion */
 	struct reis_cpl last;		/* failing (lowest) or last completion */
+	struct reis_dev *dev;
+	const char *obj;		/* named after the opcode in the message, or NULL */
+	char msg[REIS_ERRMSG_LEN];	/* the failing command's, with the drive's reason */
 };
 
 static void reis_stream_cb(struct reis_req *req, void *arg)
@@ -34,10 +39,15 @@ static void reis_stream_cb(struct reis_req *req, void *arg)
 	run->s->energy_nj += req->cpl.energy_nj;
 	if (req->cpl.err) {
 		if (idx < run->fail_idx) {
+			char obj[128];
+
 			run->fail_idx = idx;
 			run->err = req->cpl.err;
 			run->err_cpl = 1;
 			run->last = req->cpl;
+			snprintf(obj, sizeof(obj), "%s at offset %llu", run->obj ? run->obj : "",
+				 (unsigned long long)(run->s->offset + idx * run->chunk));
+			reis__req_errmsg_obj(run->dev, req, obj, run->msg, sizeof(run->msg));
 		}
 	} else if (run->fail_idx == UINT64_MAX) {
 		run->last = req->cpl;
@@ -45,7 +55,7 @@ static void reis_stream_cb(struct reis_req *req, void *arg)
 }
 
 static int reis_stream(struct reis_dev *dev, struct reis_stream *s, uint8_t *buf,
-		       uint64_t len, enum reis_dir want)
+		       uint64_t len, enum reis_dir want, const char *obj)
 {
 	struct reis_stream_run run;
 	uint64_t chunk, nchunks, next = 0;
@@ -81,6 +91,9 @@ static int reis_stream(struct reis_dev *dev, struct reis_stream *s, uint8_t *buf
 
 	memset(&run, 0, sizeof(run));
 	run.s = s;
+	run.dev = dev;
+	run.obj = obj;
+	run.chunk = chunk;
 	run.fail_idx = UINT64_MAX;
 	run.reqs = calloc(depth, sizeof(*run.reqs));
 	run.chunk_idx = calloc(depth, sizeof(*run.chunk_idx));
@@ -156,7 +169,12 @@ static int reis_stream(struct reis_dev *dev, struct reis_stream *s, uint8_t *buf
 		char st[REIS_STATUS_DESC_LEN];
 
 		s->done_bytes = run.fail_idx * chunk;
-		if (run.err_cpl)
+		if (run.err_cpl && run.msg[0] && obj)
+			reis__seterr(dev, run.err, "%s", run.msg);
+		else if (run.err_cpl && run.msg[0])
+			reis__seterr(dev, run.err, "stream: chunk %llu: %s",
+				     (unsigned long long)run.fail_idx, run.msg);
+		else if (run.err_cpl)
 			reis__seterr(dev, run.err, "stream: chunk %llu at offset %llu: %s",
 				     (unsigned long long)run.fail_idx,
 				     (unsigned long long)(s->offset + run.fail_idx * chunk),
@@ -172,11 +190,17 @@ int reis_stream_h2c(struct reis_dev *dev, struct reis_stream *s,
 		    const void *buf, uint64_t len)
 {
 	/* The buffer is only read; the request type is shared with C2H. */
-	return reis_stream(dev, s, (uint8_t *)(uintptr_t)buf, len, REIS_DIR_H2C);
+	return reis_stream(dev, s, (uint8_t *)(uintptr_t)buf, len, REIS_DIR_H2C, NULL);
 }
 
 int reis_stream_c2h(struct reis_dev *dev, struct reis_stream *s,
 		    void *buf, uint64_t len)
 {
-	return reis_stream(dev, s, buf, len, REIS_DIR_C2H);
+	return reis_stream(dev, s, buf, len, REIS_DIR_C2H, NULL);
+}
+
+int reis__stream_obj(struct reis_dev *dev, struct reis_stream *s, const void *buf,
+		     uint64_t len, const char *obj)
+{
+	return reis_stream(dev, s, (uint8_t *)(uintptr_t)buf, len, REIS_DIR_H2C, obj);
 }

@@ -204,7 +204,14 @@ struct rf_dep_run {
 	uint64_t err_off;
 	struct reis_cpl err_cpl;
 	struct reis_rf_deploy_opts *o;
+	struct reis_dev *dev;
+	char msg[REIS_ERRMSG_LEN];	/* the failed write's, with the drive's reason */
 };
+
+static const char *rf_sec_name(uint32_t sec)
+{
+	return sec == ISP_RF_SEC_ROWS ? "rows" : sec == ISP_RF_SEC_PROFILE ? "profile" : "?";
+}
 
 static void rf_dep_cb(struct reis_req *req, void *arg)
 {
@@ -218,11 +225,17 @@ static void rf_dep_cb(struct reis_req *req, void *arg)
 	run->o->energy_nj += req->cpl.energy_nj;
 	if (req->cpl.err) {
 		if (!run->err) {
+			char obj[80];
+
 			run->err = req->cpl.err;
 			run->err_tbl = sl->tbl;
 			run->err_sec = sl->sec;
 			run->err_off = sl->off;
 			run->err_cpl = req->cpl;
+			snprintf(obj, sizeof(obj), " table %u %s section at offset %llu",
+				 run->tb[sl->tbl].t->tid, rf_sec_name(sl->sec),
+				 (unsigned long long)sl->off);
+			reis__req_errmsg_obj(run->dev, req, obj, run->msg, sizeof(run->msg));
 		}
 		return;
 	}
@@ -354,11 +367,6 @@ static int rf_simple(struct reis_dev *dev, uint8_t opcode, uint32_t tid, uint32_
 	return rf_exec(dev, &req, tid);
 }
 
-static const char *rf_sec_name(uint32_t sec)
-{
-	return sec == ISP_RF_SEC_ROWS ? "rows" : sec == ISP_RF_SEC_PROFILE ? "profile" : "?";
-}
-
 /* The options and tables of a deploy; the chunk and depth it uses. */
 static int rf_dep_check(struct reis_dev *dev, const struct reis_rf_table *t, unsigned n,
 			struct reis_rf_deploy_opts *opts, uint32_t *chunk, uint32_t *depth)
@@ -433,7 +441,9 @@ static int rf_dep_stream_err(struct reis_dev *dev, const struct rf_dep_run *run,
 	char what[80];
 
 	dev->last = run->err_cpl;
-	if (run->err_cpl.status || run->err_cpl.err) {
+	if (run->msg[0])	/* a write the drive refused: its reason and log entry */
+		reis__seterr(dev, run->err, "%s", run->msg);
+	else if (run->err_cpl.status || run->err_cpl.err) {
 		snprintf(what, sizeof(what), "%s section at offset %llu",
 			 rf_sec_name(run->err_sec), (unsigned long long)run->err_off);
 		reis__rf_cpl_err(dev, NULL, &run->err_cpl, ISP_OP_RF_TBL_WRITE, t[run->err_tbl].tid,
@@ -483,6 +493,7 @@ int reis_rf_deployv(struct reis_dev *dev, const struct reis_rf_table *t, unsigne
 		return ret;
 	memset(&run, 0, sizeof(run));
 	run.o = opts;
+	run.dev = dev;
 	run.nslots = depth;
 	run.tb = calloc(n, sizeof(*run.tb));
 	run.slots = calloc(depth, sizeof(*run.slots));
@@ -721,7 +732,7 @@ int reis_rf_profile(struct reis_dev *dev, uint32_t tid, const uint32_t *counts,
 		    uint32_t n)
 {
 	struct reis_stream s;
-	int ret;
+	char obj[40];
 
 	if (!dev)
 		return -EINVAL;
@@ -733,10 +744,9 @@ int reis_rf_profile(struct reis_dev *dev, uint32_t tid, const uint32_t *counts,
 	s.depth = 1;		/* in order from offset 0 */
 	s.prep = rf_profile_prep;
 	s.arg = &tid;
-	ret = reis_stream_h2c(dev, &s, counts, (uint64_t)n * 4u);
-	if (ret && dev->last.status)
-		reis__rf_cpl_err(dev, NULL, &dev->last, ISP_OP_RF_PROFILE, tid, NULL);
-	return ret;
+	snprintf(obj, sizeof(obj), " table %u counts", tid);
+	/* a refused command: "RF_PROFILE table 7 counts at offset 0: <reason>: ..." */
+	return reis__stream_obj(dev, &s, counts, (uint64_t)n * 4u, obj);
 }
 
 int reis_rf_remap(struct reis_dev *dev, uint32_t tid, uint32_t flags,

@@ -200,12 +200,16 @@ static int grp_deploy(struct grp_args *a, struct ctx *c, int argc, char **argv)
 	unsigned i;
 	int ret;
 
-	for (i = 1; i + 1 < (unsigned)argc && argv[i][0] == '-'; i += 2)
-		if (!strcmp(argv[i], "--did")) {
+	/* every word starting with '-' is an option (an IMAGE named so: ./-x) */
+	for (i = 1; i < (unsigned)argc && argv[i][0] == '-'; i += 2)
+		if (!strcmp(argv[i], "--did") && i + 1 < (unsigned)argc) {
 			if (parse_u64(argv[i + 1], 1, UINT32_MAX, &did))
-				return usage_err("group deploy: bad --did");
+				return usage_err("group deploy: --did must be 1..4294967295, "
+						 "not '%s'", argv[i + 1]);
+		} else if (!strcmp(argv[i], "--did")) {
+			return usage_err("group deploy: option '--did' needs a value");
 		} else {
-			return usage_err("group deploy: unknown option %s", argv[i]);
+			return usage_err("group deploy: unknown option '%s'", argv[i]);
 		}
 	if (i + 1 != (unsigned)argc)
 		return usage_err("group deploy: [--did DID] IMAGE (reis deploy --pack)");
@@ -270,16 +274,16 @@ static int grp_search_parse(int argc, char **argv, struct grp_search_args *s)
 		switch (opt) {
 		case 'd':
 			if (parse_u64(optarg, 1, UINT32_MAX, &s->did))
-				return usage_err("group search: bad --did");
+				return usage_err("group search: --did must be 1..4294967295");
 			break;
 		case 'k':
 			if (parse_u64(optarg, 1, REIS_MAX_K, &s->k))
-				return usage_err("group search: --k takes 1..%u", REIS_MAX_K);
+				return usage_err("group search: --k must be 1..%u", REIS_MAX_K);
 			break;
 		case 'I': s->ivf = 1; break;
 		case 'p':
 			if (parse_u64(optarg, 1, REIS_DB_MAX_NLIST, &s->nprobe))
-				return usage_err("group search: bad --nprobe");
+				return usage_err("group search: --nprobe must be 1..%u", REIS_DB_MAX_NLIST);
 			break;
 		case 'D': s->docs = 1; break;
 		default: return EXIT_USAGE;
@@ -568,13 +572,15 @@ static int cmd_group(struct ctx *c, int argc, char **argv)
 		return grp_bench(c, argc, argv);
 	if (strcmp(argv[0], "list") && strcmp(argv[0], "deploy") && strcmp(argv[0], "search") &&
 	    strcmp(argv[0], "sls"))
-		return usage_err("group: unknown subcommand '%s'", argv[0]);
+		return usage_err("group: unknown subcommand '%s' (list, deploy, search, sls, "
+				 "bench)", argv[0]);
 	if (grp_open(c, &a))
 		return 1;
 	if (a.inproc && !a.backing_dir && !strcmp(argv[0], "deploy"))
 		cli_warn_volatile("in-process drives without --backing-dir");
 	if (!strcmp(argv[0], "list"))
-		ret = argc == 1 ? grp_list(&a, c) : usage_err("group list: no arguments");
+		ret = argc == 1 ? grp_list(&a, c) :
+		      usage_err("group list: unexpected argument '%s'", argv[1]);
 	else if (!strcmp(argv[0], "deploy"))
 		ret = grp_deploy(&a, c, argc, argv);
 	else if (!strcmp(argv[0], "search"))

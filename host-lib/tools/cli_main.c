@@ -800,7 +800,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		c->warn_volatile = cmd->needs_dev == 2;
 		ret = open_dev(c);
 		if (ret)
-			return 1;
+			return open_dev_exit(c, ret);
 	}
 	return cmd->fn(c, argc, argv);
 }

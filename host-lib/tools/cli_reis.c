@@ -585,7 +585,7 @@ static int deploy_opt_layout(struct deploy_job *j, int opt)
 		return parse_did("deploy", optarg, &j->did) ? EXIT_USAGE : 0;
 	case 'n':
 		if (strlen(optarg) > REIS_DB_NAME_LEN)
-			return usage_err("deploy: --name longer than %u bytes", REIS_DB_NAME_LEN);
+			return usage_err("deploy: --name must be at most %u bytes", REIS_DB_NAME_LEN);
 		j->name = optarg;
 		return 0;
 	case 'v':
@@ -791,8 +791,9 @@ static int deploy_target(struct ctx *c, struct deploy_job *j)
 		return 0;
 	}
 	c->warn_volatile = 1;
-	if (open_dev(c))
-		return 1;
+	ret = open_dev(c);
+	if (ret)
+		return open_dev_exit(c, ret);
 	if (!j->did && !j->image) {	/* with an image: the image's */
 		ret = first_free_did(c->dev, &j->did);
 		if (ret)

@@ -289,7 +289,7 @@ static int table_opt_shape(struct table_job *j, int opt)
 		return 0;
 	case 'n':
 		if (strlen(optarg) >= REIS_RF_NAME_LEN)
-			return usage_err("table create: --name is at most %u characters",
+			return usage_err("table create: --name must be at most %u characters",
 					 REIS_RF_NAME_LEN - 1);
 		t->name = optarg;
 		return 0;
@@ -298,7 +298,7 @@ static int table_opt_shape(struct table_job *j, int opt)
 		return 0;
 	case 's':
 		if (parse_u64(optarg, 0, UINT64_MAX, &j->seed))
-			return usage_err("table create: bad --seed");
+			return usage_err("table create: --seed must be an unsigned number");
 		return 0;
 	case 'q':
 		if (parse_u64(optarg, 1, REIS_STREAM_MAX_DEPTH, &v))
@@ -810,7 +810,7 @@ static int sls_parse(int argc, char **argv, struct sls_job *j)
 			break;
 		case 's':
 			if (parse_u64(optarg, 0, UINT64_MAX, &j->seed))
-				return usage_err("sls: bad --seed");
+				return usage_err("sls: --seed must be an unsigned number");
 			break;
 		case 'M': j->flags |= REIS_RF_SLS_MEAN; break;
 		case 'C': j->flags |= REIS_RF_SLS_NO_CACHE; break;
@@ -1062,7 +1062,7 @@ static int remap_parse(int argc, char **argv, struct remap_job *j)
 			break;
 		case 's':
 			if (parse_u64(optarg, 0, UINT64_MAX, &j->seed))
-				return usage_err("remap: bad --seed");
+				return usage_err("remap: --seed must be an unsigned number");
 			break;
 		default:
 			return EXIT_USAGE;

@@ -2,6 +2,7 @@
 /*
  * cli_util.c - shared parts of the reis CLI (see cli_util.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -274,13 +275,40 @@ int fail(struct ctx *c, const char *what, int err)
 	return 1;
 }
 
+/* The option cli_getopt() returned last and its value, while a parse runs:
+ * a usage error about that option names the value it was given. */
+static struct {
+	char name[48];		/* long name, or the letter, without dashes */
+	const char *val;
+} cur_opt;
+
 int usage_err(const char *fmt, ...)
 {
 	va_list ap;
+	char flag[52], given[64];
 
 	va_start(ap, fmt);
 	note_err(EINVAL, 0, fmt, ap);
 	va_end(ap);
+	given[0] = 0;
+	if (cur_opt.val) {
+		const char *m = js.err;
+		size_t nl = strlen(cur_opt.name);
+
+		snprintf(flag, sizeof(flag), "-%s", cur_opt.name);
+		snprintf(given, sizeof(given), "'%.48s%s'", cur_opt.val,
+			 strlen(cur_opt.val) > 48 ? "..." : "");	/* a long value cut, marked */
+		/* about this option ("-k must", "--df must": not "--df-k"), and
+		 * not naming the value already */
+		while ((m = strstr(m, flag)) && (isalnum((unsigned char)m[nl + 1]) ||
+						 m[nl + 1] == '-'))
+			m++;
+		if (!m || strstr(js.err, given))
+			given[0] = 0;
+	}
+	if (given[0] && strlen(js.err) + strlen(given) + 10 < sizeof(js.err))
+		snprintf(js.err + strlen(js.err), sizeof(js.err) - strlen(js.err), ", not %s",
+			 given);
 	fprintf(stderr, "reis: %s (see reis --help)\n", js.err);
 	return EXIT_USAGE;
 }
@@ -289,12 +317,24 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 	       const struct option *lo)
 {
 	char so[128];
-	int opt, plus = shortopts[0] == '+';
+	int opt, plus = shortopts[0] == '+', li = -1;
 
 	/* ':' first: a missing value is ':', told apart from an unknown option. */
 	snprintf(so, sizeof(so), "%s:%s", plus ? "+" : "", shortopts + plus);
 	opterr = 0;
-	opt = getopt_long(argc, argv, so, lo, NULL);
+	cur_opt.val = NULL;
+	opt = getopt_long(argc, argv, so, lo, &li);
+	if (opt != -1 && opt != '?' && opt != ':' && optarg) {
+		/* the option's long name (also when given by its letter) */
+		if (li < 0)
+			for (li = 0; lo && lo[li].name && lo[li].val != opt; li++)
+				;
+		if (li >= 0 && lo && lo[li].name)
+			snprintf(cur_opt.name, sizeof(cur_opt.name), "%s", lo[li].name);
+		else
+			snprintf(cur_opt.name, sizeof(cur_opt.name), "%c", opt);
+		cur_opt.val = optarg;
+	}
 	if (opt == '?' || opt == ':') {
 		const char *w = optind > 0 && optind <= argc ? argv[optind - 1] : "";
 		char name[64];
@@ -342,6 +382,12 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+int open_dev_exit(const struct ctx *c, int ret)
+{
+	return !ret ? 0 : ret == -EINVAL && c->inproc ? EXIT_USAGE : 1;
+}
+
+/* -EINVAL: the in-process drive's options are wrong (open_dev_exit()). */
 int open_dev(struct ctx *c)
 {
 	struct reis_disc d;
@@ -354,11 +400,14 @@ int open_dev(struct ctx *c)
 		c->iopts.errbuf = c->errbuf;
 		c->iopts.errlen = sizeof(c->errbuf);
 		ret = reis_open_inproc(&c->iopts, &c->dev);
-		if (ret) {
+		if (ret == -EINVAL)	/* --preset, --params or --backing: usage */
+			usage_err("in-process drive: %s",
+				  c->errbuf[0] ? c->errbuf : reis_strerror(ret));
+		else if (ret)
 			cli_errno(ret, "in-process drive: %s",
 				c->errbuf[0] ? c->errbuf : reis_strerror(ret));
+		if (ret)
 			return ret;
-		}
 		return 0;
 	}
 	if (!path) {

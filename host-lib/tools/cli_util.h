@@ -95,9 +95,21 @@ void j_str(const char *key, const char *s);
 void j_bool(const char *key, int v);
 void j_null(const char *key);
 int fail(struct ctx *c, const char *what, int err);
+/*
+ * usage_err() - "reis: MSG (see reis --help)", the JSON error, EXIT_USAGE.
+ * Inside a cli_getopt() loop, a MSG about the option just parsed
+ * ("--df must be ...") gets ", not 'VALUE'" unless it names the value.
+ */
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * open_dev() - open the drive of --dev/--inproc into c->dev; 0 or -errno
+ * with the message given. open_dev_exit() - the exit status for its
+ * return: EXIT_USAGE when the in-process drive's --preset/--params/--backing
+ * were refused (-EINVAL), 1 for any other failure.
+ */
 int open_dev(struct ctx *c);
+int open_dev_exit(const struct ctx *c, int ret);
 /* Text output of an in-process drive's counters: say that @what (e.g.
  * "these") count this process only. */
 void cli_inproc_counters(const struct ctx *c, const char *what);

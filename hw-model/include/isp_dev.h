@@ -117,7 +117,8 @@ struct isp_cpl {
  * geometry, truncated or corrupt is refused (-EINVAL / -EIO), never
  * reformatted.
  *
- * Return: 0 or -errno.
+ * Return: 0 or -errno; -EINVAL for a bad configuration (an unknown preset
+ * or parameter, a bad value), with the reason in @err.
  */
 int isp_dev_open(const struct isp_dev_config *cfg, struct isp_dev **out,
 		 char *err, size_t errlen);

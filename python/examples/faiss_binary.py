@@ -14,10 +14,16 @@ DATA.npz holds xb (uint8 codes, n x d/8) and xq (queries); without it the
 script makes random codes. OUT.npz receives D and I."""
 import sys
 
-import faiss
-import numpy as np
+if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+    print("usage: faiss_binary.py [DATA.npz [OUT.npz]]\n\n" + __doc__)
+    sys.exit(0)
+if len(sys.argv) > 3 or any(a.startswith("-") for a in sys.argv[1:]):
+    sys.stderr.write("usage: faiss_binary.py [DATA.npz [OUT.npz]]\n")
+    sys.exit(2)
+import faiss  # noqa: E402
+import numpy as np  # noqa: E402
 
-import reis  # noqa: F401  (used once the index line says reis.)
+import reis  # noqa: E402,F401  (used once the index line says reis.)
 
 if len(sys.argv) > 1:
     data = np.load(sys.argv[1])

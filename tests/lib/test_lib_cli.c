@@ -3,7 +3,8 @@
  * test_lib_cli - the reis command-line tool on an in-process drive: --help,
  * info/noop/echo/stats/list in human and --json form; every --json output
  * is one valid JSON document whose fields match the drive; bad usage exits
- * 2, failures exit 1 with a message.
+ * 2 (an unknown --preset or --params key too), failures exit 1 with a
+ * message.
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,6 +22,7 @@
 
 static char cli[PATH_MAX + 32];
 static char out[1 << 16];
+static char err[1 << 12];
 
 static int run(const char *args)
 {
@@ -28,6 +30,15 @@ static int run(const char *args)
 
 	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", cli, args);
 	return cli_capture(cmd, out, sizeof(out));
+}
+
+/* run() with the standard error in err[] instead */
+static int run_err(const char *args)
+{
+	char cmd[PATH_MAX + 600];
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1 >/dev/null", cli, args);
+	return cli_capture(cmd, err, sizeof(err));
 }
 
 
@@ -98,7 +109,18 @@ int main(void)
 	CHECK(json_parse(&p, out) == 0);
 
 	/* Failures and bad usage. */
-	CHECK(run("-i --preset nope info") == 1);
+	/* a bad in-process option is bad usage: 2, naming it and the known ones */
+	CHECK(run_err("-i --preset nope info") == 2);
+	CHECK(strstr(err, "'nope'") && strstr(err, "reis-ssd1") && strstr(err, "recflash-qlc"));
+	CHECK(run("-i -j --preset nope info") == 2);
+	REQUIRE(json_parse(&p, out) == 0);
+	CHECK(jis(&p, "exit", "2") && jis(&p, "errno", "22"));
+	CHECK(run_err("-i --params bogus_key=1 info") == 2);
+	CHECK(strstr(err, "bogus_key") != NULL);
+	CHECK(run_err("-i --params channels=abc info") == 2);
+	CHECK(strstr(err, "'abc'") && strstr(err, "channels"));
+	CHECK(run_err("--preset nope deploy --dim 64 --random 10") == 2);
+	CHECK(run("--backing /nonexistent-dir/x info") == 1);	/* not usage: the file */
 	CHECK(run("-i echo -s 6") == 2);
 	CHECK(run("-i echo --dir sideways") == 2);
 	CHECK(run("-i noop -n 0") == 2);

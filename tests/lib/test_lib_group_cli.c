@@ -215,6 +215,15 @@ int main(void)
 			neg |= *b == '-';
 		}
 		CHECK(!neg);
+		/* each baseline says what it measures: one drive holding
+		 * everything is measured, the drives without the host estimated
+		 * (a bare "one drive" above "drives only" read as a paradox) */
+		CHECK(strstr(out, "one drive holding everything ") &&
+		      strstr(out, "(measured: every query in one search on one drive)") &&
+		      strstr(out, "(measured: every bag in one SLS on one drive)"));
+		CHECK(strstr(out, "the 2 drives without the host ") &&
+		      strstr(out, "(estimated: the slowest drive's rate in this run, batches of "));
+		CHECK(!strstr(out, "drives only"));
 		if (e < 0)
 			CHECK(strstr(out, "no saving: ") && strstr(out, "x the host alone's energy"));
 	}

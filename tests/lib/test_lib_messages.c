@@ -7,7 +7,7 @@
  * `reis` CLI's text and --json output, followed by the status name, its
  * code and DNR, and the error log entry; the JSON error document always
  * has errno and status. The CLI names an unknown option or a missing
- * value, and a dimension out of range is called that (not "not a multiple
+ * value, a bad value beside what is allowed, and a dimension out of range is called that (not "not a multiple
  * of 64").
  */
 #include <errno.h>
@@ -221,6 +221,20 @@ int main(void)
 	check_usage("--frob info", "unknown global option '--frob'", 2);
 	check_usage("sls 1 --trace-k", "sls: option '--trace-k' needs a value", 2);
 	check_usage("group bench --n 5", "group bench: --n must be in 64..67108864, not '5'", 2);
+	/* a bad option value is named beside what is allowed, on every option
+	 * (--preset nope: test_lib_cli) */
+	check_usage("search --did 8 -k abc x", "search: -k must be 1..1024, not 'abc'", 2);
+	check_usage("search --did 8 --df 0 x", "search: --df must be 1..8192, not '0'", 2);
+	check_usage("deploy --metric cos x", "deploy: --metric must be ip or l2, not 'cos'", 2);
+	check_usage("deploy --df auto --df-k 0 x", "deploy: --df-k must be 1..1024, not '0'", 2);
+	check_usage("echo --dir sideways", "echo: --dir must be h2c, c2h or both, not 'sideways'",
+		    2);
+	check_usage("table create --tid 1 --rows 2 --dim 2 --dtype fp64",
+		    "table create: --dtype is fp32, fp16 or int8, not 'fp64'", 2);
+	check_usage("sls 1 --seed x", "sls: --seed must be an unsigned number, not 'x'", 2);
+	check_usage("group --inproc-drives 99 list", "--inproc-drives takes 1..64, not '99'", 2);
+	check_usage("group --inproc-drives 2 search --did 1 --nprobe 0 q",
+		    "group search: --nprobe must be 1..1048576, not '0'", 2);
 	/* a dimension out of range is called that */
 	{
 		float *w = calloc(64, 40064 * sizeof(float));

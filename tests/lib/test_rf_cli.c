@@ -6,7 +6,7 @@
  * sls from a generated trace and from a bags file with weights, remap
  * full / switch, table delete; --json gives one document each with the
  * expected fields; bad usage exits 2; drive errors exit 1 with the errno
- * in the JSON error.
+ * in the JSON error and the drive's whole message (a deploy write refused).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -170,6 +170,22 @@ int main(void)
 	CHECK(one_json(out) && strstr(out, "\"errno\":2") && strstr(out, "ISP Unknown ID"));
 	CHECK(run("--json table create --tid 5 --rows 10 --dim %s", "4") == 1);
 	CHECK(strstr(out, "\"errno\":17") != NULL);
+	/* a write the drive refuses mid-deploy: the whole message, with the
+	 * drive's reason, status and error log entry, in text and --json */
+	{
+		char cmd[PATH_MAX + 256];
+		const char *cap = "table create --tid 1 --rows 100000 --dim 64";
+
+		snprintf(cmd, sizeof(cmd), "%s -i --params mem_cap=1m %s 2>&1", cli, cap);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 1);
+		CHECK(strstr(out, "RF_TBL_WRITE table 1 rows section at offset ") &&
+		      strstr(out, ": host memory or backing file cap reached") &&
+		      strstr(out, "Capacity Exceeded (status 0x4081, DNR); error log entry"));
+		snprintf(cmd, sizeof(cmd), "%s -i -j --params mem_cap=1m %s 2>/dev/null", cli, cap);
+		CHECK(cli_capture(cmd, out, sizeof(out)) == 1 && one_json(out));
+		CHECK(strstr(out, "cap reached") && strstr(out, "error log entry") &&
+		      strstr(out, "\"errno\":28") && strstr(out, "\"status\":16513"));
+	}
 	f = fopen(bags, "w");
 	REQUIRE(f);
 	fprintf(f, "1 2 x\n");

@@ -114,6 +114,12 @@ int main(void)
 	CHECK(strstr(out, "side by side") == NULL);
 	snprintf(cmd, sizeof(cmd), "%s/examples/dlrm_demo --inproc --mode fast 2>&1", p);
 	CHECK(cli_capture(cmd, out, sizeof(out)) == 2);
-	CHECK(strstr(out, "--mode is all") != NULL);
+	CHECK(strstr(out, "dlrm_demo: --mode is all, recflash, rmssd or recssd, not 'fast'"));
+	/* a bad in-process option is usage too (exit 2, as reis), named */
+	snprintf(cmd, sizeof(cmd), "%s/examples/dlrm_demo --inproc --preset nope 2>&1", p);
+	CHECK(cli_capture(cmd, out, sizeof(out)) == 2);
+	CHECK(strstr(out, "unknown preset 'nope'") && strstr(out, "recflash-tlc"));
+	snprintf(cmd, sizeof(cmd), "%s/examples/dlrm_demo --rows 12x 2>&1", p);
+	CHECK(cli_capture(cmd, out, sizeof(out)) == 2 && strstr(out, "not '12x'"));
 	return t_result();
 }

@@ -204,6 +204,16 @@ int main(void)
 	memset(prof, 0, sizeof(prof));
 	EXPECT(reis_rf_profile(dev, 4242, prof, 10), -ENOENT, REIS_SC_UNKNOWN_ID);
 	EXPECT(reis_rf_profile(dev, TID, prof, ROWS + 1), -ERANGE, REIS_SC_BAD_OFFSET);
+	/* the profile stream's message is whole too: reason, status, log entry */
+	fprintf(stderr, "message: %s\n", reis_last_error(dev));
+	CHECK(strstr(reis_last_error(dev), "RF_PROFILE table 7 counts at offset 0: ") &&
+	      strstr(reis_last_error(dev), "Bad Offset") &&
+	      strstr(reis_last_error(dev), "error log entry"));
+	{
+		struct reis_err_info ei;
+
+		CHECK(reis_last_error_info(dev, &ei) == 1 && ei.logged && ei.reason[0]);
+	}
 	{
 		uint32_t o2[3] = { 0, 2, 4 }, bad[3] = { 0, 3, 2 }, end[3] = { 0, 2, 3 };
 		uint32_t empty[3] = { 0, 2, 2 };

@@ -4,7 +4,8 @@
 # scripts/static-link.sh):
 #   1. one hw-model object: "  CC    hw-model/..." and no cc command line
 #      (and two programs of examples/, hello_reis among them);
-#      V=1 prints the command line; make -s prints nothing;
+#      V=1 prints the command line; make -s prints nothing; python/'s
+#      extension the same way ("  CC    python/obj/_reis.o", "  LD ...");
 #   2. static-link.sh drops glibc's "Using 'dlopen' ... statically linked"
 #      warning and its "in function" line, keeps any other linker warning,
 #      and keeps a failing link's message and status.
@@ -41,6 +42,21 @@ if [ -f "$B/host-lib/libreis.a" ] && [ -f "$B/host-lib/libreis-tools.a" ] &&
     done
 else
     echo "note: libreis not built in $B; examples/ not checked"
+fi
+# python/: its object and module (it printed both whole cc lines)
+if [ -f "$B/host-lib/libreis.so" ] && [ -f "$B/host-lib/libreis-tools.so" ] &&
+    make -s --no-print-directory -C "$TOP/python" check-deps >/dev/null 2>&1; then
+    make --no-print-directory -C "$TOP/python" BUILD="$tmp/py" LIBOUT="$B/host-lib" \
+        >"$tmp/out" 2>&1 || fail "building python/: $(cat "$tmp/out")"
+    grep -q "^  CC    python/obj/_reis.o$" "$tmp/out" || fail "python/: no short CC line: $(cat "$tmp/out")"
+    grep -q "^  LD    python/reis/_reis" "$tmp/out" || fail "python/: no short LD line: $(cat "$tmp/out")"
+    grep -q -- " -o $tmp/py/" "$tmp/out" && fail "python/: a cc line is printed: $(cat "$tmp/out")"
+    rm -rf "$tmp/py"
+    make --no-print-directory -C "$TOP/python" BUILD="$tmp/py" LIBOUT="$B/host-lib" V=1 \
+        >"$tmp/out" 2>&1
+    grep -q -- " -c -o $tmp/py/python/obj/_reis.o" "$tmp/out" || fail "python/: V=1 does not print the command"
+else
+    echo "note: libreis.so or python3-dev/numpy missing; python/ not checked"
 fi
 
 cat >"$tmp/p.c" <<'C'

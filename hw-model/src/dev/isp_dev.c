@@ -432,7 +432,7 @@ static int isp_dev_load_params(const struct isp_dev_config *cfg, struct isp_dev 
 			off += (size_t)snprintf(err + off, errlen - off, " %s", *nm);
 		if (off < errlen)
 			snprintf(err + off, errlen - off, ")");
-		return ret;
+		return -EINVAL;
 	}
 	*threads = cfg->host_threads;
 	ret = isp_dev_host_params(cfg->params, &model, threads, &dev->isa, err, errlen);
@@ -440,7 +440,8 @@ static int isp_dev_load_params(const struct isp_dev_config *cfg, struct isp_dev 
 		return ret;
 	ret = fp_apply(p, model, err, errlen);
 	free(model);
-	return ret;
+	/* an unknown name is a bad option like a bad value (libreis' -EINVAL) */
+	return ret == -ENOENT ? -EINVAL : ret;
 }
 
 /*
