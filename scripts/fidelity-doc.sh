@@ -136,6 +136,13 @@ seconds). The headline counts independent rows only.
   command's latency / 16, on calendars where a plane takes the next
   query once done with this one and the rerank runs under the next
   queries' searches; REIS-ASIC is timed by the same rule.
+  Fig. 8's QPS/W and 6.1's power (\`re_query_energy_pj()\`, timing-model.md
+  A34, C11): a drive's query costs its dynamic energy in the stream (page
+  reads, transfers, in-die operations, core cycles, DRAM and link bytes:
+  the 16-query command's over 16) plus the drive's static power, A34's
+  6.6 W for both, over its stream time; CPU-Real's query costs C11's 280 W
+  over its Fig. 7 time; QPS/W is the inverse of a query's energy, over the
+  points of Fig. 7's rows.
   Table 4 is one brute-force query on reis-ssd1 (Fig. 3's flat index) over
   HotpotQA and wiki_en, the dataset behind the table's "NQ" column
   (timing-model.md §6.2).
@@ -424,11 +431,39 @@ lookup again, W1).
   only 6.5x / 7.1x the pages (the centroid pages do not grow with the
   format) and SSD2's planes absorb part of the extra pages in the same
   rounds: SSD2's 0.98 rows stay at 15.4x against 24.2x / 22.9x.
-- **REIS Fig. 8, 11, 2, 3 and 6.1** have no model value (counted as
-  outside): Fig. 8's QPS/W needs per-point powers of CPU-Real and the
-  drives the paper does not print (with its 29.7x average power ratio, 55x
-  efficiency would need a QPS ratio of 1.85x, where Fig. 7's average is
-  13x); Fig. 11's NDSearch is a graph search on other hardware and data
+- **REIS Fig. 8 and 6.1, the power** (since 2026-12-05, timing-model.md
+  A34, C11; their published values come from Solana IV-C's measured drive
+  idle and the EPYC packages' idle, not from these rows): SSD2 over SSD1
+  0.89x on average and 1.11x at most against 2.2x / 2.6x, over CPU-Real
+  63x / 353x against 55x / 157x, the drives' power 2.9x below CPU-Real's
+  against 29.7x. The model's dynamic energy of a query is 16-257 mJ,
+  97.9-99.8 % of it flash reads (A15's 29.56 uJ per ESP-SLC page, RecFlash
+  Table III's 69.06 uJ per INT8 TLC read), 36-118 W over the query's
+  stream time on reis-ssd1 and 81-231 W on reis-ssd2, so A34's 6.6 W is
+  3-16 % of a query's energy. A query reads the same pages on both drives
+  (wiki_full at nprobe 16: 36.9 mJ on both) or more on SSD2 (NQ at nprobe
+  16: 568 pages against 312, its centroids over 512 planes; 23.8 against
+  16.2 mJ), so SSD2's faster query (1.82x on average, Fig. 7) buys no
+  efficiency: 0.89x. The paper's 2.2x, 85 % of its 2.6x speed-up, says
+  its drive draws about the same power whatever the work, static power
+  outweighing the reads; in the model that takes reads 20x cheaper and a
+  high static power: A15 at x0.05 (1.5 / 3.5 uJ a page, a die's read
+  current over tR) gives 1.28x / 1.83x, A34 at 25 W 1.00x / 1.34x, the
+  hypercube at best 1.44x / 2.04x: the average (1.65x at least) is out
+  of reach of every swept range. The paper's averages do not compose
+  either: 13x the QPS at 29.7x lower power would be 386x, not 55x; its
+  Fig. 7 and 8 imply power ratios of 55 / 13 = 4.2x on average and
+  157 / 112 = 1.4x at the maxima (if they are one point), and the model's
+  2.9x sits between them, 10x below the text's 29.7x (at C11's 280 W,
+  29.7x is a 9.4 W drive: A15 x0.05 alone reaches 22.1x, the hypercube
+  98.8x). The CPU-Real average, 63x against 55x, is within 25 % by that
+  composition, not by the drive's power; its maximum is Fig. 7's
+  maximum point (reis-ssd2, wiki_full, nprobe 16: 50.2 ms of CPU-Real at
+  280 W, 14.1 J, against the drive's 39.9 mJ; 112.9x the QPS at 3.1x the
+  power). The CPU-Real rows move most with C10 (wiki_full's query set:
+  11.3-580x on average), A15 and A33.
+- **REIS Fig. 11, 2 and 3** have no model value (counted as
+  outside): Fig. 11's NDSearch is a graph search on other hardware and data
   (SIFT-1B, DEEP-1B) with no per-hop cost stated; Fig. 2-3's loading
   shares are measurements of a CPU pipeline the model does not run (the
   settings column gives each reason).

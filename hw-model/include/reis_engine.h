@@ -276,6 +276,9 @@ int re_estimate(const struct fp_params *p, const struct re_est *e,
  *	REIS cores, DRAM, link): a floor under any schedule, for comparison.
  * @bind: ISP_RES_* class of @occ_ns.
  * @pages_read, @reranked: per query (of the @depth-query command).
+ * @energy_pj: dynamic energy per query: the @depth-query command's
+ *	(flash, channel, in-die, core, DRAM, link operations) over @depth,
+ *	rounded down; no static power (re_query_energy_pj()).
  */
 struct re_stream_out {
 	uint64_t ns;
@@ -286,6 +289,7 @@ struct re_stream_out {
 	uint64_t reranked;
 	uint64_t search_ns;
 	uint64_t cmd_ns;
+	uint64_t energy_pj;
 };
 
 /**
@@ -306,6 +310,15 @@ struct re_stream_out {
  */
 int re_estimate_stream(const struct fp_params *p, const struct re_est *e, uint32_t depth,
 		       struct re_stream_out *out, struct re_est_out *o);
+
+/**
+ * re_query_energy_pj() - a query's energy with the drive's static power
+ * (REIS 5, "We model SSD power consumption based on a commodity product";
+ * docs/timing-model.md A34): @dyn_pj, the query's dynamic energy
+ * (re_stream_out's @energy_pj), plus @static_mw over @ns, the query's time
+ * in the stream (1 mW over 1 ns is 1 pJ). Saturates at UINT64_MAX.
+ */
+uint64_t re_query_energy_pj(uint64_t dyn_pj, uint64_t ns, uint64_t static_mw);
 
 /* ---- comparison points of the paper's evaluation (docs/timing-model.md
  * "Comparison models") ---- */

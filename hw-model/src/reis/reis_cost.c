@@ -922,9 +922,20 @@ int re_estimate_stream(const struct fp_params *p, const struct re_est *e, uint32
 	}
 	out->pages_read = b.pages_read / depth;
 	out->reranked = b.reranked / depth;
+	out->energy_pj = b.energy_pj / depth;
 	if (o)
 		*o = b;
 	return 0;
+}
+
+uint64_t re_query_energy_pj(uint64_t dyn_pj, uint64_t ns, uint64_t static_mw)
+{
+	uint64_t s;
+
+	if (static_mw && ns > UINT64_MAX / static_mw)
+		return UINT64_MAX;
+	s = ns * static_mw;
+	return dyn_pj > UINT64_MAX - s ? UINT64_MAX : dyn_pj + s;
 }
 
 /*
