@@ -126,10 +126,12 @@ seconds). The headline counts independent rows only.
   "Comparison models".
 - **REIS** (\`examples/bench/bench_fidelity.c\`): analytic mode (timing-model.md
   §4) at the paper's scale, which exceeds this machine: IVF over 1024-bit
-  codes with INT8 rerank, DF keeping 1 % of the entries (REIS 4.3.3),
+  codes with INT8 rerank, DF passing inside the probed clusters what the
+  paper's one threshold passes there (REIS 4.3.3, timing-model.md A27),
   nprobe 16, 32, 64, 128, 256 standing for the paper's Recall@10
-  sweep 0.90-0.98, datasets NQ (2.68 M passages, 8192 clusters), HotpotQA
-  (5.23 M, 8192) and wiki_full (41.5 M, 16,384). Fig. 9 is wiki_full;
+  sweep 0.90-0.98 (A33), datasets NQ (2.68 M passages, 8192 clusters),
+  HotpotQA (5.23 M, 8192) and wiki_full (247 M, 65,536; nlist 4 sqrt(n)
+  to the nearest power of two, A31 for the size). Fig. 9 is wiki_full;
   averages and maxima are over the sweep (and datasets where the paper
   says "across datasets"). A query's time in a stream is the stream rule
   of timing-model.md §6.2 (\`re_estimate_stream()\`): a 16-query
