@@ -22,6 +22,8 @@
 # check 245, a seed about 185, the REIS sweep 165, a sweep setting 45-66),
 # about 15 minutes on 2 quiet cores (1750 / 2 s); the batches of runs
 # this replaced, each waiting for its longest, took 1392 s that morning.
+# The host-cache sweep setting and the sensing bound came later that day
+# (71 and 9 s of CPU at load 5-6: about 40 s more on 2 quiet cores).
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
 # FIDELITY_TABLES (2 tables of each model: reductions are averages over
