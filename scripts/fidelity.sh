@@ -13,8 +13,8 @@
 #                       commands and the wall time
 #   docs/fidelity-*.svg gnuplot bars, paper beside model
 # A benchmark, not a test: it prints numbers and fails only if a program
-# does. The benchmarks are 24 single-threaded jobs (the extra sections, 2
-# RecFlash seeds over TLC/SLC/QLC, the REIS sweep, the 2 other traces, 12
+# does. The benchmarks are 26 single-threaded jobs (the 2 extra sections, 2
+# RecFlash seeds over TLC/SLC/QLC, the REIS sweep, the 2 other traces, 13
 # RecFlash sweep settings, 4 Fig. 14 policies, 2 Fig. 13 traces) run as
 # a pool, one per core, the longest first; each job's start, end and CPU
 # time land in $BUILD/fidelity/pieces.csv and docs/fidelity.md "Where the
@@ -24,6 +24,8 @@
 # about 270 s more),
 # about 15 minutes on 2 quiet cores (1750 / 2 s); the batches of runs
 # this replaced, each waiting for its longest, took 1392 s that morning.
+# The host-cache sweep setting and the sensing bound came later that day
+# (71 and 9 s of CPU at load 5-6: about 40 s more on 2 quiet cores).
 #
 # Environment: BUILD (default ./build), FIDELITY_ROWS (1000000, IV-A),
 # FIDELITY_TABLES (2 tables of each model: reductions are averages over
@@ -185,10 +187,12 @@ else
 	}
 	# RecFlash's unsourced inputs one at a time (TLC, seed 0, 3 measured
 	# batches): W1's baseline reading, W3's batch, W4's profile, W2's
-	# exponent, A23's channel, A13's SLS cycles; each run's TLC rows (Fig.
+	# exponent, A23's channel, A13's SLS cycles, IV-A's "2K vectors per
+	# table" read as a host cache in front of all three systems (W1's other
+	# reading); each run's TLC rows (Fig.
 	# 10's K = 0 / 2 cuts, Fig. 11's energy) go to rfsweep.csv, in this
 	# order, one job per setting.
-	rf_settings="W1|per distinct row|--params rf_base_rows=1;W3|batch 4|--batch 4;W3|batch 64|--batch 64;W4|100 profile batches|--profile-batches 100;W4|1600 profile batches|--profile-batches 1600;W2|exponent 1.10|--zipf 1.10;W2|exponent 1.30|--zipf 1.30;A23|500 MB/s channel|--params channel_mbps=500;A23|1400 MB/s channel|--params channel_mbps=1400;A13|1 cycle per SLS element|--params cyc_sls_elem=1;A13|4 cycles per SLS element|--params cyc_sls_elem=4;-|published|"
+	rf_settings="W1|per distinct row|--params rf_base_rows=1;W3|batch 4|--batch 4;W3|batch 64|--batch 64;W4|100 profile batches|--profile-batches 100;W4|1600 profile batches|--profile-batches 1600;W2|exponent 1.10|--zipf 1.10;W2|exponent 1.30|--zipf 1.30;A23|500 MB/s channel|--params channel_mbps=500;A23|1400 MB/s channel|--params channel_mbps=1400;A13|1 cycle per SLS element|--params cyc_sls_elem=1;A13|4 cycles per SLS element|--params cyc_sls_elem=4;W1|host cache of the 2K hottest rows per table|--host-cache 2048;-|published|"
 	rf_setting() {	# rf_setting N ID|LABEL|ARGS
 		id=${2%%|*} rest=${2#*|} label=${rest%%|*} args=${rest#*|}
 		echo "fidelity: RecFlash's unsourced input $id, $label (TLC)"

@@ -88,6 +88,7 @@ static const char *paper_energy(const char *media, unsigned model)
 struct cell {
 	uint64_t model_ns, flash_ns, flash_pj, page_reads, hits, misses, lookups;
 	uint64_t sensed, useful, cpu_ns, remap_ns, remaps;
+	uint64_t host_hits, host_all;	/* --host-cache: lookups served, all */
 };
 
 struct opts {
@@ -109,12 +110,14 @@ struct opts {
 	unsigned policy;	/* --policy */
 	int csv, online;
 	int oracle;		/* RecFl*: 0 with --no-oracle (its columns are 0) */
+	uint32_t host_cache;	/* --host-cache: hottest rows per table on the host */
 };
 
 /* The traces of one model: per K and table, prefix then measured bags. */
 struct traces {
 	size_t plen, blen;
 	uint32_t *idx[NK];	/* ntables x (plen + blen) */
+	uint8_t *hot[NK];	/* --host-cache: ntables x rows, 1 = cached */
 };
 
 static uint64_t cpu_ns(void)
@@ -144,26 +147,61 @@ static void add_info(struct cell *cl, const struct reis_rf_sls_info *in)
  * the last.
  */
 static int run_block(const struct opts *o, struct reis_dev *dev, const struct reis_dlrm_cfg *c,
-		     uint32_t tid, const uint32_t *blk, const uint32_t *offs, float *res,
-		     int online, struct cell *cl)
+		     uint32_t tid, const uint32_t *blk, const uint32_t *offs, const uint8_t *hot,
+		     float *res, int online, struct cell *cl)
 {
 	const size_t per = (size_t)o->batch * c->lookups;
+	uint32_t *fidx = NULL, *foffs = NULL;
 	unsigned b;
-	int ret;
+	int ret = 0;
 
+	if (hot) {
+		fidx = malloc(sizeof(*fidx) * per);
+		foffs = malloc(sizeof(*foffs) * (o->batch + 1));
+		if (!fidx || !foffs) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	for (b = 0; b <= o->batches; b++) {
 		struct reis_rf_bags bags = { o->batch, (uint32_t)per, offs, blk + b * per, NULL };
 		struct reis_rf_sls_info in;
-		uint64_t c0 = cpu_ns();
+		uint64_t c0 = cpu_ns(), served = 0;
 
-		ret = reis_rf_sls(dev, tid, c->dim, &bags, 0, res, &in);
+		if (hot) {
+			/*
+			 * --host-cache: the host's DRAM cache serves its rows
+			 * before the command is built; the drive gets the rest,
+			 * bags left empty dropped (their sums are the host's).
+			 */
+			uint32_t n = 0, nb = 0, s, i;
+
+			foffs[0] = 0;
+			for (s = 0; s < o->batch; s++) {
+				for (i = offs[s]; i < offs[s + 1]; i++)
+					if (!hot[blk[b * per + i]])
+						fidx[n++] = blk[b * per + i];
+				if (n > foffs[nb])
+					foffs[++nb] = n;
+			}
+			served = per - n;
+			bags.nbags = nb;
+			bags.nidx = n;
+			bags.offsets = foffs;
+			bags.indices = fidx;
+		}
+		memset(&in, 0, sizeof(in));
+		if (bags.nidx)
+			ret = reis_rf_sls(dev, tid, c->dim, &bags, 0, res, &in);
 		if (ret) {
 			fprintf(stderr, "bench: sls: %s\n", reis_last_error(dev));
-			return ret;
+			goto out;
 		}
 		if (b) {	/* batch 0 warms the page cache up */
 			cl->cpu_ns += cpu_ns() - c0;
 			add_info(cl, &in);
+			cl->host_hits += served;
+			cl->host_all += per;
 		}
 		if (online && b < o->batches) {
 			struct reis_rf_remap_info ri;
@@ -172,7 +210,7 @@ static int run_block(const struct opts *o, struct reis_dev *dev, const struct re
 					    REIS_RF_REMAP_IF_TRIGGERED | REIS_RF_REMAP_SWITCH, &ri);
 			if (ret) {
 				fprintf(stderr, "bench: online remap: %s\n", reis_last_error(dev));
-				return ret;
+				goto out;
 			}
 			if (ri.triggered) {
 				cl->remaps++;
@@ -180,7 +218,10 @@ static int run_block(const struct opts *o, struct reis_dev *dev, const struct re
 			}
 		}
 	}
-	return 0;
+out:
+	free(fidx);
+	free(foffs);
+	return ret;
 }
 
 /*
@@ -294,6 +335,46 @@ static int place_sampled(struct reis_dev *dev, uint32_t tid, const uint32_t *acc
 	return ret;
 }
 
+static int cmp_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * --host-cache (docs/fidelity.md "RecFlash: the unsourced inputs"): IV-A's
+ * "the DRAM cache stores up to 2K vectors per table" read as a host cache
+ * in front of all three systems, static, holding the @n rows of @acc's
+ * profile (the prefix RecFlash is placed by) with the highest counts, ties
+ * in row order as the placement's; a row the profile never saw is not
+ * cached. @counts: @rows scratch entries; @hot: @rows flags out.
+ */
+static int host_hot(const uint32_t *acc, size_t len, uint32_t rows, uint32_t n,
+		    uint32_t *counts, uint8_t *hot)
+{
+	uint32_t *sorted = malloc(sizeof(*sorted) * (size_t)rows), cut, r, taken = 0;
+
+	if (!sorted)
+		return -ENOMEM;
+	memset(counts, 0, sizeof(uint32_t) * (size_t)rows);
+	reis_rf_profile_count(acc, len, rows, counts);
+	memcpy(sorted, counts, sizeof(uint32_t) * (size_t)rows);
+	qsort(sorted, rows, sizeof(*sorted), cmp_desc);
+	cut = sorted[(n < rows ? n : rows) - 1];
+	free(sorted);
+	if (!cut)
+		cut = 1;
+	memset(hot, 0, rows);
+	for (r = 0; r < rows; r++)
+		if (counts[r] > cut)
+			hot[r] = 1, taken++;
+	for (r = 0; r < rows && taken < n; r++)
+		if (counts[r] == cut)
+			hot[r] = 1, taken++;
+	return 0;
+}
+
 static int make_traces(const struct opts *o, const struct reis_dlrm_cfg *c, struct traces *tr)
 {
 	const size_t per = (size_t)o->batch * c->lookups;
@@ -328,6 +409,23 @@ static int make_traces(const struct opts *o, const struct reis_dlrm_cfg *c, stru
 					   tr->plen + tr->blen);
 			reis_rf_trace_close(g);
 		}
+		if (!o->host_cache)
+			continue;
+		{
+			uint32_t *counts = malloc(sizeof(uint32_t) * (size_t)c->rows);
+			int ret = counts ? 0 : -ENOMEM;
+
+			tr->hot[k] = malloc((size_t)c->rows * c->ntables);
+			if (!tr->hot[k])
+				ret = -ENOMEM;
+			for (t = 0; t < c->ntables && !ret; t++)
+				ret = host_hot(tr->idx[k] + (tr->plen + tr->blen) * t, tr->plen,
+					       c->rows, o->host_cache, counts,
+					       tr->hot[k] + (size_t)c->rows * t);
+			free(counts);
+			if (ret)
+				return ret;
+		}
 	}
 	return 0;
 }
@@ -336,8 +434,10 @@ static void free_traces(struct traces *tr)
 {
 	unsigned k;
 
-	for (k = 0; k < nks; k++)
+	for (k = 0; k < nks; k++) {
 		free(tr->idx[k]);
+		free(tr->hot[k]);
+	}
 }
 
 /*
@@ -394,10 +494,11 @@ static int run_mode(const struct opts *o, struct reis_dev *dev, const struct rei
 		for (t = 0; t < c->ntables; t++) {
 			const uint32_t *pre = tr->idx[k] + (tr->plen + tr->blen) * t;
 			const uint32_t *blk = pre + tr->plen;
+			const uint8_t *hot = tr->hot[k] ? tr->hot[k] + (size_t)c->rows * t : NULL;
 			uint32_t tid = d[t].tid;
 
 			if (mode != REIS_RF_RECFLASH) {
-				ret = run_block(o, dev, c, tid, blk, offs, res, 0,
+				ret = run_block(o, dev, c, tid, blk, offs, hot, res, 0,
 						&cells[k][mode == REIS_RF_RECSSD ?
 							  C_RECSSD : C_RMSSD]);
 				if (ret)
@@ -410,18 +511,18 @@ static int run_mode(const struct opts *o, struct reis_dev *dev, const struct rei
 			else
 				ret = place(o, dev, tid, pre, tr->plen, c->rows, counts);
 			if (!ret)
-				ret = run_block(o, dev, c, tid, blk, offs, res, 0,
+				ret = run_block(o, dev, c, tid, blk, offs, hot, res, 0,
 						&cells[k][C_RECFL]);
 			if (!ret && o->online) {
 				ret = place(o, dev, tid, pre, tr->plen, c->rows, counts);
 				if (!ret)
-					ret = run_block(o, dev, c, tid, blk, offs, res, 1,
+					ret = run_block(o, dev, c, tid, blk, offs, hot, res, 1,
 							&cells[k][C_ONLINE]);
 			}
 			if (!ret && o->oracle)
 				ret = place(o, dev, tid, blk, tr->blen, c->rows, counts);
 			if (!ret && o->oracle)
-				ret = run_block(o, dev, c, tid, blk, offs, res, 0,
+				ret = run_block(o, dev, c, tid, blk, offs, hot, res, 0,
 						&cells[k][C_ORACLE]);
 			if (ret)
 				goto out;
@@ -638,6 +739,11 @@ static int bench(const struct opts *o, const char *media, unsigned model)
 		for (i = 0; i < NCOLS; i++)
 			cpu += cells[k][i].cpu_ns;
 		cpu /= o->online ? NCOLS : NCOLS - 1;
+		if (o->host_cache)	/* stderr: the CSV keeps its columns */
+			fprintf(stderr, "bench: %s %s K %.1f: the host cache of %u rows per "
+				"table served %.2f %% of the lookups\n", preset, c.name, ks[k],
+				o->host_cache, r->host_all ? 100.0 * (double)r->host_hits /
+				(double)r->host_all : 0);
 		if (o->csv) {
 			printf("%s,%s,%s,%u,%u,%.1f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,"
 			       "%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,"
@@ -881,6 +987,7 @@ static void usage(FILE *f)
 		"       [--models rmc1,rmc2,rmc3] [--no-online] [--no-oracle] [--sample PCT]\n"
 		"       [--params K=V;...] [--trace recflash|recssd|drift] [--tables N]\n"
 		"       [--seed N] [--ties row|first] [--zipf A] [--k-list K,...] [--csv]\n"
+		"       [--host-cache N]\n"
 		"  default    recflash-tlc, RMC1-3, K sweep, 131072 rows (about 1-2 min)\n"
 		"  --full     all three presets at 262144 rows (about 10 min)\n"
 		"  --rows 1000000   the paper's table size (RMC2: 8 GiB per mode)\n"
@@ -907,6 +1014,10 @@ static void usage(FILE *f)
 		"             ranks renewed at --churn a day (default 0.01), RecFlash\n"
 		"             remapping by --policy daily|thr5|thr10|thr15 (Fig. 7);\n"
 		"             one CSV line per day\n"
+		"  --host-cache N  IV-A's other reading: a host DRAM cache of each\n"
+		"             table's N hottest rows by the profile prefix (2048: \"2K\n"
+		"             vectors per table\") serves lookups before the drive, for\n"
+		"             all three systems; its hit share goes to stderr\n"
 		"  --ties     what-if: place rows of equal profile count by first use\n"
 		"             (Algorithm 1's insertion order) instead of by row (the\n"
 		"             drive's order)\n");
@@ -936,6 +1047,7 @@ int main(int argc, char **argv)
 		{ "day-batches", required_argument, NULL, 'B' },
 		{ "churn", required_argument, NULL, 'C' },
 		{ "policy", required_argument, NULL, 'Y' },
+		{ "host-cache", required_argument, NULL, 'H' },
 		{ "full", no_argument, NULL, 'f' },
 		{ "no-online", no_argument, NULL, 'o' },
 		{ "no-oracle", no_argument, NULL, 'O' },
@@ -1134,6 +1246,15 @@ bad_k:
 			}
 			o.sample = (uint32_t)v;
 			break;
+		case 'H':
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || end == optarg || !v || v > 1u << 24) {
+				fprintf(stderr, "bench: --host-cache must be 1..%u rows\n", 1u << 24);
+				return 2;
+			}
+			o.host_cache = (uint32_t)v;
+			break;
 		case 'f':
 			if (!media_set) {
 				for (i = 0; i < 3; i++)
@@ -1149,6 +1270,11 @@ bad_k:
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (o.host_cache && (o.days || o.sample)) {
+		fprintf(stderr, "bench: --host-cache runs on the prefix profile, not with "
+			"--days or --sample\n");
+		return 2;
 	}
 	if (o.csv && !o.days)
 		printf("trace,media,model,rows,profile_batches,k,unique,recssd_ms,rmssd_ms,recflash_ms,online_ms,"

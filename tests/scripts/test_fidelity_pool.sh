@@ -62,7 +62,7 @@ bench_solana)
 esac
 exit 0
 EOF
-for b in bench_fidelity bench_solana bench_rf_embedding bench_ftl; do
+for b in bench_fidelity bench_solana bench_rf_embedding bench_ftl bench_rf_bound; do
 	cp "$tmp/stub" "$tmp/build/examples/$b"
 	chmod +x "$tmp/build/examples/$b"
 done
@@ -72,44 +72,49 @@ STUB_LOG=$tmp/log FIDELITY_JOBS=2 BUILD=$tmp/build FIDELITY_OUT=$tmp/out \
 	sh "$TOP/scripts/fidelity.sh" > "$tmp/fid.log" 2>&1 ||
 	{ fail "fidelity.sh exited $?"; grep -v "^fidelity: R\\|gnuplot\\|^ " "$tmp/fid.log" | tail -5; }
 raw=$tmp/build/fidelity
-# 2 seeds x 1, the 2 other traces, 12 settings, 2 Fig. 13 runs: 18 CSV runs.
+# 2 seeds x 1, the 2 other traces, 13 settings, 2 Fig. 13 runs: 19 CSV runs.
 n=$(grep -c '^bench_rf_embedding .*--csv' "$tmp/log/args")
-[ "$n" -eq 18 ] || fail "want 18 CSV runs of bench_rf_embedding, got $n"
+[ "$n" -eq 19 ] || fail "want 19 CSV runs of bench_rf_embedding, got $n"
 n=$(grep '^bench_rf_embedding .*--csv' "$tmp/log/args" | grep -vc -- '--no-oracle')
 [ "$n" -eq 0 ] || fail "$n CSV runs without --no-oracle"
 n=$(grep -c -- '--days 35' "$tmp/log/args")
 [ "$n" -eq 4 ] || fail "want 4 Fig. 14 runs, got $n"
 grep -q '^bench_fidelity -S -L 256$' "$tmp/log/args" || fail "no REIS sweep"
 grep -q '^bench_ftl --md' "$tmp/log/args" || fail "no extra section (ftl)"
+grep -q '^bench_rf_bound --md$' "$tmp/log/args" || fail "no extra section (rfbound)"
 # rfsweep.csv in the settings' order, whatever order they ended in.
 order=$(cut -d'|' -f2 "$raw/rfsweep.csv" | tr '\n' ';')
-want="per distinct row;batch 4;batch 64;100 profile batches;1600 profile batches;exponent 1.10;exponent 1.30;500 MB/s channel;1400 MB/s channel;1 cycle per SLS element;4 cycles per SLS element;published;"
+want="per distinct row;batch 4;batch 64;100 profile batches;1600 profile batches;exponent 1.10;exponent 1.30;500 MB/s channel;1400 MB/s channel;1 cycle per SLS element;4 cycles per SLS element;host cache of the 2K hottest rows per table;published;"
 [ "$order" = "$want" ] || fail "rfsweep.csv order: $order"
 grep -q 'rf_base_rows=1' "$raw/rfsweep.csv" || fail "a setting's arguments did not reach its run"
+grep -q -- '--host-cache 2048' "$raw/rfsweep.csv" || fail "the host-cache setting did not reach its run"
 order=$(grep -v policy "$raw/f14.csv" | cut -d, -f2 | tr '\n' ' ')
 [ "$order" = "daily thr5 thr10 thr15 " ] || fail "f14.csv order: $order"
 max=$(sort -n "$tmp/log/concurrent" | tail -1)
 [ "$max" -le 2 ] || fail "$max benchmarks at once with FIDELITY_JOBS=2"
-# 24 jobs; the two 2 s seed runs start first and hold both slots, the
+# 26 jobs; the two 2 s seed runs start first and hold both slots, the
 # rest follow: with batches of 2 the wall time would be >= 2 x 2 s + the
-# short jobs; a pool runs the short ones after the seeds, about 2 s + 22 x
+# short jobs; a pool runs the short ones after the seeds, about 2 s + 24 x
 # 0.1 s / 2 on 2 slots. pieces.csv: one line per job.
 n=$(wc -l < "$raw/pieces.csv")
-[ "$n" -eq 24 ] || fail "pieces.csv has $n lines, want 24"
+[ "$n" -eq 26 ] || fail "pieces.csv has $n lines, want 26"
 awk -F, 'NF != 4 || $2 > $3 { bad = 1 } END { exit bad }' "$raw/pieces.csv" ||
 	fail "malformed pieces.csv: $(cat "$raw/pieces.csv")"
 awk -F, '$1 == "trace-recssd" && $4 >= 0.05 { ok = 1 } END { exit !ok }' "$raw/pieces.csv" ||
 	fail "the CPU-bound job's CPU time is not counted: $(grep recssd "$raw/pieces.csv")"
 # The doc's section: one row per job and the total.
 n=$(sed -n '/^## Where the wall time goes/,/^## /p' "$tmp/out/fidelity.md" | grep -c '^| [a-z]')
-[ "$n" -eq 26 ] || fail "the wall-time section has $n rows, want 24 jobs + header + all"
+[ "$n" -eq 28 ] || fail "the wall-time section has $n rows, want 26 jobs + header + all"
 s0=$(awk -F, '$1 == "rf-seed0" { print $2 }' "$raw/pieces.csv")
 s1=$(awk -F, '$1 == "rf-seed1" { print $2 }' "$raw/pieces.csv")
 e0=$(awk -F, '$1 == "rf-seed0" { print $3 }' "$raw/pieces.csv")
-# ftl (short) and seed 0 start first; seed 1 must start before seed 0
-# ends (a free slot after ftl), not after it as a batch would.
+# The extra sections (ftl, rfbound; short stubs) start first, then the
+# seeds; seed 1 must start before seed 0 ends (a slot freed by an extra
+# section), not after it as a batch would.
 [ "$s1" -lt "$e0" ] || fail "seed 1 started at $s1, after seed 0's end $e0 (batches, not a pool)"
-[ "$s0" -le 1 ] || fail "seed 0 started at $s0"
+# The two extra sections (stubs of 0.1 s) hold the slots first; seed 0
+# takes the first one they free.
+[ "$s0" -le 3 ] || fail "seed 0 started at $s0"
 
 # --- 4. a failing job -------------------------------------------------------
 rm -rf "$tmp/log"/*

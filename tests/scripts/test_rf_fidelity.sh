@@ -3,7 +3,9 @@
 #   1. bench_rf_embedding --seed: no --seed is seed 0, a seed reproduces
 #      its run, another seed redraws the traces; --ties first changes the
 #      RecFlash placement only (the baselines' columns stay); bad values
-#      are refused; --k-list, --zipf and --days (Fig. 13 / 14's runs);
+#      are refused; --host-cache (IV-A's 2K-vector cache read as a host
+#      cache: its hit share, RM-SSD's time falls); --k-list, --zipf and
+#      --days (Fig. 13 / 14's runs);
 #   2. scripts/fidelity.sh --from on two hand-written seed runs: each
 #      RecFlash row of fidelity.csv is the mean of the seeds, the doc's
 #      seed table lists every seed, the spread and whether every seed lands
@@ -48,6 +50,30 @@ cut -d, -f10 "$tmp/dflt.csv" > "$tmp/rf0"
 cut -d, -f10 "$tmp/tf.csv" > "$tmp/rf1"
 cmp -s "$tmp/rf0" "$tmp/rf1" && fail "--ties first left the RecFlash placement as it was"
 for bad in "--seed 4001" "--seed x" "--ties rows"; do
+	# shellcheck disable=SC2086
+	"$bench" $small $bad > /dev/null 2>&1
+	[ $? -eq 2 ] || fail "bench $bad: want exit 2"
+done
+
+# --- 1a. --host-cache: IV-A's 2K-vector cache in front of all three ----------
+# The cache serves the profile's hottest rows before the drive: a share of
+# the lookups goes to stderr per K, RM-SSD's time (column 9) falls at K = 0
+# (its hot-row reads go), a larger cache serves more; bad values are
+# refused.
+"$bench" $small --host-cache 64 > "$tmp/hc.raw" 2> "$tmp/hc.err" || fail "--host-cache 64 exited $?"
+n=$(grep -c 'the host cache of 64 rows per table served' "$tmp/hc.err")
+[ "$n" -eq 5 ] || fail "--host-cache: want 5 hit-share lines on stderr, got $n"
+awk -F, 'NR == FNR { if ($6 == "0.0") base = $9; next } $6 == "0.0" { exit !($9 < base) }' \
+	"$tmp/dflt.raw" "$tmp/hc.raw" || fail "--host-cache 64 did not lower RM-SSD's K = 0 time"
+share=$(sed -n 's/.*K 0.0: .* served \([0-9.]*\) %.*/\1/p' "$tmp/hc.err")
+awk -v s="$share" 'BEGIN { exit !(s > 20 && s < 100) }' || fail "--host-cache 64 served $share % at K = 0"
+"$bench" $small --host-cache 16384 > "$tmp/hca.raw" 2> "$tmp/hca.err" || fail "--host-cache 16384 exited $?"
+# A cache as large as the table holds every row the profile saw (not the
+# others): more than 64 rows serve, less than everything.
+all=$(sed -n 's/.*K 0.0: .* served \([0-9.]*\) %.*/\1/p' "$tmp/hca.err")
+awk -v s="$share" -v a="$all" 'BEGIN { exit !(a > s && a < 100) }' ||
+	fail "--host-cache 16384 served $all % at K = 0 (64 rows: $share %)"
+for bad in "--host-cache 0" "--host-cache x" "--host-cache 64 --days 2"; do
 	# shellcheck disable=SC2086
 	"$bench" $small $bad > /dev/null 2>&1
 	[ $? -eq 2 ] || fail "bench $bad: want exit 2"
