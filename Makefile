@@ -194,7 +194,7 @@ bench-search: hostlib corpus
 	$(MAKE) -C examples bench-search
 
 # The model against the papers: docs/fidelity.md, .csv and plots (a
-# benchmark, about 17 minutes on 2 quiet cores; gnuplot from scripts/setup-deps.sh).
+# benchmark, 1966 s of CPU, about 17 minutes on 2 quiet cores; gnuplot from scripts/setup-deps.sh).
 .PHONY: fidelity
 fidelity: hostlib
 	$(MAKE) -C examples fidelity
